@@ -1,0 +1,46 @@
+# Loopline: the two commands are `make demo` and `make test`; each builds .venv by itself.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+PIP    := $(PY) -m pip install -q --disable-pip-version-check
+
+.PHONY: install demo test test-fast lint bench clean up down
+
+install: $(STAMP)
+
+# torch first, pinned to the CPU wheel on disk; then everything else under one constraints file.
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) --upgrade pip
+	$(PIP) torch==2.13.0
+	$(PIP) -c constraints.txt -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/loopline demo
+
+test: $(STAMP)
+	$(PY) -m pytest -m "not gpu" -p no:cacheprovider
+
+test-fast: $(STAMP)
+	$(PY) -m pytest -m "not gpu and not integration and not e2e" -p no:cacheprovider
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
+	$(PY) -m loopline.devtools.check_imports
+
+bench: $(STAMP)
+	$(PY) bench/env_steps.py
+	$(PY) bench/capture.py
+
+up: $(STAMP)
+	$(VENV)/bin/loopline up
+down: $(STAMP)
+	$(VENV)/bin/loopline down
+
+clean:
+	rm -rf $(VENV) .loopline .mypy_cache .ruff_cache .pytest_cache

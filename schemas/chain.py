@@ -1,0 +1,144 @@
+"""The per-episode SHA-256 hash chain: build it, verify it, name the first broken link.
+
+`hash` = SHA-256 over the event's canonical JSON (every attribute but `hash`, plus `data`; sorted
+keys, no whitespace). Each event's `prevhash` is the previous event's `hash`. Hashes are computed on
+the JSON form, so stored events can be verified as written, whatever later upcasters do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from schemas.envelope import GENESIS_HASH, Event
+from schemas.ids import new_id
+from schemas.registry import EventData
+
+ATTRIBUTES: tuple[str, ...] = (
+    "specversion", "id", "source", "type", "subject", "time", "datacontenttype", "dataschema",
+    "episodeid", "seq", "tenant", "traceparent", "prevhash",
+)  # fmt: skip
+"""Envelope attributes covered by the hash (all but `hash` itself), besides `data`."""
+
+
+def canonical_bytes(structured: Mapping[str, Any]) -> bytes:
+    """Canonical JSON of an event in structured form, without its `hash`."""
+    body = {name: structured.get(name) for name in ATTRIBUTES}
+    body["data"] = structured.get("data")
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def hash_structured(structured: Mapping[str, Any]) -> str:
+    """The hash an event in structured JSON form should carry."""
+    return hashlib.sha256(canonical_bytes(structured)).hexdigest()
+
+
+def hash_event(event: Event) -> str:
+    """The hash `event` should carry."""
+    return hash_structured(event.model_dump(mode="json"))
+
+
+class EpisodeChain:
+    """Appends events to one stream, assigning `seq`, `prevhash` and `hash`.
+
+    Pure: ids and time come from injectable factories. Resume a stream with `next_seq` and
+    `prevhash` from its last stored event.
+    """
+
+    def __init__(
+        self,
+        episode_id: str,
+        *,
+        tenant: str,
+        source: str,
+        next_seq: int = 0,
+        prevhash: str = GENESIS_HASH,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        id_factory: Callable[[], str] = new_id,
+    ) -> None:
+        self.episode_id = episode_id
+        self.tenant = tenant
+        self.source = source
+        self.next_seq = next_seq
+        self.prevhash = prevhash
+        self._clock = clock
+        self._new_id = id_factory
+
+    def append(
+        self,
+        data: EventData,
+        *,
+        subject: str | None = None,
+        traceparent: str | None = None,
+        time: datetime | None = None,
+    ) -> Event:
+        """The next event of the stream, hashed and linked."""
+        draft = Event(
+            id=self._new_id(),
+            source=self.source,
+            type=data.TYPE,
+            subject=subject,
+            time=time or self._clock(),
+            dataschema=f"urn:loopline:schema:{data.TYPE}",
+            episodeid=self.episode_id,
+            seq=self.next_seq,
+            tenant=self.tenant,
+            traceparent=traceparent,
+            prevhash=self.prevhash,
+            hash=GENESIS_HASH,
+            data=data,
+        )
+        event = draft.model_copy(update={"hash": hash_event(draft)})
+        self.next_seq += 1
+        self.prevhash = event.hash
+        return event
+
+
+@dataclass(frozen=True)
+class ChainBreak:
+    """The first broken link of a stream."""
+
+    index: int
+    """Position in the list that was verified."""
+    event_id: str | None
+    """Id of the offending event."""
+    seq: int | None
+    """Its `seq`."""
+    reason: str
+    """What is wrong, in words."""
+
+    def __str__(self) -> str:
+        return f"event #{self.index} (seq={self.seq}, id={self.event_id}): {self.reason}"
+
+
+def verify_chain(events: Iterable[Event | Mapping[str, Any]], *, start_seq: int = 0) -> ChainBreak | None:
+    """Check a stream in `seq` order; None when intact, else the first broken link.
+
+    Accepts decoded events or their structured JSON dicts (as stored), so old versions verify too.
+    """
+    prev = GENESIS_HASH if start_seq == 0 else None
+    stream: str | None = None
+    for index, item in enumerate(events):
+        doc = item.model_dump(mode="json") if isinstance(item, Event) else item
+        event_id, seq = doc.get("id"), doc.get("seq")
+
+        def broken(reason: str, event_id: Any = event_id, seq: Any = seq, index: int = index) -> ChainBreak:
+            return ChainBreak(index, event_id, seq, reason)
+
+        if stream is None:
+            stream = doc.get("episodeid")
+        elif doc.get("episodeid") != stream:
+            return broken(f"belongs to stream {doc.get('episodeid')!r}, not {stream!r}")
+        if seq != start_seq + index:
+            return broken(f"seq {seq} where {start_seq + index} was expected (gap, reorder or duplicate)")
+        if prev is not None and doc.get("prevhash") != prev:
+            return broken("prevhash does not match the previous event's hash (an event was removed or replaced)")
+        expected = hash_structured(doc)
+        if doc.get("hash") != expected:
+            return broken("hash does not match the content (the event was edited)")
+        prev = expected
+    return None

@@ -1,0 +1,32 @@
+"""Identifiers: UUIDv7 (RFC 9562), time-ordered so event ids sort by creation time."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+
+def uuid7(unix_ms: int | None = None) -> uuid.UUID:
+    """A UUIDv7: 48 bits of Unix milliseconds, version 7, 74 random bits (RFC 9562 §5.7)."""
+    ms = time.time_ns() // 1_000_000 if unix_ms is None else unix_ms
+    if not 0 <= ms < 1 << 48:
+        raise ValueError(f"timestamp out of UUIDv7 range: {ms}")
+    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits; 74 are used
+    rand_a = (rand >> 62) & 0xFFF
+    rand_b = rand & ((1 << 62) - 1)
+    value = (ms << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b
+    return uuid.UUID(int=value)
+
+
+def new_id() -> str:
+    """A fresh UUIDv7 in its canonical string form."""
+    return str(uuid7())
+
+
+def uuid7_time_ms(value: str | uuid.UUID) -> int:
+    """The Unix-millisecond timestamp a UUIDv7 was made at."""
+    u = value if isinstance(value, uuid.UUID) else uuid.UUID(value)
+    if u.version != 7:
+        raise ValueError(f"not a UUIDv7: {u}")
+    return u.int >> 80
