@@ -136,7 +136,9 @@ def verify_chain(events: Iterable[Event | Mapping[str, Any]], *, start_seq: int 
         if seq != start_seq + index:
             return broken(f"seq {seq} where {start_seq + index} was expected (gap, reorder or duplicate)")
         if prev is not None and doc.get("prevhash") != prev:
-            return broken("prevhash does not match the previous event's hash (an event was removed or replaced)")
+            return broken(
+                "prevhash does not match the previous event's hash (an event was removed or replaced)"
+            )
         expected = hash_structured(doc)
         if doc.get("hash") != expected:
             return broken("hash does not match the content (the event was edited)")

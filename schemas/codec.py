@@ -54,9 +54,7 @@ def to_json(event: Event) -> bytes:
     return event.model_dump_json().encode()
 
 
-def from_structured(
-    doc: Any, *, registry: EventRegistry = DEFAULT_REGISTRY, upcast: bool = True
-) -> Event:
+def from_structured(doc: Any, *, registry: EventRegistry = DEFAULT_REGISTRY, upcast: bool = True) -> Event:
     """Validate a structured-mode dict, upcasting old types to the current version."""
     if not isinstance(doc, dict):
         raise EventDecodeError(f"event must be a JSON object, got {type(doc).__name__}")
