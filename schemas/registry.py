@@ -64,8 +64,12 @@ class EventRegistry:
             if event_type in seen:
                 raise ValueError(f"upcaster cycle at {event_type}")
             seen.add(event_type)
-            event_type, fn = self._upcasters[event_type]
-            data = fn(data)
+            new_type, fn = self._upcasters[event_type]
+            try:
+                data = fn(data)
+            except Exception as exc:  # an upcaster meeting data it cannot read
+                raise ValueError(f"upcasting {event_type} failed: {type(exc).__name__}: {exc}") from exc
+            event_type = new_type
         return event_type, data
 
     def model_for(self, event_type: str) -> type[EventData]:

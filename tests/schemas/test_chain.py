@@ -1,0 +1,68 @@
+"""The per-episode hash chain detects edits, removals, reorders and foreign events."""
+
+from __future__ import annotations
+
+import json
+
+from schemas import EpisodeChain, to_json, verify_chain
+from schemas.codec import to_structured
+from schemas.events import Escalated
+from tests.schemas.builders import episode
+
+
+def test_an_untouched_chain_verifies() -> None:
+    assert verify_chain(episode()) is None
+    assert verify_chain(to_structured(e) for e in episode()) is None
+
+
+def test_editing_one_event_names_that_event() -> None:
+    docs = [json.loads(to_json(e)) for e in episode()]
+    docs[2]["data"]["call"]["arguments"]["i"] = 99
+    broken = verify_chain(docs)
+    assert broken is not None
+    assert (broken.index, broken.seq, broken.event_id) == (2, 2, docs[2]["id"])
+    assert "edited" in broken.reason
+
+
+def test_editing_an_event_and_its_hash_breaks_the_next_link() -> None:
+    from schemas.chain import hash_structured
+
+    docs = [json.loads(to_json(e)) for e in episode()]
+    docs[1]["data"]["call"]["name"] = "post_write_off"
+    docs[1]["hash"] = hash_structured(docs[1])
+    broken = verify_chain(docs)
+    assert broken is not None and broken.seq == 2
+    assert "prevhash" in broken.reason
+
+
+def test_a_removed_event_is_a_gap() -> None:
+    events = episode()
+    del events[1]
+    broken = verify_chain(events)
+    assert broken is not None and broken.index == 1
+    assert "gap" in broken.reason
+
+
+def test_reordered_events_are_caught() -> None:
+    events = episode()
+    events[1], events[2] = events[2], events[1]
+    assert verify_chain(events) is not None
+
+
+def test_an_event_from_another_episode_is_caught() -> None:
+    events = episode()
+    events[2] = episode(episode_id="ep-2")[2]
+    broken = verify_chain(events)
+    assert broken is not None and "stream" in broken.reason
+
+
+def test_a_resumed_chain_continues_the_stream() -> None:
+    first = episode()
+    last = first[-1]
+    chain = EpisodeChain(
+        "ep-1", tenant="acme", source="loopline://test", next_seq=last.seq + 1, prevhash=last.hash
+    )
+    later = chain.append(Escalated(reason="appeal denied", trigger="rule"))
+    assert later.seq == len(first)
+    assert verify_chain([*first, later]) is None
+    assert verify_chain([later], start_seq=later.seq) is None

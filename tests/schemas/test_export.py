@@ -1,0 +1,31 @@
+"""The committed JSON Schemas are exactly what the code exports: contract changes are deliberate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from schemas import DEFAULT_REGISTRY
+from schemas.export import EXPORT_DIR, diff_schemas, write_schemas
+
+
+def test_committed_schemas_match_the_code() -> None:
+    changed = diff_schemas()
+    assert changed == [], f"run `loopline schemas export` deliberately; differing: {changed}"
+
+
+def test_every_event_type_has_a_schema_with_field_descriptions() -> None:
+    for event_type in DEFAULT_REGISTRY.types():
+        doc = json.loads((EXPORT_DIR / f"{event_type}.json").read_text())
+        assert doc["$id"].endswith(event_type)
+        for name, prop in doc.get("properties", {}).items():
+            assert prop.get("description"), f"{event_type}.{name} has no description"
+
+
+def test_export_detects_an_edited_contract(tmp_path: Path) -> None:
+    write_schemas(tmp_path)
+    assert diff_schemas(tmp_path) == []
+    target = tmp_path / "loopline.escalated.v1.json"
+    target.write_text(target.read_text().replace("Why.", "Why?"))
+    (tmp_path / "loopline.gone.v1.json").write_text("{}")
+    assert diff_schemas(tmp_path) == ["loopline.escalated.v1.json", "loopline.gone.v1.json"]
