@@ -1,0 +1,37 @@
+"""Scripted tool-call scenarios over the seed world: the conformance suite both backends must pass.
+
+Each scenario is a fixed sequence of calls (good moves, wrong moves, refusals, malformed calls).
+`run_scenario` plays one through a `Toolbox`; `comparable` strips what legitimately differs
+between backends (latency; the HTTP status on a domain refusal, which the sim has no HTTP for).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.rcm.conformance.carc import CARC_SCENARIOS
+from adapters.rcm.conformance.edges import EDGE_SCENARIOS
+from adapters.rcm.conformance.steps import Scenario, Step
+from adapters.toolbox import Toolbox
+from schemas.tools import ToolCall, ToolResult
+
+SCENARIOS: tuple[Scenario, ...] = CARC_SCENARIOS + EDGE_SCENARIOS
+
+
+def run_scenario(toolbox: Toolbox, scenario: Scenario) -> list[ToolResult]:
+    """Play `scenario` through `toolbox`; call ids are `<scenario>:<step>` so runs line up."""
+    return [
+        toolbox.call(ToolCall(call_id=f"{scenario.name}:{n}", name=tool, arguments=arguments))
+        for n, (tool, arguments) in enumerate(scenario.steps)
+    ]
+
+
+def comparable(result: ToolResult) -> dict[str, Any]:
+    """The result without latency, and without the HTTP status of a domain refusal."""
+    data = result.model_dump(mode="json", exclude={"latency_ms"})
+    if data["error"] is not None and data["error"]["kind"] == "domain":
+        data["error"]["status_code"] = None
+    return data
+
+
+__all__ = ["CARC_SCENARIOS", "EDGE_SCENARIOS", "SCENARIOS", "Scenario", "Step", "comparable", "run_scenario"]

@@ -1,0 +1,94 @@
+"""Building blocks of the conformance scenarios: a `Scenario` and one helper per kind of step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+Step = tuple[str, dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named sequence of tool calls starting from the seed world."""
+
+    name: str
+    steps: tuple[Step, ...]
+
+
+def scenario(name: str, *steps: Step) -> Scenario:
+    return Scenario(name, steps)
+
+
+def claim(claim_id: str) -> dict[str, Any]:
+    return {"claim_id": claim_id}
+
+
+def replace(claim_id: str, pcn: str, **corrections: Any) -> Step:
+    return (
+        "submit_replacement_claim",
+        {"claim_id": claim_id, "original_claim_control_number": pcn, "corrections": corrections},
+    )
+
+
+def transfer(claim_id: str, amount: float, reason: str) -> Step:
+    return ("transfer_to_patient_responsibility", {"claim_id": claim_id, "amount": amount, "reason": reason})
+
+
+def write_off(claim_id: str, amount: float, reason: str) -> Step:
+    return ("post_write_off", {"claim_id": claim_id, "amount": amount, "reason_code": reason, "note": None})
+
+
+def appeal(claim_id: str, basis: str, docs: list[str]) -> Step:
+    reason = f"Requesting reconsideration of the {basis.replace('_', ' ')} denial; see attachments."
+    return (
+        "submit_appeal",
+        {"claim_id": claim_id, "basis": basis, "reason": reason, "attachment_document_ids": docs},
+    )
+
+
+def escalate(claim_id: str, queue: str, action: str, amount: float | None = None) -> Step:
+    return (
+        "escalate_to_human",
+        {
+            "claim_id": claim_id,
+            "queue": queue,
+            "recommended_action": action,
+            "reason": f"{action} needs a human decision on {claim_id}",
+            "amount": amount,
+        },
+    )
+
+
+def elig(
+    service_date: str,
+    payer_id: str | None = None,
+    member_id: str | None = None,
+    name: tuple[str, str, str] | None = None,
+) -> Step:
+    first, last, born = name or (None, None, None)
+    return (
+        "check_eligibility",
+        {
+            "payer_id": payer_id,
+            "member_id": member_id,
+            "first_name": first,
+            "last_name": last,
+            "birth_date": born,
+            "service_date": service_date,
+        },
+    )
+
+
+def auth(patient: str, payer: str, codes: list[str], dos: str, **extra: Any) -> Step:
+    return (
+        "request_authorization",
+        {
+            "patient_id": patient,
+            "payer_id": payer,
+            "procedure_codes": codes,
+            "diagnosis_codes": ["M54.16"],
+            "service_date": dos,
+            **extra,
+        },
+    )

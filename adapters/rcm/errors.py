@@ -1,0 +1,64 @@
+"""`DomainError`: the business system refused a request (window closed, approval needed, unknown id)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from adapters.backend import ToolFailure
+from schemas.tools import ToolError
+
+DomainCode = Literal[
+    "unknown_claim",
+    "unknown_payer",
+    "unknown_patient",
+    "unknown_document",
+    "invalid_line",
+    "invalid_attachment",
+    "claim_closed",
+    "claim_not_replaceable",
+    "control_number_mismatch",
+    "no_denial_to_appeal",
+    "appeal_pending",
+    "appeal_window_closed",
+    "retro_auth_window_closed",
+    "same_payer",
+    "no_coverage_at_payer",
+    "amount_exceeds_balance",
+    "write_off_needs_approval",
+    "co_transfer_refused",
+]
+
+# HTTP status the sandbox answers a refusal with: unknown ids are 404, business refusals 409.
+HTTP_STATUS: dict[str, int] = {
+    "unknown_claim": 404,
+    "unknown_payer": 404,
+    "unknown_patient": 404,
+    "unknown_document": 404,
+}
+
+
+class DomainError(Exception):
+    """A typed refusal by the domain; `code` is stable, `message` tells the agent what to do instead."""
+
+    def __init__(self, code: DomainCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code: DomainCode = code
+        self.message = message
+        self.details = details
+
+    @property
+    def http_status(self) -> int:
+        return HTTP_STATUS.get(self.code, 409)
+
+    def to_tool_error(self, status_code: int | None = None) -> ToolError:
+        """The refusal as the tool error both backends return (same message, same details)."""
+        return ToolError(
+            kind="domain",
+            message=self.message,
+            status_code=status_code,
+            retryable=False,
+            details={"code": self.code, **self.details},
+        )
+
+    def to_failure(self, status_code: int | None = None) -> ToolFailure:
+        return ToolFailure(self.to_tool_error(status_code))

@@ -1,0 +1,27 @@
+"""Checks shared by the write tools (refusals raise `DomainError` before anything is written)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from adapters.rcm.errors import DomainError
+from adapters.rcm.models import Claim
+from adapters.rcm.world import World
+
+
+def open_claim(world: World, claim_id: str) -> Claim:
+    claim = world.claim(claim_id)
+    if claim.work_status == "closed":
+        raise DomainError(
+            "claim_closed", f"claim {claim_id} is closed ({claim.closed_reason}); no further work"
+        )
+    return claim
+
+
+def check_attachments(world: World, patient_id: str, ids: Sequence[str]) -> tuple[str, ...]:
+    for document_id in ids:
+        if world.document(document_id).patient_id != patient_id:
+            raise DomainError(
+                "invalid_attachment", f"document {document_id} is not about this claim's patient"
+            )
+    return tuple(dict.fromkeys(ids))

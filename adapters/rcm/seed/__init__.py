@@ -1,0 +1,35 @@
+"""A small hand-written seed world: four payers, twenty patients, one denied claim per CARC row of
+the domain brief (plus originals for the duplicates), their 835s, documents and authorizations.
+
+All names, ids and numbers are invented. `SEED_CASES` says which claim exercises which CARC row
+and what the correct resolution is, for tests and docs.
+"""
+
+from __future__ import annotations
+
+from adapters.rcm.seed.base import PAYERS, PRACTICE, PROVIDERS, TODAY
+from adapters.rcm.seed.cases import SEED_CASES
+from adapters.rcm.seed.claims import seed_claims
+from adapters.rcm.seed.documents import seed_authorizations, seed_documents
+from adapters.rcm.seed.people import COVERAGES, PATIENTS
+from adapters.rcm.world import World
+
+
+def seed_world() -> World:
+    """The seed world: every CARC row of the domain brief, one claim each (see `SEED_CASES`)."""
+    claims, remittances = seed_claims()
+    return World(
+        today=TODAY,
+        practice=PRACTICE,
+        payers={p.payer_id: p for p in PAYERS},
+        providers={p.npi: p for p in PROVIDERS},
+        patients={p.patient_id: p for p in PATIENTS},
+        coverages={c.coverage_id: c for c in COVERAGES},
+        claims={c.claim_id: c for c in claims},
+        remittances={r.remittance_id: r for r in remittances},
+        documents={d.document_id: d for d in seed_documents()},
+        authorizations={a.auth_id: a for a in seed_authorizations()},
+    )
+
+
+__all__ = ["SEED_CASES", "TODAY", "seed_world"]

@@ -1,0 +1,155 @@
+"""Builders for seed claims (837), their remittances (835) and documents."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from adapters.rcm.models import (
+    Acknowledgment,
+    Adjustment,
+    Claim,
+    ClaimStatus,
+    Document,
+    DocumentKind,
+    RemitLine,
+    Remittance,
+    ServiceLine,
+)
+from adapters.rcm.seed.base import BILLING_NPI, DR_ORTIZ, PAYERS
+from adapters.rcm.seed.people import BY_ID
+
+
+def line(
+    n: int, code: str, charge: float, dos: date, mods: tuple[str, ...] = (), pos: str = "11"
+) -> ServiceLine:
+    return ServiceLine(
+        line_number=n,
+        procedure_code=code,
+        modifiers=mods,
+        charge=charge,
+        place_of_service=pos,
+        service_date=dos,
+    )
+
+
+def claim(
+    claim_id: str,
+    patient_id: str,
+    payer_id: str,
+    member_id: str,
+    dx: tuple[str, ...],
+    lines: tuple[ServiceLine, ...],
+    submitted: date,
+    status: ClaimStatus,
+    accepted: date | None = None,
+    rendering: str = DR_ORTIZ,
+    auth: str | None = None,
+) -> Claim:
+    p = BY_ID[patient_id]
+    pcn = f"{payer_id}25{claim_id[-4:]}00"
+    ack = Acknowledgment(
+        action="accepted",
+        ack_date=accepted or submitted + timedelta(days=1),
+        status_category_code="A2",
+        payer_claim_control_number=pcn,
+        message="accepted into adjudication",
+    )
+    return Claim(
+        claim_id=claim_id,
+        patient_id=patient_id,
+        payer_id=payer_id,
+        billing_npi=BILLING_NPI,
+        rendering_npi=rendering,
+        patient_first_name=p.first_name,
+        patient_last_name=p.last_name,
+        patient_birth_date=p.birth_date,
+        member_id=member_id,
+        subscriber_first_name=p.first_name,
+        subscriber_last_name=p.last_name,
+        payer_claim_control_number=pcn,
+        diagnosis_codes=dx,
+        prior_auth_number=auth,
+        lines=lines,
+        submitted_date=submitted,
+        status=status,
+        acknowledgments=(ack,),
+    )
+
+
+# line adjustments: per line number, a list of (group, carc, amount); remarks per line number.
+def remit(
+    claim: Claim,
+    produced: date,
+    adjustments: dict[int, list[tuple[str, str, float]]],
+    remarks: dict[int, tuple[str, ...]] | None = None,
+) -> Remittance:
+    payer = next(p for p in PAYERS if p.payer_id == claim.payer_id)
+    lines = []
+    for line in claim.lines:
+        adj = tuple(
+            Adjustment(group_code=g, reason_code=c, amount=a)
+            for g, c, a in adjustments.get(line.line_number, [])
+        )
+        paid = round(line.charge - sum(a.amount for a in adj), 2)
+        lines.append(
+            RemitLine(
+                line_number=line.line_number,
+                procedure_code=line.procedure_code,
+                modifiers=line.modifiers,
+                charge=line.charge,
+                paid=paid,
+                units=line.units,
+                service_date=line.service_date,
+                adjustments=adj,
+                remark_codes=(remarks or {}).get(line.line_number, ()),
+            )
+        )
+    paid_total = round(sum(x.paid for x in lines), 2)
+    patient = round(sum(a.amount for x in lines for a in x.adjustments if a.group_code == "PR"), 2)
+    status = "4" if paid_total == 0 and patient == 0 else "1"
+    return Remittance(
+        remittance_id=f"ERA{claim.claim_id[-4:]}{produced:%m%d}",
+        claim_id=claim.claim_id,
+        payer_id=claim.payer_id,
+        payer_claim_control_number=claim.payer_claim_control_number or "",
+        claim_status_code=status,
+        total_charge=claim.total_charge,
+        paid_amount=paid_total,
+        patient_responsibility_amount=patient,
+        claim_filing_indicator=payer.claim_filing_indicator,
+        production_date=produced,
+        payment_method="ACH" if paid_total > 0 else "NON",
+        patient_first_name=claim.patient_first_name,
+        patient_last_name=claim.patient_last_name,
+        member_id=claim.member_id,
+        lines=tuple(lines),
+    )
+
+
+def denied(
+    claim: Claim, produced: date, carc: str, remarks: tuple[str, ...] = (), group: str = "CO"
+) -> Remittance:
+    adj = {line.line_number: [(group, carc, line.charge)] for line in claim.lines}
+    return remit(claim, produced, adj, {1: remarks} if remarks else None)
+
+
+def doc(
+    doc_id: str,
+    patient_id: str,
+    claim_id: str | None,
+    kind: DocumentKind,
+    title: str,
+    day: date,
+    text: str,
+    signed: bool = True,
+) -> Document:
+    return Document(
+        document_id=doc_id,
+        patient_id=patient_id,
+        claim_id=claim_id,
+        kind=kind,
+        title=title,
+        document_date=day,
+        signed=signed,
+        text=text,
+    )

@@ -1,0 +1,170 @@
+"""Pure domain logic of the claim-submission tools: replacement claims (frequency 7) and claims to
+another payer (coordination of benefits). Each accepted claim gets a 277CA and a new payer control
+number from the world's counters."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from adapters.rcm import args
+from adapters.rcm.errors import DomainError
+from adapters.rcm.guards import open_claim
+from adapters.rcm.models import Acknowledgment, Claim, ServiceLine
+from adapters.rcm.results import ClaimSubmissionResult
+from adapters.rcm.world import Change, World
+
+Outcome = tuple[BaseModel, World]
+
+
+def _accept(change: Change, claim: Claim) -> tuple[Claim, Acknowledgment]:
+    """The payer's 277CA acceptance of a newly sent claim, with its new control number."""
+    pcn = change.issue("pcn")
+    ack = Acknowledgment(
+        action="accepted",
+        ack_date=change.world.today,
+        status_category_code="A2",
+        payer_claim_control_number=pcn,
+        message="accepted into adjudication",
+    )
+    accepted = claim.model_copy(
+        update={"status": "accepted", "payer_claim_control_number": pcn, "acknowledgments": (ack,)}
+    )
+    return accepted, ack
+
+
+def _corrected_lines(
+    claim: Claim, fixes: list[args.LineCorrection], n_diagnoses: int
+) -> tuple[ServiceLine, ...]:
+    by_number = {line.line_number: line for line in claim.lines}
+    updated = dict(by_number)
+    for fix in fixes:
+        if fix.line_number not in by_number:
+            raise DomainError(
+                "invalid_line",
+                f"claim {claim.claim_id} has no line {fix.line_number}; lines: {sorted(by_number)}",
+            )
+        changes = {
+            "procedure_code": fix.procedure_code,
+            "modifiers": tuple(fix.modifiers) if fix.modifiers is not None else None,
+            "units": fix.units,
+            "diagnosis_pointers": tuple(fix.diagnosis_pointers) if fix.diagnosis_pointers else None,
+            "place_of_service": fix.place_of_service,
+        }
+        updated[fix.line_number] = updated[fix.line_number].model_copy(
+            update={k: v for k, v in changes.items() if v is not None}
+        )
+    for line in updated.values():
+        if any(not 1 <= p <= n_diagnoses for p in line.diagnosis_pointers):
+            raise DomainError(
+                "invalid_line",
+                f"line {line.line_number} points past the claim's {n_diagnoses} diagnosis codes",
+            )
+    return tuple(updated[n] for n in sorted(updated))
+
+
+def submit_replacement_claim(world: World, a: args.SubmitReplacementClaimArgs) -> Outcome:
+    original = open_claim(world, a.claim_id)
+    if original.status == "replaced":
+        raise DomainError(
+            "claim_not_replaceable",
+            f"claim {original.claim_id} was already replaced by {original.replaced_by_claim_id}; work that claim",
+        )
+    if original.payer_claim_control_number is None or original.status in ("submitted", "rejected", "voided"):
+        raise DomainError(
+            "claim_not_replaceable",
+            f"claim {original.claim_id} is {original.status} and has no adjudicated original to replace",
+        )
+    if a.original_claim_control_number.strip() != original.payer_claim_control_number:
+        raise DomainError(
+            "control_number_mismatch",
+            f"{a.original_claim_control_number!r} is not the payer claim control number of claim "
+            f"{original.claim_id}; quote the one on its remittance",
+        )
+    fix = a.corrections
+    diagnoses = tuple(fix.diagnosis_codes) if fix.diagnosis_codes else original.diagnosis_codes
+    lines = _corrected_lines(original, fix.lines or [], len(diagnoses))
+    change = Change(world)
+    draft = original.model_copy(
+        update={
+            "claim_id": change.issue("claim"),
+            "frequency_code": "7",
+            "original_claim_control_number": original.payer_claim_control_number,
+            "member_id": fix.member_id or original.member_id,
+            "prior_auth_number": fix.prior_auth_number or original.prior_auth_number,
+            "rendering_npi": fix.rendering_npi or original.rendering_npi,
+            "diagnosis_codes": diagnoses,
+            "lines": lines,
+            "submitted_date": world.today,
+            "replaces_claim_id": original.claim_id,
+            "replaced_by_claim_id": None,
+            "billed_from_claim_id": None,
+        }
+    )
+    replacement, ack = _accept(change, draft)
+    change.put("claims", replacement.claim_id, replacement)
+    superseded = original.model_copy(
+        update={"status": "replaced", "replaced_by_claim_id": replacement.claim_id}
+    )
+    change.put("claims", original.claim_id, superseded)
+    return _submission(replacement, ack), change.commit()
+
+
+def _submission(claim: Claim, ack: Acknowledgment) -> ClaimSubmissionResult:
+    return ClaimSubmissionResult(
+        claim_id=claim.claim_id,
+        payer_id=claim.payer_id,
+        frequency_code=claim.frequency_code,
+        status=claim.status,
+        payer_claim_control_number=claim.payer_claim_control_number,
+        acknowledgment=ack,
+        replaces_claim_id=claim.replaces_claim_id,
+        billed_from_claim_id=claim.billed_from_claim_id,
+    )
+
+
+def bill_other_payer(world: World, a: args.BillOtherPayerArgs) -> Outcome:
+    claim = open_claim(world, a.claim_id)
+    payer = world.payer(a.payer_id)
+    if payer.payer_id == claim.payer_id:
+        raise DomainError(
+            "same_payer", f"claim {claim.claim_id} already went to {payer.name}; use a replacement claim"
+        )
+    dos = claim.first_service_date
+    member = a.member_id.strip().upper()
+    coverage = next(
+        (
+            c
+            for c in world.coverages.values()
+            if c.payer_id == payer.payer_id and c.member_id.upper() == member and c.active_on(dos)
+        ),
+        None,
+    )
+    if coverage is None:
+        raise DomainError(
+            "no_coverage_at_payer",
+            f"{payer.name} rejected the claim: no member {a.member_id} with coverage on "
+            f"{dos.isoformat()}; verify with check_eligibility",
+        )
+    change = Change(world)
+    draft = claim.model_copy(
+        update={
+            "claim_id": change.issue("claim"),
+            "payer_id": payer.payer_id,
+            "payer_sequence": a.payer_sequence,
+            "member_id": coverage.member_id,
+            "subscriber_first_name": coverage.subscriber_first_name,
+            "subscriber_last_name": coverage.subscriber_last_name,
+            "relationship": coverage.relationship,
+            "frequency_code": "1",
+            "original_claim_control_number": None,
+            # An auth number is issued by one payer and means nothing to another.
+            "prior_auth_number": None,
+            "submitted_date": world.today,
+            "replaces_claim_id": None,
+            "replaced_by_claim_id": None,
+            "billed_from_claim_id": claim.claim_id,
+        }
+    )
+    new_claim, ack = _accept(change, draft)
+    change.put("claims", new_claim.claim_id, new_claim)
+    return _submission(new_claim, ack), change.commit()

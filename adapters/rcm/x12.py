@@ -1,0 +1,345 @@
+"""X12 835 (005010X221A1) remittance advice: a writer for the sandbox and a parser for the live side.
+
+One `Remittance` becomes one ST/SE transaction (one check or EFT, TRN02 = remittance id) inside
+one ISA/GS envelope; the parser reads it back into exactly the same `Remittance`. The parser is a
+plain segment reader (fast, no map); `validate_835` runs pyx12 against the 005010X221A1 map for
+tests and tooling.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zlib
+from collections.abc import Iterable, Iterator
+from datetime import date, datetime
+
+from adapters.rcm.models import Adjustment, Practice, RemitLine, Remittance
+
+ELEMENT, COMPONENT, REPETITION, SEGMENT = "*", ":", "^", "~"
+SENDER, RECEIVER = "LOOPLINESBX", "RIVERSIDEFM"
+PAYER_EIN = "1512345678"  # TRN03 / BPR10: "1" + the payer's 9-digit EIN (sandbox value)
+_PROCEDURE_QUALIFIER = "HC"  # HCPCS/CPT codes in SVC01-1
+
+
+class X12ParseError(ValueError):
+    """The text is not an 835 this parser understands; the message names the segment."""
+
+
+def _clean(value: str) -> str:
+    # Delimiters inside data would split elements; X12 has no escaping, so replace them.
+    for char in (ELEMENT, COMPONENT, REPETITION, SEGMENT, "\n", "\r"):
+        value = value.replace(char, " ")
+    return value.strip()
+
+
+def _amount(value: float) -> str:
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
+
+
+def _d8(day: date) -> str:
+    return day.strftime("%Y%m%d")
+
+
+def _seg(*elements: str) -> str:
+    while elements and elements[-1] == "":
+        elements = elements[:-1]  # trailing empty elements are not sent
+    return ELEMENT.join(elements) + SEGMENT
+
+
+def _cas(adjustments: Iterable[Adjustment]) -> list[str]:
+    """CAS segments: one per group code, at most six reason/amount pairs each, in input order."""
+    groups: dict[str, list[Adjustment]] = {}
+    for adj in adjustments:
+        groups.setdefault(adj.group_code, []).append(adj)
+    out = []
+    for group, items in groups.items():
+        for start in range(0, len(items), 6):
+            elements = [group]
+            for adj in items[start : start + 6]:
+                elements += [adj.reason_code, _amount(adj.amount), ""]
+            out.append(_seg("CAS", *elements))
+    return out
+
+
+def _transaction(remit: Remittance, payer_name: str, practice: Practice, control: int) -> list[str]:
+    paid = remit.paid_amount > 0
+    method = remit.payment_method if paid else "NON"
+    if method == "ACH":
+        bpr = _seg(
+            "BPR",
+            "I",
+            _amount(remit.paid_amount),
+            "C",
+            "ACH",
+            "CCP",
+            "01",
+            "011000015",
+            "DA",
+            "0001234567",
+            PAYER_EIN,
+            "",
+            "01",
+            "021000021",
+            "DA",
+            "000987654321",
+            _d8(remit.production_date),
+        )
+    else:
+        bpr = _seg(
+            "BPR",
+            "I" if paid else "H",
+            _amount(remit.paid_amount),
+            "C",
+            method,
+            *[""] * 11,
+            _d8(remit.production_date),
+        )
+    segs = [
+        _seg("ST", "835", f"{control:04d}"),
+        bpr,
+        _seg("TRN", "1", _clean(remit.remittance_id), PAYER_EIN),
+        _seg("DTM", "405", _d8(remit.production_date)),
+        _seg("N1", "PR", _clean(payer_name)),
+        _seg("N3", "PO BOX 14099"),
+        _seg("N4", "SPRINGFIELD", "IL", "627940001"),
+        _seg("REF", "2U", _clean(remit.payer_id)),
+        _seg("PER", "BL", "PROVIDER SERVICES", "TE", "8005550100"),
+        _seg("N1", "PE", _clean(practice.name), "XX", practice.billing_npi),
+        _seg("LX", "1"),
+        _seg(
+            "CLP",
+            _clean(remit.claim_id),
+            remit.claim_status_code,
+            _amount(remit.total_charge),
+            _amount(remit.paid_amount),
+            _amount(remit.patient_responsibility_amount) if remit.patient_responsibility_amount else "",
+            remit.claim_filing_indicator,
+            _clean(remit.payer_claim_control_number),
+        ),
+        *_cas(remit.claim_adjustments),
+        _seg(
+            "NM1",
+            "QC",
+            "1",
+            _clean(remit.patient_last_name),
+            _clean(remit.patient_first_name),
+            "",
+            "",
+            "",
+            "MI",
+            _clean(remit.member_id),
+        ),
+    ]
+    for line in remit.lines:
+        procedure = COMPONENT.join([_PROCEDURE_QUALIFIER, line.procedure_code, *line.modifiers])
+        segs += [
+            _seg("SVC", procedure, _amount(line.charge), _amount(line.paid), "", str(line.units)),
+            _seg("DTM", "472", _d8(line.service_date)),
+            *_cas(line.adjustments),
+            _seg("REF", "6R", str(line.line_number)),
+            *[_seg("LQ", "HE", code) for code in line.remark_codes],
+        ]
+    segs.append(_seg("SE", str(len(segs) + 1), f"{control:04d}"))
+    return segs
+
+
+def write_835(
+    remittances: list[Remittance], payer_names: dict[str, str], practice: Practice, today: date
+) -> str:
+    """An interchange holding one 835 transaction per remittance (dates from the world, not the clock)."""
+    # Control numbers derive from the content, so the same remittances always give the same text.
+    icn = zlib.crc32("|".join(r.remittance_id for r in remittances).encode()) % 1_000_000_000
+    isa = _seg(
+        "ISA",
+        "00",
+        " " * 10,
+        "00",
+        " " * 10,
+        "ZZ",
+        SENDER.ljust(15),
+        "ZZ",
+        RECEIVER.ljust(15),
+        today.strftime("%y%m%d"),
+        "1200",
+        REPETITION,
+        "00501",
+        f"{icn:09d}",
+        "0",
+        "P",
+        COMPONENT,
+    )
+    segs = [
+        isa,
+        _seg(
+            "GS", "HP", SENDER, RECEIVER, _d8(today), "1200", str(icn % 1_000_000 or 1), "X", "005010X221A1"
+        ),
+    ]
+    for n, remit in enumerate(remittances, 1):
+        segs += _transaction(remit, payer_names.get(remit.payer_id, remit.payer_id), practice, n)
+    segs += [_seg("GE", str(len(remittances)), str(icn % 1_000_000 or 1)), _seg("IEA", "1", f"{icn:09d}")]
+    return "\n".join(segs) + "\n"
+
+
+def _segments(text: str) -> Iterator[list[str]]:
+    if not text.startswith("ISA") or len(text) < 106:
+        raise X12ParseError("not an X12 interchange: it must start with a 106-character ISA segment")
+    element, terminator = text[3], text[105]
+    if text[:106].count(element) != 16:
+        raise X12ParseError("malformed ISA segment: it must hold 16 fixed-width elements")
+    for raw in text.split(terminator):
+        raw = raw.strip()
+        if raw:
+            yield raw.split(element)
+
+
+def _get(seg: list[str], index: int, default: str = "") -> str:
+    return seg[index] if index < len(seg) else default
+
+
+def _date(value: str) -> date:
+    return datetime.strptime(value, "%Y%m%d").date()
+
+
+def _adjustments(seg: list[str]) -> list[Adjustment]:
+    group = seg[1]
+    out = []
+    for i in range(2, len(seg), 3):
+        if seg[i]:
+            out.append(Adjustment(group_code=group, reason_code=seg[i], amount=float(seg[i + 1])))
+    return out
+
+
+class _Builder:
+    """Collects one transaction's segments into a `Remittance`."""
+
+    def __init__(self) -> None:
+        self.header: dict[str, str] = {}
+        self.claim: list[str] = []
+        self.claim_adjustments: list[Adjustment] = []
+        self.patient: list[str] = []
+        self.lines: list[dict[str, object]] = []
+
+    def build(self) -> Remittance:
+        if not self.claim:
+            raise X12ParseError("835 transaction without a CLP claim payment")
+        lines = [
+            RemitLine(
+                line_number=int(str(line.get("line_number", n))),
+                procedure_code=str(line["procedure_code"]),
+                modifiers=tuple(line["modifiers"]),  # type: ignore[arg-type]
+                charge=float(str(line["charge"])),
+                paid=float(str(line["paid"])),
+                units=int(float(str(line["units"]))),
+                service_date=line["service_date"],
+                adjustments=tuple(line["adjustments"]),  # type: ignore[arg-type]
+                remark_codes=tuple(line["remarks"]),  # type: ignore[arg-type]
+            )
+            for n, line in enumerate(self.lines, 1)
+        ]
+        clp = self.claim
+        return Remittance(
+            remittance_id=self.header["trace"],
+            claim_id=clp[1],
+            payer_id=self.header.get("payer_id", self.header.get("payer_name", "")),
+            payer_claim_control_number=_get(clp, 7),
+            claim_status_code=clp[2],
+            total_charge=float(clp[3]),
+            paid_amount=float(clp[4]),
+            patient_responsibility_amount=float(_get(clp, 5) or 0),
+            claim_filing_indicator=_get(clp, 6),
+            production_date=_date(self.header["production_date"]),
+            payment_method=self.header["method"],
+            patient_first_name=_get(self.patient, 4),
+            patient_last_name=_get(self.patient, 3),
+            member_id=_get(self.patient, 9),
+            claim_adjustments=tuple(self.claim_adjustments),
+            lines=tuple(lines),
+        )
+
+
+def parse_835(text: str) -> tuple[list[Remittance], dict[str, str]]:
+    """Every claim payment in an 835 interchange, and payer id → payer name from the N1*PR loops."""
+    remittances: list[Remittance] = []
+    names: dict[str, str] = {}
+    current: _Builder | None = None
+    for seg in _segments(text):
+        tag = seg[0]
+        if tag == "ST":
+            if _get(seg, 1) != "835":
+                raise X12ParseError(f"transaction set {_get(seg, 1)!r} is not an 835")
+            current = _Builder()
+            continue
+        if current is None:
+            continue
+        b = current
+        if tag == "BPR":
+            b.header["method"] = _get(seg, 4)
+        elif tag == "TRN":
+            b.header["trace"] = _get(seg, 2)
+        elif tag == "DTM" and _get(seg, 1) == "405":
+            b.header["production_date"] = _get(seg, 2)
+        elif tag == "N1" and _get(seg, 1) == "PR":
+            b.header["payer_name"] = _get(seg, 2)
+        elif tag == "REF" and _get(seg, 1) == "2U":
+            b.header["payer_id"] = _get(seg, 2)
+        elif tag == "CLP":
+            b.claim = seg
+        elif tag == "CAS":
+            (b.lines[-1]["adjustments"] if b.lines else b.claim_adjustments).extend(_adjustments(seg))  # type: ignore[attr-defined]
+        elif tag == "NM1" and _get(seg, 1) == "QC":
+            b.patient = seg
+        elif tag == "SVC":
+            composite = seg[1].split(COMPONENT)
+            b.lines.append(
+                {
+                    "procedure_code": _get(composite, 1),
+                    "modifiers": composite[2:],
+                    "charge": seg[2],
+                    "paid": seg[3],
+                    "units": _get(seg, 5) or "1",
+                    "adjustments": [],
+                    "remarks": [],
+                }
+            )
+        elif tag == "DTM" and _get(seg, 1) == "472" and b.lines:
+            b.lines[-1]["service_date"] = _date(seg[2])
+        elif tag == "REF" and _get(seg, 1) == "6R" and b.lines:
+            b.lines[-1]["line_number"] = seg[2]
+        elif tag == "LQ" and _get(seg, 1) == "HE" and b.lines:
+            b.lines[-1]["remarks"].append(seg[2])  # type: ignore[attr-defined]
+        elif tag == "SE":
+            remit = b.build()
+            names[remit.payer_id] = b.header.get("payer_name", remit.payer_id)
+            remittances.append(remit)
+            current = None
+    return remittances, names
+
+
+def validate_835(text: str) -> list[str]:
+    """Errors pyx12 finds checking `text` against the 005010X221A1 map (empty = valid)."""
+    import pyx12.params
+    import pyx12.x12n_document
+
+    report = io.StringIO()
+    # No 999 output: pyx12 4.0 fails building a 999 for some rejected 835s; the JSON report is enough.
+    valid = pyx12.x12n_document.x12n_document(
+        pyx12.params.params(), io.StringIO(text), None, None, fd_json=report
+    )
+    problems = list(_error_strings(json.loads(report.getvalue() or "{}")))
+    if not valid and not problems:
+        problems = ["pyx12 rejected the interchange without naming an error"]
+    return problems
+
+
+def _error_strings(node: object) -> Iterator[str]:
+    if isinstance(node, dict):
+        for error in node.get("errors", []):
+            yield str(error.get("err_str", error))
+        for key, value in node.items():
+            if key != "errors":
+                yield from _error_strings(value)
+    elif isinstance(node, list):
+        for item in node:
+            yield from _error_strings(item)

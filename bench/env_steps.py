@@ -1,0 +1,233 @@
+"""Benchmark: RCM simulated tool steps per second on one core, and the sandbox's tool calls per
+second over loopback (uvicorn in a subprocess, LiveBackend with keep-alive from a few threads).
+
+    .venv/bin/python bench/env_steps.py [--seconds 5] [--threads 4]
+
+Prints a table and writes bench/results/env_steps.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+from rich.table import Table
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from adapters.rcm import RCM_TOOLS, LiveBackend, SimBackend, seed_world  # noqa: E402
+from adapters.rcm.tools import RCM_TOOLS_BY_NAME  # noqa: E402
+from adapters.toolbox import Toolbox  # noqa: E402
+from schemas.tools import ToolCall  # noqa: E402
+
+EPISODE_STEPS = 8  # the sim rolls back to the seed world every episode, as an env reset would
+
+# A denial-work mix: mostly reads, some writes and refusals, like an agent's episode.
+MIX: list[tuple[str, dict[str, Any]]] = [
+    ("get_remittance", {"claim_id": "CLM-1016"}),
+    ("get_claim", {"claim_id": "CLM-1004"}),
+    (
+        "check_eligibility",
+        {
+            "payer_id": "ACME",
+            "first_name": "Kevin",
+            "last_name": "Nguyen",
+            "birth_date": "1983-04-19",
+            "service_date": "2025-05-26",
+        },
+    ),
+    ("get_documents", {"claim_id": "CLM-1014"}),
+    (
+        "request_authorization",
+        {
+            "patient_id": "P-004",
+            "payer_id": "BLUE",
+            "procedure_codes": ["11042"],
+            "diagnosis_codes": ["L97.412"],
+            "service_date": "2025-06-06",
+            "claim_id": "CLM-1004",
+        },
+    ),
+    (
+        "submit_replacement_claim",
+        {
+            "claim_id": "CLM-1004",
+            "original_claim_control_number": "BLUE25100400",
+            "corrections": {"prior_auth_number": "PA00001"},
+        },
+    ),
+    ("post_write_off", {"claim_id": "CLM-1005", "amount": 1250.0, "reason_code": "no_authorization"}),
+    (
+        "escalate_to_human",
+        {
+            "claim_id": "CLM-1005",
+            "queue": "supervisor",
+            "recommended_action": "write_off",
+            "reason": "write-off above the approval limit",
+            "amount": 1250.0,
+        },
+    ),
+]
+READ_MIX = [step for step in MIX if RCM_TOOLS_BY_NAME[step[0]].side_effect.value == "read"]
+
+
+def _pin_one_core() -> str:
+    if hasattr(os, "sched_setaffinity"):
+        core = sorted(os.sched_getaffinity(0))[0]
+        os.sched_setaffinity(0, {core})
+        return f"pinned to core {core}"
+    return "not pinned (no sched_setaffinity)"
+
+
+def bench_sim(seconds: float) -> dict[str, float]:
+    seed = seed_world()
+    backend = SimBackend(seed)
+    toolbox = Toolbox(RCM_TOOLS, backend)
+    calls = [ToolCall(call_id=str(n), name=name, arguments=args) for n, (name, args) in enumerate(MIX)]
+    parsed = [(name, RCM_TOOLS_BY_NAME[name].args_model.model_validate(args)) for name, args in MIX]
+
+    def run(step: Callable[[int], object]) -> float:
+        steps, start = 0, time.perf_counter()
+        while (elapsed := time.perf_counter() - start) < seconds:
+            for n in range(1000):
+                if n % EPISODE_STEPS == 0:
+                    backend.rollback(seed)
+                step(n % len(MIX))
+            steps += 1000
+        return steps / elapsed
+
+    def via_toolbox(i: int) -> object:
+        return toolbox.call(calls[i])
+
+    def via_backend(i: int) -> object:
+        try:
+            return backend.invoke(*parsed[i])
+        except Exception as exc:  # refusals are part of the mix
+            return exc
+
+    return {"toolbox_steps_per_s": run(via_toolbox), "backend_steps_per_s": run(via_backend)}
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def bench_sandbox(seconds: float, threads: int) -> dict[str, float]:
+    port = _free_port()
+    command = [
+        sys.executable,
+        "-c",
+        "from loopline.cli import main; main()",
+        "sandbox",
+        "serve",
+        "--port",
+        str(port),
+    ]
+    server = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"sandbox did not start: {server.stderr.read().decode() if server.stderr else ''}"
+                )
+            time.sleep(0.1)
+        return {
+            **_load(url, seconds, threads, READ_MIX, "reads"),
+            **_load(url, seconds, threads, MIX, "mixed"),
+        }
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def _load(
+    url: str, seconds: float, threads: int, mix: list[tuple[str, dict[str, Any]]], label: str
+) -> dict[str, float]:
+    latencies: list[list[float]] = [[] for _ in range(threads)]
+    failures = [0] * threads
+    stop = time.perf_counter() + seconds
+
+    def worker(index: int) -> None:
+        backend = LiveBackend(url, timeout_s=10)
+        toolbox = Toolbox(RCM_TOOLS, backend)
+        n = index
+        while time.perf_counter() < stop:
+            name, args = mix[n % len(mix)]
+            result = toolbox.call(ToolCall(call_id=str(n), name=name, arguments=args))
+            latencies[index].append(result.latency_ms)
+            failures[index] += result.error is not None and result.error.kind != "domain"
+            n += 1
+        backend.close()
+
+    start = time.perf_counter()
+    pool = [threading.Thread(target=worker, args=(i,)) for i in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    elapsed = time.perf_counter() - start
+    flat = sorted(x for per in latencies for x in per)
+    return {
+        f"sandbox_{label}_calls_per_s": len(flat) / elapsed,
+        f"sandbox_{label}_p50_ms": statistics.median(flat),
+        f"sandbox_{label}_p99_ms": flat[int(len(flat) * 0.99) - 1],
+        f"sandbox_{label}_transport_failures": float(sum(failures)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "env_steps.json")
+    options = parser.parse_args()
+    console = Console()
+    sandbox = bench_sandbox(options.seconds, options.threads)  # before pinning: the server needs its own core
+    pinning = _pin_one_core()
+    sim = bench_sim(options.seconds)
+    results = {
+        **sim,
+        **sandbox,
+        "threads": options.threads,
+        "seconds": options.seconds,
+        "sim": pinning,
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+    }
+    table = Table(title="RCM environment steps")
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for key, value in results.items():
+        table.add_row(key, f"{value:,.1f}" if isinstance(value, float) else str(value))
+    console.print(table)
+    options.out.parent.mkdir(parents=True, exist_ok=True)
+    options.out.write_text(json.dumps(results, indent=2) + "\n")
+    console.print(f"wrote {options.out.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

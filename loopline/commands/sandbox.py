@@ -1,0 +1,53 @@
+"""`loopline sandbox serve|snapshot`: the RCM sandbox live system (payer, clearinghouse, PM)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="The RCM sandbox: a stand-in live system for demos and tests.", no_args_is_help=True)
+console = Console()
+
+
+@app.command()
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
+    port: int = typer.Option(8835, "--port", help="TCP port."),
+    db: Path = typer.Option(None, "--db", help="SQLite file for the world (default: in memory)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the fault-injection decisions."),
+    world: Path = typer.Option(
+        None, "--world", help="World snapshot (JSON) to start from instead of the seed world."
+    ),
+    reset: bool = typer.Option(False, "--reset", help="Reseed even if --db already holds a world."),
+    fault_rate: float = typer.Option(0.0, "--fault-rate", help="Share of requests answered 503."),
+    timeout_rate: float = typer.Option(0.0, "--timeout-rate", help="Share of requests that stall."),
+    latency_ms: float = typer.Option(0.0, "--latency-ms", help="Latency added to every response."),
+) -> None:
+    """Serve the sandbox with uvicorn; change faults and rules at runtime under /admin."""
+    import uvicorn
+
+    from adapters.rcm.sandbox import FaultConfig, SandboxConfig, create_app
+
+    config = SandboxConfig(
+        db_url=f"sqlite:///{db}" if db else "sqlite://",
+        world_path=str(world) if world else None,
+        reset=reset,
+        faults=FaultConfig(
+            seed=seed, error_5xx_rate=fault_rate, timeout_rate=timeout_rate, latency_ms=latency_ms
+        ),
+    )
+    console.print(f"RCM sandbox on http://{host}:{port} (docs at /docs, admin at /admin)")
+    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False)
+
+
+@app.command()
+def snapshot(
+    out: Path = typer.Option(..., "--out", help="Where to write the seed world as JSON."),
+) -> None:
+    """Write the seed world as a JSON snapshot (a starting point for --world)."""
+    from adapters.rcm import seed_world
+
+    out.write_text(seed_world().model_dump_json(indent=2))
+    console.print(f"wrote the seed world to {out}")

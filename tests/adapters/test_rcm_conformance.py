@@ -1,0 +1,85 @@
+"""Conformance: every scripted scenario gives the same results and the same final world through
+the sim and through the live backend against the real sandbox server (uvicorn on loopback)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from adapters.rcm import RCM_TOOLS, SEED_CASES, LiveBackend, SimBackend, World, seed_world
+from adapters.rcm.conformance import SCENARIOS, Scenario, comparable, run_scenario
+from adapters.rcm.sandbox import SandboxAdmin
+from adapters.toolbox import Toolbox
+from schemas.tools import ToolOutcome, ToolResult
+
+IDS = [s.name for s in SCENARIOS]
+
+
+def _sim_run(scenario: Scenario) -> tuple[list[ToolResult], World]:
+    backend = SimBackend(seed_world())
+    return run_scenario(Toolbox(RCM_TOOLS, backend), scenario), backend.world
+
+
+def test_the_suite_covers_every_tool_every_seed_claim_refusals_and_validation() -> None:
+    assert len(SCENARIOS) >= 30
+    assert len(set(IDS)) == len(IDS)
+    steps = [step for s in SCENARIOS for step in s.steps]
+    assert {spec.name for spec in RCM_TOOLS} <= {tool for tool, _ in steps}
+    mentioned = {str(args.get("claim_id")) for _, args in steps}
+    assert set(SEED_CASES) <= mentioned
+    outcomes = [r for s in SCENARIOS for r in _sim_run(s)[0]]
+    kinds = {r.error.kind for r in outcomes if r.error is not None}
+    assert {"domain", "validation", "unknown_tool"} <= kinds
+    codes = {
+        r.error.details.get("code") for r in outcomes if r.error is not None and r.error.kind == "domain"
+    }
+    assert {
+        "appeal_window_closed",
+        "retro_auth_window_closed",
+        "write_off_needs_approval",
+        "control_number_mismatch",
+        "unknown_claim",
+        "claim_closed",
+        "no_coverage_at_payer",
+    } <= codes
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
+def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
+    first, world_one = _sim_run(scenario)
+    second, world_two = _sim_run(scenario)
+    assert [comparable(r) for r in first] == [comparable(r) for r in second]
+    assert world_one == world_two
+    assert any(r.outcome is ToolOutcome.OK for r in first) or scenario.name in (
+        "unknown_ids_are_refused",
+        "malformed_arguments_fail_validation",
+        "bill_other_payer_refusals",
+    )
+
+
+@pytest.fixture(scope="module")
+def admin(sandbox_url: str) -> Iterator[SandboxAdmin]:
+    client = SandboxAdmin(sandbox_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture(scope="module")
+def live_toolbox(sandbox_url: str) -> Iterator[Toolbox]:
+    backend = LiveBackend(sandbox_url, timeout_s=10)
+    yield Toolbox(RCM_TOOLS, backend)
+    backend.close()
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
+def test_sandbox_gives_the_sim_results_and_final_world(
+    scenario: Scenario, admin: SandboxAdmin, live_toolbox: Toolbox
+) -> None:
+    admin.reset()
+    live = run_scenario(live_toolbox, scenario)
+    sim, sim_world = _sim_run(scenario)
+    for step, (got, want) in enumerate(zip(live, sim, strict=True)):
+        assert comparable(got) == comparable(want), f"step {step}: {scenario.steps[step][0]}"
+    assert admin.world() == sim_world
