@@ -17,7 +17,9 @@ def phi_field(*, description: str | None = None, **kwargs: Any) -> Any:
     """A pydantic `Field` marked as PHI (shows as `"x-phi": true` in the JSON Schema)."""
     extra = dict(kwargs.pop("json_schema_extra", None) or {})
     extra[PHI_KEY] = True
-    return Field(description=description, json_schema_extra=extra, **kwargs)
+    if description is not None:  # leave it unset so the attribute docstring becomes the description
+        kwargs["description"] = description
+    return Field(json_schema_extra=extra, **kwargs)
 
 
 def is_phi(model: type[BaseModel], field_name: str) -> bool:

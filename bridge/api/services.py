@@ -1,0 +1,38 @@
+"""What the HTTP API needs, as one object the composition root builds (`BridgeServices`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from adapters import Toolbox
+from bridge.runtime import EpisodeRunner
+from bridge.runtime.recorder import Recorder
+from bridge.store.reader import EpisodeStore
+from schemas import Event
+from schemas.events import OutcomeObserved
+
+
+@dataclass
+class BridgeServices:
+    """The runtime, the capture side and the read side, wired for one process and one tenant."""
+
+    runner: EpisodeRunner
+    """Runs the deployed policy (its toolbox is the live backend)."""
+    toolbox: Toolbox
+    """The tools external agents call through the gateway."""
+    recorders: Callable[[str], Recorder]
+    """Makes an episode's recorder (capture's `CaptureService.recorder`)."""
+    record_outcome: Callable[[str, OutcomeObserved], Event]
+    """Appends `outcome.observed` to an episode's stream (capture's `CaptureService.record_outcome`)."""
+    reader: EpisodeStore
+    """Episodes, events and edge cases, from the archive and projections."""
+    reveal_phi: Callable[[str], str]
+    """Looks a PHI token up in the vault (operator only; the route checks the role)."""
+    payload_model: type[BaseModel] | None = None
+    """The model of work-item payloads, so their PHI is tokenised."""
+    executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
+    """Threads that run episodes (the tool path is synchronous)."""

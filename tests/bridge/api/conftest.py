@@ -1,0 +1,88 @@
+"""A real bridge API server over the sim RCM world, a capture outbox and a SQLite archive."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adapters import Toolbox
+from adapters.rcm import RCM_TOOLS, SimBackend, World, seed_world
+from adapters.serving import serve_in_thread
+from bridge.api.app import create_app
+from bridge.api.auth import Role, TokenTable
+from bridge.api.services import BridgeServices
+from bridge.capture import CaptureConfig, CaptureService
+from bridge.capture.vault import OPERATOR_ROLE
+from bridge.runtime import EpisodeRunner, RunnerConfig, ScriptedPolicy, act, call, say
+from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
+from schemas.codec import from_structured
+
+TOKENS = {"agent-token": Role.AGENT, "reviewer-token": Role.REVIEWER, "operator-token": Role.OPERATOR}
+
+
+@dataclass
+class Bridge:
+    url: str
+    capture: CaptureService
+    archive: SqlEventArchive
+
+    def client(self, token: str | None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+    def project(self) -> None:
+        """Feed the outbox into the archive, as the Kafka relay and projector do in production."""
+        for row in self.capture.outbox.rows():
+            event = from_structured(row.structured())
+            self.archive.append([ArchiveRecord.of(event)])
+
+
+def _reference_script(messages: object) -> object:
+    # Reads the remittance, then closes with a message: enough to exercise the episode route.
+    history = str(messages)
+    if "get_remittance" not in history:
+        return act(call("get_remittance", {"claim_id": "CLM-1001"}))
+    return say("Reviewed the remittance; nothing to do.")
+
+
+@pytest.fixture
+def bridge(tmp_path: Path) -> Iterator[Bridge]:
+    capture = CaptureService.open(
+        CaptureConfig(
+            tenant="acme",
+            source="loopline://bridge/test",
+            outbox_path=tmp_path / "outbox.db",
+            vault_url=f"sqlite:///{tmp_path / 'vault.db'}",
+            environment="test",
+        )
+    )
+    toolbox = Toolbox(RCM_TOOLS, SimBackend(seed_world()))
+    args_models = {spec.name: spec.args_model for spec in RCM_TOOLS}
+    snapshot = capture.redactor.snapshot_redactor(World)
+
+    def recorders(episode_id: str):  # type: ignore[no-untyped-def]
+        return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
+
+    runner = EpisodeRunner(
+        ScriptedPolicy(_reference_script),  # type: ignore[arg-type]
+        toolbox,
+        recorders,
+        RunnerConfig(max_steps=6, escalate_tool="escalate_to_human"),
+    )
+    archive = SqlEventArchive(f"sqlite:///{tmp_path / 'archive.db'}")
+    archive.create_schema()
+    services = BridgeServices(
+        runner=runner,
+        toolbox=toolbox,
+        recorders=recorders,
+        record_outcome=capture.record_outcome,
+        reader=SqlEpisodeReader(archive.engine),
+        reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
+    )
+    with serve_in_thread(create_app(services, TokenTable.from_tokens(TOKENS)), name="bridge-api") as url:
+        yield Bridge(url, capture, archive)
+    capture.close()
