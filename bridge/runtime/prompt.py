@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from bridge.runtime.policy import Message, PolicyReply
@@ -84,3 +85,33 @@ def tool_message(result: ToolResult) -> Message:
         "tool_call_id": result.call_id,
         "content": json.dumps(body, ensure_ascii=False, default=str),
     }
+
+
+_WORK_ITEM_HEADER = re.compile(r"\n\nWork item (?P<item_id>\S+) \((?P<domain>[^ /]+) / (?P<kind>[^)]+)\):\n")
+
+
+def read_work_item_message(message: Message) -> WorkItem | None:
+    """The inverse of `work_item_message`: the work item a user turn hands over, or None.
+
+    Scripted policies that plan from the work item (the reference specialist behind the bridge)
+    read it back from the conversation, since a policy client sees only messages.
+    """
+    content = message.get("content")
+    if message.get("role") != "user" or not isinstance(content, str):
+        return None
+    match = _WORK_ITEM_HEADER.search(content)
+    if match is None:
+        return None
+    try:
+        payload = json.loads(content[match.end() :])
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(payload, dict):
+        return None
+    return WorkItem(
+        domain=match["domain"],
+        kind=match["kind"],
+        item_id=match["item_id"],
+        instructions=content[: match.start()],
+        payload=payload,
+    )

@@ -1,0 +1,99 @@
+"""Composition of the bridge process: capture, runtime, live tools, read side and the HTTP API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from adapters import Toolbox
+from adapters.rcm import RCM_TOOLS, World
+from adapters.rcm.live import LiveBackend
+from bridge.api.app import create_app
+from bridge.api.auth import Role, TokenTable, token_digest
+from bridge.api.services import BridgeServices
+from bridge.capture import CaptureConfig, CaptureService
+from bridge.capture.vault import OPERATOR_ROLE
+from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
+from bridge.runtime.recorder import Recorder
+from bridge.store import SqlEpisodeReader, SqlEventArchive
+from loopline.settings_bridge import DEV_TOKENS, BridgeSettings
+
+
+@dataclass
+class BridgeProcess:
+    """Everything one bridge process runs; `close()` drains the relay."""
+
+    settings: BridgeSettings
+    capture: CaptureService
+    services: BridgeServices
+    tokens: TokenTable
+    live: LiveBackend
+
+    def app(self) -> Any:
+        return create_app(self.services, self.tokens)
+
+    def close(self) -> bool:
+        self.live.close()
+        self.services.executor.shutdown(wait=True)
+        return self.capture.close()
+
+
+def capture_config(settings: BridgeSettings) -> CaptureConfig:
+    settings.state_dir.mkdir(parents=True, exist_ok=True)
+    return CaptureConfig(
+        tenant=settings.tenant,
+        source=settings.source,
+        outbox_path=settings.state_dir / "outbox.db",
+        vault_url=settings.resolved_vault_url(),
+        vault_key=settings.vault_key,
+        environment=settings.environment,
+        topic=settings.events_topic,
+        kafka=settings.kafka.client_config("producer"),
+    )
+
+
+def token_table(settings: BridgeSettings) -> TokenTable:
+    digests = {digest: Role(role) for digest, role in settings.token_digests.items()}
+    if settings.environment in ("dev", "test"):
+        digests |= {token_digest(token): Role(role) for token, role in DEV_TOKENS.items()}
+    return TokenTable(digests)
+
+
+def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -> BridgeProcess:
+    """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo)."""
+    capture = CaptureService.open(capture_config(settings))
+    live = LiveBackend(settings.live_url)
+    toolbox = Toolbox(RCM_TOOLS, live)
+    args_models = {spec.name: spec.args_model for spec in RCM_TOOLS}
+    snapshot = capture.redactor.snapshot_redactor(World)
+
+    def recorders(episode_id: str) -> Recorder:
+        return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
+
+    config = RunnerConfig(
+        max_steps=settings.max_steps,
+        max_seconds=settings.max_seconds,
+        escalate_tool="escalate_to_human",
+        terminal_tools=frozenset({"close_claim"}),
+    )
+    runner = EpisodeRunner(policy or make_policy(settings), toolbox, recorders, config)
+    archive = SqlEventArchive(settings.db_url)
+    archive.create_schema()
+    services = BridgeServices(
+        runner=runner,
+        toolbox=toolbox,
+        recorders=recorders,
+        record_outcome=capture.record_outcome,
+        reader=SqlEpisodeReader(archive.engine),
+        reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
+    )
+    return BridgeProcess(settings, capture, services, token_table(settings), live)
+
+
+def make_policy(settings: BridgeSettings) -> PolicyClient:
+    if settings.policy == "openai":
+        key = settings.policy_api_key.get_secret_value() if settings.policy_api_key else None
+        return OpenAIChatPolicy(settings.policy_base_url, settings.policy_model, api_key=key)
+    from loopline.reference_policy import ReferencePolicy
+
+    return ReferencePolicy()

@@ -1,0 +1,52 @@
+"""`loopline bridge serve`: the bridge HTTP API, capturing to the outbox and relaying to Kafka."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+app = typer.Typer(help="The production bridge: runtime, capture and HTTP API.", no_args_is_help=True)
+console = Console()
+
+
+@app.command()
+def serve(
+    host: Annotated[
+        str | None, typer.Option(help="Listen address (LOOPLINE_BRIDGE_HOST).", show_default=False)
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help="Listen port (LOOPLINE_BRIDGE_PORT).", show_default=False)
+    ] = None,
+    live_url: Annotated[
+        str | None, typer.Option(help="Live system base URL (LOOPLINE_BRIDGE_LIVE_URL).", show_default=False)
+    ] = None,
+) -> None:
+    """Serve the bridge API until Ctrl-C; the relay is drained on the way out."""
+    import uvicorn
+    from pydantic import ValidationError
+
+    from loopline.bridge_app import build_bridge
+    from loopline.settings_bridge import BridgeSettings
+
+    overrides = {k: v for k, v in {"host": host, "port": port, "live_url": live_url}.items() if v is not None}
+    try:
+        settings = BridgeSettings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        console.print(f"[red]error:[/] invalid bridge settings: {exc}")
+        raise typer.Exit(1) from None
+    process = build_bridge(settings)
+    console.print(
+        f"bridge on http://{settings.host}:{settings.port} (OpenAPI at /docs) · live system {settings.live_url} · "
+        f"outbox {settings.state_dir / 'outbox.db'} → {settings.kafka.bootstrap_servers} {settings.events_topic}"
+    )
+    try:
+        uvicorn.run(
+            process.app(), host=settings.host, port=settings.port, log_level="warning", access_log=False
+        )
+    finally:
+        delivered = process.close()
+        console.print(
+            "relay drained" if delivered else "[yellow]relay not fully drained; the outbox keeps the rest[/]"
+        )

@@ -1,0 +1,80 @@
+"""Settings of the bridge deployable (`loopline bridge serve`), `LOOPLINE_BRIDGE_` prefix.
+
+Read when built (at start-up), never at import. Outside `dev`/`test` the settings refuse to start
+without a real PHI key and real API tokens, so a placeholder never reaches production.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from loopline.settings import KafkaSettings
+
+Environment = Literal["dev", "test", "staging", "production"]
+RoleName = Literal["agent", "reviewer", "operator"]
+
+DEV_TOKENS: dict[str, RoleName] = {
+    "dev-agent-token": "agent",
+    "dev-reviewer-token": "reviewer",
+    "dev-operator-token": "operator",
+}
+"""Clear tokens admitted in `dev` only, so the embedded demo and curl examples just work."""
+
+
+class BridgeSettings(BaseSettings):
+    """Where the bridge listens, what it calls, where it records, who may use it."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="LOOPLINE_BRIDGE_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    environment: Environment = Field(default="dev", description="dev and test may use dev tokens and keys.")
+    host: str = Field(default="127.0.0.1", description="Listen address.")
+    port: int = Field(default=8700, ge=1, le=65535, description="Listen port.")
+    tenant: str = Field(default="demo", pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="Tenant recorded.")
+    source: str = Field(default="loopline://bridge/rcm", description="CloudEvents source of captured events.")
+    state_dir: Path = Field(default=Path(".loopline/bridge"), description="Outbox and vault files.")
+    vault_url: str | None = Field(
+        default=None, description="PHI vault SQL URL; default: a file in state_dir."
+    )
+    vault_key: SecretStr | None = Field(
+        default=None, description="PHI master key (32+ random bytes, hex/b64)."
+    )
+    token_digests: dict[str, RoleName] = Field(
+        default_factory=dict, description="SHA-256 hex of each API token → its role (JSON)."
+    )
+    live_url: str = Field(
+        default="http://127.0.0.1:8835", description="The live system (RCM sandbox) base URL."
+    )
+    policy: Literal["openai", "reference"] = Field(
+        default="reference", description="`openai`: a served model; `reference`: the scripted specialist."
+    )
+    policy_base_url: str = Field(
+        default="http://127.0.0.1:8000/v1", description="OpenAI-compatible base URL."
+    )
+    policy_model: str = Field(default="loopline-rcm", description="Model (or adapter) name to request.")
+    policy_api_key: SecretStr | None = Field(default=None, description="API key for the policy server.")
+    max_steps: int = Field(default=16, ge=1, le=200, description="Model turns per episode.")
+    max_seconds: float = Field(default=300.0, gt=0, description="Wall time per episode.")
+    db_url: str = Field(default="sqlite:///.loopline/archive.db", description="Event archive (read side).")
+    events_topic: str = Field(default="loopline.events.v1", description="Topic the relay produces to.")
+    kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+
+    @model_validator(mode="after")
+    def _no_placeholders_outside_dev(self) -> BridgeSettings:
+        if self.environment in ("dev", "test"):
+            return self
+        if not self.token_digests:
+            raise ValueError(
+                "LOOPLINE_BRIDGE_TOKEN_DIGESTS must be set outside dev/test (SHA-256 of each token)"
+            )
+        if self.vault_key is None:
+            raise ValueError("LOOPLINE_BRIDGE_VAULT_KEY must be set outside dev/test")
+        return self
+
+    def resolved_vault_url(self) -> str:
+        return self.vault_url or f"sqlite:///{self.state_dir / 'vault.db'}"
