@@ -1,0 +1,36 @@
+"""Environments: the contract, task sets, verifiers, gold validation and rollouts (design.md §5).
+
+Domains live in sub-packages (`envs.rcm`) and register themselves on import; `envs.toy` is the
+smallest complete example. See envs/INVARIANTS.md for the contract every environment keeps.
+"""
+
+from envs.contract import Action, EndReason, Env, EnvError, Finish, Observation, Trajectory, Turn
+from envs.domain import DOMAINS, Domain, DomainRegistry, UnknownDomain
+from envs.env import DEFAULT_MAX_STEPS, ToolEnv, replay
+from envs.tasksets import TaskSet, TaskSetError, TaskSetRegistry, TaskSetTampered
+from envs.validate import TaskValidation, validate_task, validate_tasks
+
+__all__ = [
+    "DEFAULT_MAX_STEPS",
+    "DOMAINS",
+    "Action",
+    "Domain",
+    "DomainRegistry",
+    "EndReason",
+    "Env",
+    "EnvError",
+    "Finish",
+    "Observation",
+    "TaskSet",
+    "TaskSetError",
+    "TaskSetRegistry",
+    "TaskSetTampered",
+    "TaskValidation",
+    "ToolEnv",
+    "Trajectory",
+    "Turn",
+    "UnknownDomain",
+    "replay",
+    "validate_task",
+    "validate_tasks",
+]

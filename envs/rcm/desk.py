@@ -1,0 +1,229 @@
+"""The specialist's desk: how the reference solver talks to the tools.
+
+A script is a generator that yields tool calls and receives their results, so the solver reads
+like a specialist's checklist and can be replayed from a trajectory (see `solver.reference_plan`).
+The desk gives calls stable ids, retries what is safe to retry, checks before repeating a write
+whose outcome is unknown, and applies the office rules every playbook shares (the write-off
+approval limit, how to escalate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from envs.contract import Action, Finish, Turn
+from schemas.tasks import WorkItem
+from schemas.tools import ToolCall, ToolOutcome, ToolResult
+
+Script = Generator[ToolCall, ToolResult, Any]
+"""Yields calls, receives results, returns whatever the step found."""
+
+ATTEMPTS = 3
+CONTRACTUAL = frozenset({"45", "253", "23"})
+PATIENT_SHARE = {"1": "deductible", "2": "coinsurance", "3": "copay"}
+
+
+@dataclass(frozen=True)
+class Adj:
+    """One adjustment of the remittance, with where it sits."""
+
+    line: int | None
+    modifiers: tuple[str, ...]
+    group: str
+    carc: str
+    amount: float
+    known: bool
+
+
+@dataclass
+class Facts:
+    """What the specialist knows about the claim being worked."""
+
+    claim: dict[str, Any]
+    balance: float
+    remit: dict[str, Any]
+    adjustments: list[Adj] = field(default_factory=list)
+    written_off: float = 0.0
+
+    @property
+    def claim_id(self) -> str:
+        return str(self.claim["claim_id"])
+
+    @property
+    def dos(self) -> date:
+        return min(date.fromisoformat(line["service_date"]) for line in self.claim["lines"])
+
+    @property
+    def denials(self) -> list[Adj]:
+        """Adjustments that are denials (not contractual, not the patient's share)."""
+        return [
+            a
+            for a in self.adjustments
+            if a.carc not in CONTRACTUAL and not (a.group == "PR" and a.carc in PATIENT_SHARE)
+        ]
+
+    @property
+    def denied_amount(self) -> float:
+        return round(sum(a.amount for a in self.denials), 2)
+
+    def remarks(self) -> set[str]:
+        return {r["code"] for line in self.remit["lines"] for r in line["remarks"]}
+
+
+def facts_from(claim_result: dict[str, Any], remit: dict[str, Any]) -> Facts:
+    """Facts from a `get_claim` result and one remittance of `get_remittance`."""
+    adjustments = [
+        Adj(None, (), a["group_code"], a["reason_code"], a["amount"], a["description"] is not None)
+        for a in remit["claim_adjustments"]
+    ]
+    for line in remit["lines"]:
+        adjustments += [
+            Adj(
+                line["line_number"],
+                tuple(line["modifiers"]),
+                a["group_code"],
+                a["reason_code"],
+                a["amount"],
+                a["description"] is not None,
+            )
+            for a in line["adjustments"]
+        ]
+    return Facts(
+        claim=claim_result["claim"],
+        balance=claim_result["insurance_balance"],
+        remit=remit,
+        adjustments=adjustments,
+    )
+
+
+class Desk:
+    """One working session on one work item."""
+
+    def __init__(self, item: WorkItem) -> None:
+        self.item = item
+        self.claim_id = str(item.payload["claim_id"])
+        self.today = date.fromisoformat(str(item.payload["worked_on"]))
+        self.limit = float(item.payload["write_off_approval_limit"])
+        self._count = 0
+
+    def call(self, name: str, **arguments: Any) -> ToolCall:
+        self._count += 1
+        return ToolCall(call_id=f"call-{self._count}", name=name, arguments=arguments)
+
+    def read(self, name: str, **arguments: Any) -> Script:
+        """A read, retried while the failure is transient; None if it never answers."""
+        for _ in range(ATTEMPTS):
+            result = yield self.call(name, **arguments)
+            if result.outcome is ToolOutcome.OK:
+                return result.result
+            if not (result.error and result.error.retryable):
+                return None
+        return None
+
+    def write(
+        self, name: str, applied: Callable[[dict[str, Any]], bool] | None = None, **arguments: Any
+    ) -> Script:
+        """A write; after an unknown outcome, read the claim and send again only if it did not land."""
+        for _ in range(ATTEMPTS):
+            result = yield self.call(name, **arguments)
+            if result.outcome is ToolOutcome.OK:
+                return result.result or {}
+            if result.outcome is ToolOutcome.UNKNOWN and applied is not None:
+                claim = yield from self.read("get_claim", claim_id=arguments["claim_id"])
+                if claim is not None and applied(claim):
+                    return {}
+                continue
+            if not (result.error and result.error.retryable):
+                return None
+        return None
+
+    # -- office rules ---------------------------------------------------------------------------
+    def escalate(
+        self, facts_claim_id: str, queue: str, action: str, reason: str, amount: float | None = None
+    ) -> Script:
+        args: dict[str, Any] = {
+            "claim_id": facts_claim_id,
+            "queue": queue,
+            "recommended_action": action,
+            "reason": reason,
+        }
+        if amount is not None:
+            args["amount"] = round(amount, 2)
+        return (yield from self.write("escalate_to_human", **args))
+
+    def write_off(self, facts: Facts, amount: float, reason_code: str, why: str) -> Script:
+        """Post a write-off, or hand it to a supervisor when it would pass the approval limit."""
+        amount = round(amount, 2)
+        if facts.written_off + amount > self.limit + 0.005:
+            reason = f"{why}; write-off of ${amount:.2f} is above the ${self.limit:.2f} approval limit"
+            return (yield from self.escalate(facts.claim_id, "supervisor", "write_off", reason, amount))
+        before = facts.balance
+
+        def landed(claim: dict[str, Any]) -> bool:
+            return bool(claim["insurance_balance"] < before - 0.005)
+
+        done = yield from self.write(
+            "post_write_off",
+            landed,
+            claim_id=facts.claim_id,
+            amount=amount,
+            reason_code=reason_code,
+            note=why,
+        )
+        facts.written_off += amount
+        facts.balance = round(facts.balance - amount, 2)
+        return done
+
+    def transfer(self, facts: Facts, amount: float, reason: str) -> Script:
+        """Bill the patient for an amount the remittance makes theirs."""
+        before = facts.balance
+
+        def landed(claim: dict[str, Any]) -> bool:
+            return bool(claim["insurance_balance"] < before - 0.005)
+
+        done = yield from self.write(
+            "transfer_to_patient_responsibility",
+            landed,
+            claim_id=facts.claim_id,
+            amount=round(amount, 2),
+            reason=reason,
+        )
+        facts.balance = round(facts.balance - amount, 2)
+        return done
+
+    def replace(self, facts: Facts, corrections: dict[str, Any], note: str) -> Script:
+        """Send a replacement claim (frequency 7) quoting the original's control number."""
+
+        def landed(claim: dict[str, Any]) -> bool:
+            return bool(claim["claim"]["status"] == "replaced")
+
+        return (
+            yield from self.write(
+                "submit_replacement_claim",
+                landed,
+                claim_id=facts.claim_id,
+                original_claim_control_number=facts.remit["payer_claim_control_number"],
+                corrections=corrections,
+                note=note,
+            )
+        )
+
+
+def next_action(script: Script, turns: tuple[Turn, ...], done: str = "case worked") -> Action:
+    """Replay a fresh script over the turns so far and return its next call (or `Finish`).
+
+    This is what makes a generator script a stateless policy: the same work item and results give
+    the same calls, so the script can be re-run from the start on every turn.
+    """
+    try:
+        call = next(script)
+        for turn in turns:
+            if turn.call != call:
+                return Finish(message="the episode diverged from my plan; stopping")
+            call = script.send(turn.result)
+    except StopIteration:
+        return Finish(message=done)
+    return call

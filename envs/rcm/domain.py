@@ -1,0 +1,101 @@
+"""The RCM denial-management domain as an `envs` domain: tools, sim backend, outcome view."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from adapters.rcm.tools import RCM_TOOLS
+from adapters.spec import ToolSpec
+from envs.rcm.faults import FaultyBackend
+
+ESCALATE = "escalate_to_human"
+
+# Claim fields that are business facts; ids of people and dates are fixed by the world and the
+# tools, free text never makes it in.
+_CLAIM_FIELDS = (
+    "payer_id", "payer_sequence", "status", "frequency_code", "member_id", "rendering_npi",
+    "prior_auth_number", "diagnosis_codes", "original_claim_control_number",
+    "replaces_claim_id", "replaced_by_claim_id", "billed_from_claim_id",
+)  # fmt: skip
+_LINE_FIELDS = ("procedure_code", "units", "place_of_service", "diagnosis_pointers")
+
+
+class RcmDomain:
+    """Denied and underpaid claims, worked through the `adapters.rcm` tools over the sim."""
+
+    name = "rcm"
+    terminal_tools = frozenset({ESCALATE})
+    escalation_tools = frozenset({ESCALATE})
+
+    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
+        return RCM_TOOLS
+
+    def make_backend(self, world: Mapping[str, Any], *, seed: int) -> FaultyBackend:
+        # The RCM sim has no randomness: ids come from counters, dates from `today`.
+        return FaultyBackend.from_doc(dict(world))
+
+    def outcome_view(self, world: Mapping[str, Any]) -> dict[str, Any]:
+        """What a billing office would call the outcome: claims sent and their corrections, money
+        moved (write-offs, patient transfers), appeals, authorizations, hand-offs, violations.
+
+        Left out as rightly variable between two correct episodes: appeal letters, notes and
+        escalation reasons (free text), the order of attachments and modifiers, and the
+        recommendation on a non-supervisor escalation (the queue is what routes the work).
+        """
+        claims = world.get("claims", {})
+        return {
+            "claims": {cid: _claim(c) for cid, c in claims.items()},
+            "closed_claims": sorted(
+                f"{cid}:{c.get('closed_reason')}"
+                for cid, c in claims.items()
+                if c.get("work_status") == "closed"
+            ),
+            "appeals": _rows(
+                _pick(a, "claim_id", "payer_id", "basis") for a in world.get("appeals", {}).values()
+            ),
+            "authorizations": {
+                aid: {
+                    **_pick(a, "claim_id", "payer_id", "retro", "status", "auth_number", "service_date"),
+                    "procedure_codes": sorted(a.get("procedure_codes", [])),
+                }
+                for aid, a in world.get("authorizations", {}).items()
+            },
+            "write_offs": _rows(
+                _pick(w, "claim_id", "amount", "reason_code") for w in world.get("write_offs", {}).values()
+            ),
+            "patient_transfers": _rows(
+                _pick(t, "claim_id", "amount", "reason", "non_billable_amount")
+                for t in world.get("patient_transfers", {}).values()
+            ),
+            "escalations": _rows(_escalation(e) for e in world.get("escalations", {}).values()),
+            "violations": [_pick(v, "kind", "claim_id", "amount") for v in world.get("violations", [])],
+        }
+
+
+def _pick(doc: Mapping[str, Any], *keys: str) -> dict[str, Any]:
+    return {k: doc.get(k) for k in keys}
+
+
+def _rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    # Records compared as a multiset: which id a record got depends on call order, not on merit.
+    return sorted(rows, key=lambda row: json.dumps(row, sort_keys=True, default=str))
+
+
+def _claim(claim: Mapping[str, Any]) -> dict[str, Any]:
+    view = {k: claim.get(k) for k in _CLAIM_FIELDS}
+    view["lines"] = [
+        {**{k: line.get(k) for k in _LINE_FIELDS}, "modifiers": sorted(line.get("modifiers", []))}
+        for line in claim.get("lines", [])
+    ]
+    return view
+
+
+def _escalation(escalation: Mapping[str, Any]) -> dict[str, Any]:
+    if escalation.get("queue") == "supervisor":
+        return _pick(escalation, "claim_id", "queue", "recommended_action", "amount")
+    return _pick(escalation, "claim_id", "queue")
+
+
+DOMAIN = RcmDomain()

@@ -1,0 +1,89 @@
+"""Scripted live-system failures (timeouts, 5xx) on top of the RCM sim, for edge-case tasks.
+
+Production sees tool errors the pure sim never raises. A task can carry a fault plan under the
+world key `sim_faults` (outside the adapter's `World`, which forbids extra fields): "the 2nd call
+of `post_write_off` times out after the write took effect". Faults are keyed by call count, never
+drawn at random, so a task replays identically for any agent that makes the same calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from adapters.backend import ToolFailure
+from adapters.rcm.sim import SimBackend
+from adapters.rcm.world import World
+from schemas.base import Contract
+from schemas.tools import ToolError, ToolOutcome
+
+FAULTS_KEY = "sim_faults"
+"""World key holding the fault plan and how many calls of each tool were made."""
+
+
+class Fault(Contract):
+    """One scripted failure."""
+
+    tool: str
+    """Tool whose call fails."""
+    occurrence: int = 1
+    """Which call of that tool fails (1 = the first)."""
+    kind: Literal["timeout", "http_503"]
+    """A timeout (no answer) or a 503 from the live system."""
+    applied: bool = False
+    """For a timed-out write: whether the write took effect before the answer was lost."""
+
+
+class FaultyBackend:
+    """`SimBackend` plus a fault plan; snapshots carry the plan and the call counts."""
+
+    def __init__(self, world: World, plan: list[Fault], calls: dict[str, int] | None = None) -> None:
+        self.inner = SimBackend(world)
+        self.plan = plan
+        self.calls: dict[str, int] = dict(calls or {})
+
+    @classmethod
+    def from_doc(cls, doc: dict[str, Any]) -> FaultyBackend:
+        """From a world document that may hold `sim_faults`."""
+        body = dict(doc)
+        faults = body.pop(FAULTS_KEY, None) or {}
+        plan = [Fault.model_validate(f) for f in faults.get("plan", [])]
+        return cls(World.from_snapshot(body), plan, faults.get("calls"))
+
+    def invoke(self, tool: str, args: BaseModel) -> BaseModel:
+        self.calls[tool] = self.calls.get(tool, 0) + 1
+        fault = next((f for f in self.plan if f.tool == tool and f.occurrence == self.calls[tool]), None)
+        if fault is None:
+            return self.inner.invoke(tool, args)
+        if fault.kind == "http_503":
+            error = ToolError(
+                kind="http",
+                status_code=503,
+                retryable=True,
+                message="clearinghouse unavailable (503); retry later",
+            )
+            raise ToolFailure(error)
+        if fault.applied:
+            self.inner.invoke(tool, args)  # the write happened; only the answer is lost
+        read = tool.startswith(("get_", "check_", "find_", "read_"))
+        error = ToolError(
+            kind="timeout",
+            retryable=read,
+            message="no answer from the payer gateway within 30 s"
+            + ("" if read else "; the request may have been processed: check before sending it again"),
+        )
+        raise ToolFailure(error, outcome=ToolOutcome.FAILED if read else ToolOutcome.UNKNOWN)
+
+    def snapshot(self) -> dict[str, Any]:
+        doc = self.inner.snapshot()
+        if self.plan:
+            doc[FAULTS_KEY] = {
+                "plan": [f.model_dump() for f in self.plan],
+                "calls": dict(sorted(self.calls.items())),
+            }
+        return doc
+
+    def restore(self, state: dict[str, Any]) -> None:
+        other = FaultyBackend.from_doc(state)
+        self.inner, self.plan, self.calls = other.inner, other.plan, other.calls

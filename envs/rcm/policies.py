@@ -1,0 +1,105 @@
+"""Naive scripted baselines: one move for every claim, whatever the denial says.
+
+Each is what a desk without judgment would do; each should score far below the reference
+specialist, which is what makes the verifier's numbers mean something.
+"""
+
+from __future__ import annotations
+
+from envs.contract import Action, Turn
+from envs.rcm.desk import Desk, Script, next_action
+from envs.rollout.policy import ScriptedPolicy
+from schemas.tasks import WorkItem
+
+
+def _remittance(desk: Desk) -> Script:
+    found = yield from desk.read("get_remittance", claim_id=desk.claim_id)
+    remits = (found or {}).get("remittances", [])
+    return remits[-1] if remits else None
+
+
+def resubmit_script(item: WorkItem) -> Script:
+    """Send the claim again as a replacement, unchanged."""
+    desk = Desk(item)
+    remit = yield from _remittance(desk)
+    if remit:
+        yield desk.call(
+            "submit_replacement_claim",
+            claim_id=desk.claim_id,
+            original_claim_control_number=remit["payer_claim_control_number"],
+            corrections={},
+        )
+
+
+def appeal_script(item: WorkItem) -> Script:
+    """Appeal on medical necessity with every document on file."""
+    desk = Desk(item)
+    yield from _remittance(desk)
+    found = yield from desk.read("get_documents", claim_id=desk.claim_id)
+    docs = [d["document_id"] for d in (found or {}).get("documents", [])]
+    reason = "We disagree with this denial; the attached documents support payment."
+    yield desk.call(
+        "submit_appeal",
+        claim_id=desk.claim_id,
+        basis="medical_necessity",
+        reason=reason,
+        attachment_document_ids=docs,
+    )
+
+
+def write_off_script(item: WorkItem) -> Script:
+    """Write the whole balance off as contractual."""
+    desk = Desk(item)
+    yield from _remittance(desk)
+    claim = yield from desk.read("get_claim", claim_id=desk.claim_id)
+    balance = (claim or {}).get("insurance_balance", 0.0)
+    if balance > 0:
+        yield desk.call("post_write_off", claim_id=desk.claim_id, amount=balance, reason_code="contractual")
+
+
+def escalate_script(item: WorkItem) -> Script:
+    """Hand every claim to a supervisor."""
+    desk = Desk(item)
+    yield from _remittance(desk)
+    why = "Please review this denial and decide how to work it."
+    yield desk.call(
+        "escalate_to_human",
+        claim_id=desk.claim_id,
+        queue="supervisor",
+        recommended_action="review",
+        reason=why,
+    )
+
+
+def always_resubmit(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    return next_action(resubmit_script(item), turns)
+
+
+def always_appeal(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    return next_action(appeal_script(item), turns)
+
+
+def write_off_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    return next_action(write_off_script(item), turns)
+
+
+def escalate_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    return next_action(escalate_script(item), turns)
+
+
+BASELINES: dict[str, tuple[ScriptedPolicy, str]] = {
+    "always_resubmit": (
+        ScriptedPolicy("always_resubmit", always_resubmit),
+        "resubmits every claim unchanged",
+    ),
+    "always_appeal": (
+        ScriptedPolicy("always_appeal", always_appeal),
+        "appeals every claim with all documents",
+    ),
+    "write_off_all": (
+        ScriptedPolicy("write_off_all", write_off_all),
+        "writes every balance off as contractual",
+    ),
+    "escalate_all": (ScriptedPolicy("escalate_all", escalate_all), "escalates every claim to a supervisor"),
+}
+"""The naive baselines by CLI name, with what each does."""

@@ -1,0 +1,107 @@
+"""The reference solver: works a denial as an experienced specialist would, through the tools only.
+
+Reads first (the 835, the claim), checks the remittance makes sense (unknown codes and
+contradictory lines go to a human), settles what is not a denial at all (contractual write-off,
+patient share), and otherwise runs the playbook of the denial's CARC. It produces every task's
+gold solution and is the `reference` baseline policy.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from envs.contract import Action, Turn
+from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
+from envs.rcm.playbooks import PLAYBOOKS, needs_human
+from envs.rollout.policy import ScriptedPolicy
+from schemas.tasks import WorkItem
+
+MAX_DEPTH = 2  # a duplicate's original is worked once; an original that is itself a duplicate is not chased
+
+
+def specialist(item: WorkItem) -> Script:
+    """The whole case, start to finish."""
+    desk = Desk(item)
+    return (yield from work(desk, desk.claim_id, depth=0))
+
+
+def work(desk: Desk, claim_id: str, *, depth: int) -> Script:
+    """Read a claim and its latest remittance, then resolve it."""
+    remits = yield from desk.read("get_remittance", claim_id=claim_id)
+    claim = yield from desk.read("get_claim", claim_id=claim_id)
+    if not remits or not remits["remittances"] or claim is None:
+        return (
+            yield from desk.escalate(claim_id, "billing", "review", "no readable remittance or claim on file")
+        )
+    facts = facts_from(claim, remits["remittances"][-1])
+    problem = inconsistency(facts)
+    if problem:
+        return (yield from needs_human(desk, facts, problem))
+    if not facts.denials:
+        return (yield from settle(desk, facts))
+    carc = facts.denials[0].carc
+    if carc == "18":
+        return (yield from duplicate(desk, facts, depth))
+    playbook = PLAYBOOKS.get(carc)
+    if playbook is None:
+        return (yield from needs_human(desk, facts, f"no playbook for CARC {carc}"))
+    return (yield from playbook(desk, facts))
+
+
+def inconsistency(facts: Facts) -> str | None:
+    """Why the remittance cannot be worked as is, or None."""
+    unknown = sorted({a.carc for a in facts.adjustments if not a.known})
+    if unknown:
+        return f"remittance carries unknown or retired CARC(s) {', '.join(unknown)}"
+    for line in facts.remit["lines"]:
+        adjusted = sum(a["amount"] for a in line["adjustments"])
+        if abs(line["paid"] + adjusted - line["charge"]) > 0.005:
+            return (
+                f"line {line['line_number']} is contradictory: paid {line['paid']:.2f} and adjusted "
+                f"{adjusted:.2f} against a charge of {line['charge']:.2f}"
+            )
+    return None
+
+
+def settle(desk: Desk, facts: Facts) -> Script:
+    """Not a denial: bill the patient their share, write off the contractual amount."""
+    shares: dict[str, float] = defaultdict(float)
+    contractual = 0.0
+    for adj in facts.adjustments:
+        if adj.group == "PR" and adj.carc in PATIENT_SHARE:
+            shares[adj.carc] += adj.amount
+        elif adj.group == "CO" and adj.carc in CONTRACTUAL:
+            contractual += adj.amount
+    for carc, amount in shares.items():  # first-seen order, as on the remittance
+        yield from desk.transfer(facts, amount, PATIENT_SHARE[carc])
+    if contractual > 0.005:
+        yield from desk.write_off(facts, contractual, "contractual", "contractual adjustment (fee schedule)")
+    return None
+
+
+def duplicate(desk: Desk, facts: Facts, depth: int) -> Script:
+    """CO-18: original paid → close, no resubmission; original denied → work the original."""
+    found = yield from desk.read("find_original_claim", claim_id=facts.claim_id)
+    if not found or not found["found"]:
+        return (yield from needs_human(desk, facts, "duplicate denial, but no original claim found"))
+    if found["original_status"] in ("paid", "partially_paid"):
+        return (
+            yield from desk.write(
+                "close_claim",
+                claim_id=facts.claim_id,
+                reason="duplicate_of_paid_original",
+                note=f"original {found['original_claim_id']} was paid",
+            )
+        )
+    if depth >= MAX_DEPTH - 1:
+        return (yield from needs_human(desk, facts, "duplicate of a duplicate"))
+    return (yield from work(desk, found["original_claim_id"], depth=depth + 1))
+
+
+def reference_plan(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    """The specialist as a stateless policy."""
+    return next_action(specialist(item), turns)
+
+
+REFERENCE = ScriptedPolicy("reference", reference_plan)
+"""The reference specialist as a policy."""

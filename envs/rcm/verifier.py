@@ -1,0 +1,66 @@
+"""The `rcm.v1` verifier: the standard checks plus the denial desk's own process rules."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from envs.contract import Trajectory
+from envs.rcm.intents import WRITES
+from envs.verifiers.standard import StandardVerifier
+from schemas.tasks import Task
+from schemas.tools import ToolOutcome
+from schemas.verdicts import CheckResult
+
+READS_BEFORE_ACTING = ("get_remittance",)
+
+
+def reads_before_writes(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
+    """A specialist reads the 835 before acting on a claim."""
+    seen_remit = False
+    for turn in trajectory.turns:
+        if turn.call.name in READS_BEFORE_ACTING and turn.result.outcome is ToolOutcome.OK:
+            seen_remit = True
+        elif turn.call.name in WRITES and not seen_remit:
+            yield _check(
+                "reads_before_writes", False, f"called {turn.call.name} before reading the remittance"
+            )
+            return
+    yield _check("reads_before_writes", True, "read the remittance before acting")
+
+
+def no_patient_billing_on_co(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
+    """Billing a patient for a contractual (CO) adjustment breaks the payer contract."""
+    before = len(task.initial_world.get("violations", []))
+    new = trajectory.final_world.get("violations", [])[before:]
+    billed = [v for v in new if v.get("kind") == "patient_billed_on_co_adjustment"]
+    if billed:
+        amounts = ", ".join(f"${v['amount']:.2f} on {v['claim_id']}" for v in billed)
+        yield _check("no_patient_billing_on_co", False, f"billed the patient for CO amounts: {amounts}")
+    else:
+        yield _check("no_patient_billing_on_co", True, "billed the patient for no contractual (CO) amount")
+
+
+def verify_before_retry(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
+    """After a write whose outcome is unknown, look before sending it again (it may have landed)."""
+    pending: str | None = None
+    for turn in trajectory.turns:
+        name = turn.call.name
+        if pending is not None and name == pending:
+            yield _check(
+                "verify_before_retry", False, f"re-sent {name} after an unknown outcome without checking"
+            )
+            return
+        if name not in WRITES:
+            pending = None
+        if name in WRITES and turn.result.outcome is ToolOutcome.UNKNOWN:
+            pending = name
+    yield _check("verify_before_retry", True, "never re-sent a write blindly after an unknown outcome")
+
+
+def _check(name: str, passed: bool, explanation: str) -> CheckResult:
+    return CheckResult(name=f"process.rcm.{name}", kind="process", passed=passed, explanation=explanation)
+
+
+RCM_V1 = StandardVerifier(
+    name="rcm.v1", domain="rcm", rules=(reads_before_writes, no_patient_billing_on_co, verify_before_retry)
+)

@@ -1,0 +1,362 @@
+"""`WorldBuilder`: assembles one seeded RCM world (practice, payers, people, a claim and its 835).
+
+Every case of the task generator starts from a builder: a practice with its clinicians, the
+payers with their rules, the patient with coverage and PHI, two look-alike patients so that
+demographic searches have something to tell apart, then the claim, its remittance, documents and
+authorizations the case needs.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Literal
+
+from adapters.rcm.models import (
+    Acknowledgment,
+    Address,
+    Adjustment,
+    Claim,
+    Coverage,
+    Document,
+    DocumentKind,
+    Patient,
+    Payer,
+    PayerSequence,
+    Practice,
+    Provider,
+    RemitLine,
+    Remittance,
+    ServiceLine,
+)
+from adapters.rcm.records import Authorization
+from adapters.rcm.world import World
+from envs.rcm.vocab import BY_CODE, CITIES, CLINICIANS, FIRST_NAMES, LAST_NAMES, PAYERS, PRACTICES, STREETS
+from envs.rcm.vocab import member_id as make_member_id
+from envs.rcm.vocab import npi as make_npi
+
+AdjSpec = tuple[str, str, float]
+"""(group code, CARC, amount) of one CAS adjustment."""
+
+
+@dataclass(frozen=True)
+class LineSpec:
+    """A service line to bill: code, modifiers, place of service, charge."""
+
+    code: str
+    modifiers: tuple[str, ...] = ()
+    pos: str | None = None
+    charge: float | None = None
+
+
+@dataclass
+class WorldBuilder:
+    """Collects entities for one world; ids are unique within it and drawn from `rng`."""
+
+    rng: random.Random
+    today: date
+    payers: Sequence[Payer] = PAYERS
+    limit: float = 500.0
+    patients: dict[str, Patient] = field(default_factory=dict)
+    coverages: dict[str, Coverage] = field(default_factory=dict)
+    claims: dict[str, Claim] = field(default_factory=dict)
+    remittances: dict[str, Remittance] = field(default_factory=dict)
+    documents: dict[str, Document] = field(default_factory=dict)
+    authorizations: dict[str, Authorization] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rng = self.rng
+        self.practice = Practice(
+            name=rng.choice(PRACTICES),
+            billing_npi=make_npi(rng),
+            tax_id=f"{rng.randrange(10, 99)}{rng.randrange(1000000, 9999999)}",
+            write_off_approval_limit=self.limit,
+        )
+        names = rng.sample(CLINICIANS, 3)
+        self.clinicians = [Provider(npi=make_npi(rng), name=n, kind="individual") for n in names]
+        self._used: set[str] = set()
+
+    # -- ids, dates, money ----------------------------------------------------------------------
+    def new_id(self, prefix: str, digits: int = 5) -> str:
+        while True:
+            candidate = f"{prefix}{self.rng.randrange(10 ** (digits - 1), 10**digits)}"
+            if candidate not in self._used:
+                self._used.add(candidate)
+                return candidate
+
+    def ago(self, days: int) -> date:
+        return self.today - timedelta(days=days)
+
+    def payer(self, payer_id: str) -> Payer:
+        return next(p for p in self.payers if p.payer_id == payer_id)
+
+    # -- people ---------------------------------------------------------------------------------
+    def person(
+        self,
+        plans: Sequence[tuple[str, PayerSequence, date, date | None]],
+        *,
+        senior: bool = False,
+        last_name: str | None = None,
+        birth_date: date | None = None,
+    ) -> Patient:
+        """A patient with one coverage per plan (payer id, COB order, start, end)."""
+        rng = self.rng
+        age = rng.randrange(66, 90) if senior else rng.randrange(19, 64)
+        born = self.today - timedelta(days=age * 365 + rng.randrange(365))
+        city, state, zip3 = rng.choice(CITIES)
+        patient = Patient(
+            patient_id=self.new_id("P-"),
+            first_name=rng.choice(FIRST_NAMES),
+            last_name=last_name or rng.choice(LAST_NAMES),
+            birth_date=birth_date or born,
+            gender=rng.choice(("F", "M")),
+            address=Address(
+                line1=f"{rng.randrange(10, 990)} {rng.choice(STREETS)}",
+                city=city,
+                state=state,
+                postal_code=f"{zip3}{rng.randrange(10, 99)}",
+            ),
+        )
+        self.patients[patient.patient_id] = patient
+        for payer_id, order, start, end in plans:
+            self.cover(patient, payer_id, order, start, end)
+        return patient
+
+    def cover(
+        self, patient: Patient, payer_id: str, order: PayerSequence, start: date, end: date | None = None
+    ) -> Coverage:
+        coverage = Coverage(
+            coverage_id=self.new_id("COV-"),
+            patient_id=patient.patient_id,
+            payer_id=payer_id,
+            member_id=make_member_id(self.rng, self.payer(payer_id)),
+            group_number=f"GRP-{payer_id}-{self.rng.randrange(100, 999)}",
+            plan_name=f"{self.payer(payer_id).name} {self.rng.choice(('Gold', 'Silver', 'Standard', 'Plus'))}",
+            subscriber_first_name=patient.first_name,
+            subscriber_last_name=patient.last_name,
+            subscriber_birth_date=patient.birth_date,
+            relationship="self",
+            start_date=start,
+            end_date=end,
+            cob_order=order,
+        )
+        self.coverages[coverage.coverage_id] = coverage
+        return coverage
+
+    def lookalikes(self, patient: Patient, payer_id: str) -> None:
+        """Two other patients: one sharing the last name, one sharing the birth date."""
+        self.person([(payer_id, "primary", self.ago(900), None)], last_name=patient.last_name)
+        other_payer = self.rng.choice(("MCR", "BLUE", "ACME"))
+        self.person([(other_payer, "primary", self.ago(700), None)], birth_date=patient.birth_date)
+
+    def coverage_of(self, patient: Patient, payer_id: str) -> Coverage | None:
+        """The patient's coverage at the payer, if any."""
+        found = (
+            c
+            for c in self.coverages.values()
+            if c.patient_id == patient.patient_id and c.payer_id == payer_id
+        )
+        return next(found, None)
+
+    # -- claims and remittances -----------------------------------------------------------------
+    def claim(
+        self,
+        patient: Patient,
+        payer_id: str,
+        lines: Sequence[LineSpec],
+        dos: date,
+        *,
+        dx: Sequence[str] | None = None,
+        member_id: str | None = None,
+        rendering: str | None = None,
+        auth: str | None = None,
+        submitted: date | None = None,
+        accepted: date | None = None,
+        sequence: PayerSequence | None = None,
+    ) -> Claim:
+        """A claim as sent; `member_id` and `sequence` default to the patient's coverage there."""
+        rng = self.rng
+        procedures = [BY_CODE[spec.code] for spec in lines]
+        diagnoses = tuple(dx or dict.fromkeys(rng.choice(p.diagnoses) for p in procedures))
+        service_lines = tuple(
+            ServiceLine(
+                line_number=n,
+                procedure_code=spec.code,
+                modifiers=spec.modifiers,
+                charge=spec.charge if spec.charge is not None else float(rng.randrange(p.low, p.high)),
+                place_of_service=spec.pos or p.place_of_service,
+                service_date=dos,
+                diagnosis_pointers=(min(n, len(diagnoses)),),
+            )
+            for n, (spec, p) in enumerate(zip(lines, procedures, strict=True), start=1)
+        )
+        sent = submitted or dos + timedelta(days=rng.randrange(1, 6))
+        claim_id = self.new_id("CLM-")
+        pcn = f"{payer_id}{sent:%y%j}{rng.randrange(10000, 99999)}"
+        ack = Acknowledgment(
+            action="accepted",
+            ack_date=accepted or sent + timedelta(days=1),
+            status_category_code="A2",
+            payer_claim_control_number=pcn,
+            message="accepted into adjudication",
+        )
+        coverage = self.coverage_of(patient, payer_id)
+        member = member_id or (coverage.member_id if coverage else None)
+        if member is None:
+            raise ValueError(f"patient {patient.patient_id} has no coverage at {payer_id}; give member_id")
+        claim = Claim(
+            claim_id=claim_id,
+            patient_id=patient.patient_id,
+            payer_id=payer_id,
+            payer_sequence=sequence or (coverage.cob_order if coverage else "primary"),
+            billing_npi=self.practice.billing_npi,
+            rendering_npi=rendering or self.clinicians[0].npi,
+            patient_first_name=patient.first_name,
+            patient_last_name=patient.last_name,
+            patient_birth_date=patient.birth_date,
+            member_id=member,
+            subscriber_first_name=patient.first_name,
+            subscriber_last_name=patient.last_name,
+            payer_claim_control_number=pcn,
+            diagnosis_codes=diagnoses,
+            prior_auth_number=auth,
+            lines=service_lines,
+            submitted_date=sent,
+            status="denied",
+            acknowledgments=(ack,),
+        )
+        self.claims[claim_id] = claim
+        return claim
+
+    def remit(
+        self,
+        claim: Claim,
+        produced: date,
+        adjustments: dict[int, list[AdjSpec]],
+        remarks: dict[int, tuple[str, ...]] | None = None,
+        *,
+        paid: dict[int, float] | None = None,
+    ) -> Remittance:
+        """An 835 for the claim; a line pays its charge less its adjustments unless `paid` says."""
+        lines = []
+        for line in claim.lines:
+            adj = tuple(
+                Adjustment(group_code=g, reason_code=c, amount=a)
+                for g, c, a in adjustments.get(line.line_number, [])
+            )
+            line_paid = (paid or {}).get(line.line_number, round(line.charge - sum(a.amount for a in adj), 2))
+            lines.append(
+                RemitLine(
+                    line_number=line.line_number,
+                    procedure_code=line.procedure_code,
+                    modifiers=line.modifiers,
+                    charge=line.charge,
+                    paid=line_paid,
+                    units=line.units,
+                    service_date=line.service_date,
+                    adjustments=adj,
+                    remark_codes=(remarks or {}).get(line.line_number, ()),
+                )
+            )
+        paid_total = round(sum(x.paid for x in lines), 2)
+        patient_part = round(sum(a.amount for x in lines for a in x.adjustments if a.group_code == "PR"), 2)
+        remittance = Remittance(
+            remittance_id=self.new_id("ERA", 8),
+            claim_id=claim.claim_id,
+            payer_id=claim.payer_id,
+            payer_claim_control_number=claim.payer_claim_control_number or "",
+            claim_status_code="4" if paid_total == 0 and patient_part == 0 else "1",
+            total_charge=claim.total_charge,
+            paid_amount=paid_total,
+            patient_responsibility_amount=patient_part,
+            claim_filing_indicator=self.payer(claim.payer_id).claim_filing_indicator,
+            production_date=produced,
+            payment_method="ACH" if paid_total > 0 else "NON",
+            patient_first_name=claim.patient_first_name,
+            patient_last_name=claim.patient_last_name,
+            member_id=claim.member_id,
+            lines=tuple(lines),
+        )
+        self.remittances[remittance.remittance_id] = remittance
+        status = "denied" if paid_total == 0 and patient_part == 0 else "partially_paid"
+        if paid_total >= claim.total_charge - 0.005:
+            status = "paid"
+        self.claims[claim.claim_id] = claim.model_copy(update={"status": status})
+        return remittance
+
+    def deny(
+        self, claim: Claim, produced: date, carc: str, *, group: str = "CO", remarks: tuple[str, ...] = ()
+    ) -> Remittance:
+        """Every line denied in full with one CARC (remarks on line 1)."""
+        adjustments = {line.line_number: [(group, carc, line.charge)] for line in claim.lines}
+        return self.remit(claim, produced, adjustments, {1: remarks} if remarks else None)
+
+    # -- documents and authorizations -----------------------------------------------------------
+    def document(
+        self,
+        patient: Patient,
+        claim: Claim | None,
+        kind: DocumentKind,
+        title: str,
+        text: str,
+        *,
+        day: date | None = None,
+        signed: bool = True,
+    ) -> Document:
+        doc = Document(
+            document_id=self.new_id("DOC-"),
+            patient_id=patient.patient_id,
+            claim_id=claim.claim_id if claim else None,
+            kind=kind,
+            title=title,
+            document_date=day or (claim.first_service_date if claim else self.today),
+            signed=signed,
+            text=text,
+        )
+        self.documents[doc.document_id] = doc
+        return doc
+
+    def authorization(
+        self,
+        patient: Patient,
+        payer_id: str,
+        codes: Sequence[str],
+        dos: date,
+        *,
+        status: Literal["approved", "pended", "denied"] = "approved",
+    ) -> Authorization:
+        requested = dos - timedelta(days=self.rng.randrange(5, 20))
+        auth = Authorization(
+            auth_id=self.new_id("AUTH-", 6),
+            patient_id=patient.patient_id,
+            payer_id=payer_id,
+            procedure_codes=tuple(codes),
+            service_date=dos,
+            requested_date=requested,
+            status=status,
+            auth_number=self.new_id("PA", 6) if status == "approved" else None,
+            decision_reason="meets clinical criteria" if status == "approved" else "",
+            decision_date=requested + timedelta(days=2),
+        )
+        self.authorizations[auth.auth_id] = auth
+        return auth
+
+    def build(self) -> World:
+        providers = {p.npi: p for p in self.clinicians}
+        providers[self.practice.billing_npi] = Provider(
+            npi=self.practice.billing_npi, name=self.practice.name, kind="organization"
+        )
+        return World(
+            today=self.today,
+            practice=self.practice,
+            payers={p.payer_id: p for p in self.payers},
+            providers=providers,
+            patients=self.patients,
+            coverages=self.coverages,
+            claims=self.claims,
+            remittances=self.remittances,
+            documents=self.documents,
+            authorizations=self.authorizations,
+        )
