@@ -73,8 +73,7 @@ def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -
     config = RunnerConfig(
         max_steps=settings.max_steps,
         max_seconds=settings.max_seconds,
-        escalate_tool="escalate_to_human",
-        terminal_tools=frozenset({"close_claim"}),
+        escalate_tool="escalate_to_human",  # the rcm domain's only terminal tool, as in envs.rcm
     )
     runner = EpisodeRunner(policy or make_policy(settings), toolbox, recorders, config)
     archive = SqlEventArchive(settings.db_url)
