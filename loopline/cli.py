@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import typer
 
+from loopline.commands import bridge as bridge_cmd
+from loopline.commands import demo as demo_cmd
+from loopline.commands import envs as envs_cmd
+from loopline.commands import inspect as inspect_cmd
+from loopline.commands import sandbox as sandbox_cmd
 from loopline.commands import schemas as schemas_cmd
+from loopline.commands import stack as stack_cmd
+from loopline.commands import streams as streams_cmd
 
 app = typer.Typer(
     name="loopline",
@@ -17,7 +24,18 @@ app = typer.Typer(
     pretty_exceptions_show_locals=False,
 )
 app.add_typer(schemas_cmd.app, name="schemas")
+app.add_typer(sandbox_cmd.app, name="sandbox")
+stack_cmd.register(app)
+app.add_typer(envs_cmd.app, name="envs")
+streams_cmd.register(app)
+inspect_cmd.register(app)
+app.add_typer(bridge_cmd.app, name="bridge")
+demo_cmd.register(app)
 
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable
 from datetime import date, timedelta
 
+from adapters.rcm import World
 from envs.contract import Finish
 from envs.env import ToolEnv
 from envs.rcm.casekit import Case, Ctx, start
@@ -43,10 +44,17 @@ INSTRUCTIONS = (
 
 
 def work_item(case: Case) -> WorkItem:
-    """What the work queue shows for the claim: ids, the codes on its 835, the office's limit."""
-    world = case.world
-    claim = world.claims[case.claim_id]
-    latest = world.latest_remittance(case.claim_id)
+    """What the work queue shows for the case's claim."""
+    return work_item_for(case.world, case.claim_id)
+
+
+def work_item_for(world: World, claim_id: str) -> WorkItem:
+    """What the work queue shows for a claim: ids, the codes on its 835, the office's limit.
+
+    The same shape in training tasks and in production work queues (the demo builds its work items
+    from the sandbox's world with it)."""
+    claim = world.claims[claim_id]
+    latest = world.latest_remittance(claim_id)
     codes: list[str] = []
     if latest is not None:
         adjustments = [*latest.claim_adjustments, *(a for line in latest.lines for a in line.adjustments)]

@@ -1,0 +1,33 @@
+"""`loopline demo`: run the bridge end to end on the embedded stack and report what it captured."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+console = Console()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("demo")(demo)
+
+
+def demo(
+    state_dir: Annotated[Path, typer.Option(help="State folder of the embedded stack.")] = Path(".loopline"),
+    keep_stack: Annotated[bool, typer.Option(help="Leave a stack this demo started running.")] = False,
+    workers: Annotated[int, typer.Option(min=1, max=16, help="Episodes run at once.")] = 4,
+) -> None:
+    """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit."""
+    from loopline.demo.run import run_demo
+    from loopline.stack import StackError
+
+    try:
+        result = run_demo(console, state_dir=state_dir, keep_stack=keep_stack, workers=workers)
+    except StackError as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    if not result.audit_ok or result.archived < result.events:
+        raise typer.Exit(1)

@@ -1,0 +1,1 @@
+"""`loopline demo`: the production bridge end to end on the embedded stack."""

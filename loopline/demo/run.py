@@ -1,0 +1,216 @@
+"""`loopline demo`: the bridge end to end on the embedded stack.
+
+1. the embedded stack (Tansu on SeaweedFS, Temporal) is started, or the running one reused;
+2. the RCM sandbox serves the live system, with production faults injected;
+3. a streams worker process projects the event topic into the SQL archive and detects edge cases;
+4. the bridge API runs the reference specialist on every denied claim of the work queue, captures
+   every event (PHI tokenised) into its outbox and relays it to Kafka;
+5. the payer's later outcomes arrive through the webhook; some contradict the episode;
+6. the demo waits until the archive holds every event, then reports episodes, tool error rates,
+   edge cases, one episode's timeline and the audit of every hash chain.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+
+from adapters.rcm import seed_world
+from adapters.rcm.sandbox import SandboxConfig, create_app
+from adapters.serving import serve_in_thread
+from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
+from envs.rcm import generate_base
+from loopline.bridge_app import build_bridge
+from loopline.demo import report
+from loopline.demo.scenario import later_outcome, live_faults, training_vocabulary, work_queue
+from loopline.reference_policy import ReferencePolicy
+from loopline.settings import KafkaSettings, StackSettings
+from loopline.settings_bridge import BridgeSettings
+from loopline.stack import down, kafka_settings, up
+
+AGENT = {"Authorization": "Bearer dev-agent-token"}
+
+
+@dataclass
+class DemoResult:
+    episodes: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: int = 0
+    events: int = 0
+    archived: int = 0
+    edge_cases: int = 0
+    audit_ok: bool = False
+    seconds: float = 0.0
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=False,
+    )  # fmt: skip
+
+
+@contextmanager
+def streams_worker(
+    workdir: Path, kafka: KafkaSettings, db_url: str, topic: str, vocabulary: Path
+) -> Iterator[None]:
+    """The projector + detector as a separate process, as in production; stopped with SIGTERM."""
+    env = {
+        **os.environ,
+        "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": kafka.bootstrap_servers,
+        "LOOPLINE_KAFKA_EMBEDDED": "true" if kafka.embedded else "false",
+        "LOOPLINE_KNOWN_VOCABULARY_FILE": str(vocabulary),
+    }
+    command = [
+        sys.executable, "-m", "loopline.cli", "streams", "worker", "--db-url", db_url,
+        "--events-topic", topic, "--dlq-topic", topic.replace(".events.", ".dlq."), "--app-id", f"{topic}-streams",
+        "--loglevel", "warning",
+    ]  # fmt: skip
+    log = (workdir / "streams-worker.log").open("w")
+    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+
+
+def run_demo(console: Console, *, state_dir: Path, keep_stack: bool, workers: int = 4) -> DemoResult:
+    started = time.monotonic()
+    result = DemoResult()
+    workdir = state_dir / "demo"
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    stack_settings = StackSettings(state_dir=state_dir)
+    with console.status("starting the embedded stack (SeaweedFS, Tansu, Temporal)…"):
+        stack = up(stack_settings)
+    console.print(
+        f"stack {'reused' if stack.already_running else 'ready'} in {stack.elapsed_s:.1f} s: Kafka {stack.state.endpoints.bootstrap_servers}"
+    )
+    kafka = kafka_settings(stack.state)
+    run_id = time.strftime("%Y%m%d%H%M%S")
+    topic = f"loopline.demo{run_id}.events.v1"
+    db_url = f"sqlite:///{workdir / 'archive.db'}"
+    vocabulary = workdir / "training-vocabulary.json"
+    vocabulary.write_text(json.dumps(training_vocabulary(generate_base(seed=0))))
+    world = seed_world()
+    items = work_queue(world)
+    try:
+        sandbox = SandboxConfig(
+            db_url=f"sqlite:///{workdir / 'sandbox.db'}", reset=True, faults=live_faults()
+        )
+        with (
+            serve_in_thread(create_app(sandbox), name="rcm-sandbox") as live_url,
+            streams_worker(workdir, kafka, db_url, topic, vocabulary),
+        ):
+            console.print(
+                f"live system (RCM sandbox, faults injected) at {live_url}; streams worker → {db_url}"
+            )
+            settings = BridgeSettings(
+                state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=topic, kafka=kafka,
+                environment="dev", max_steps=40,
+            )  # fmt: skip
+            bridge = build_bridge(settings, policy=ReferencePolicy())
+            try:
+                with serve_in_thread(bridge.app(), name="bridge-api") as api:
+                    console.print(f"bridge API at {api} (OpenAPI at {api}/docs)")
+                    _run_episodes(console, api, items, result, workers)
+                    _wait_for_archive(console, bridge, db_url, result)
+                    _send_outcomes(console, api, items, result)  # reads what each episode did
+                    _wait_for_archive(console, bridge, db_url, result)
+            finally:
+                bridge.close()
+        archive = SqlEventArchive(db_url)
+        reader = SqlEpisodeReader(archive.engine)
+        result.edge_cases = len(reader.list_edge_cases(limit=1000))
+        audit = audit_archive(archive)
+        result.audit_ok = audit.ok
+        result.seconds = time.monotonic() - started
+        report.print_report(console, reader, result.episodes, audit, result)
+        (workdir / "report.json").write_text(
+            json.dumps(report.as_json(reader, result), indent=2, default=str)
+        )
+        console.print(
+            f"report written to {workdir / 'report.json'}; inspect any episode with `loopline inspect ID --db-url {db_url}`"
+        )
+    finally:
+        if not keep_stack and not stack.already_running:
+            with console.status("stopping the stack…"):
+                down(stack_settings)
+    return result
+
+
+def _run_episodes(console: Console, api: str, items: list[Any], result: DemoResult, workers: int) -> None:
+    def run(item: Any) -> dict[str, Any]:
+        with httpx.Client(base_url=api, headers=AGENT, timeout=120) as client:
+            response = client.post("/v1/episodes", json={"work_item": item.model_dump(mode="json")})
+            response.raise_for_status()
+            return {**response.json(), "item_id": item.item_id}
+
+    with _progress(console) as progress, ThreadPoolExecutor(workers) as pool:
+        task = progress.add_task("working the denial queue through the bridge", total=len(items))
+        for episode in pool.map(run, items):
+            result.episodes.append(episode)
+            progress.advance(task)
+
+
+def _send_outcomes(console: Console, api: str, items: list[Any], result: DemoResult) -> None:
+    by_id = {item.item_id: item for item in items}
+    with httpx.Client(base_url=api, headers=AGENT, timeout=30) as client:
+        for episode in result.episodes:
+            detail = client.get(f"/v1/episodes/{episode['episode_id']}")
+            calls = detail.json()["tool_calls"] if detail.status_code == 200 else []
+            succeeded = [c["tool"] for c in calls if c["outcome"] == "ok"]
+            planned = later_outcome(episode["episode_id"], by_id[episode["item_id"]], succeeded)
+            if planned is not None:
+                client.post("/v1/outcomes", json=planned.body()).raise_for_status()
+                result.outcomes += 1
+    console.print(f"{result.outcomes} later outcomes reported through the webhook")
+
+
+def _wait_for_archive(
+    console: Console, bridge: Any, db_url: str, result: DemoResult, timeout_s: float = 120
+) -> None:
+    archive = SqlEventArchive(db_url)
+    archive.create_schema()
+    deadline = time.monotonic() + timeout_s
+    with _progress(console) as progress:
+        task = progress.add_task("outbox → Kafka → projector → archive", total=result.events)
+        while time.monotonic() < deadline:
+            result.events = bridge.capture.outbox.last_pos()
+            result.archived = archive.count(source=bridge.settings.source)
+            progress.update(task, total=result.events, completed=result.archived)
+            if result.archived >= result.events:
+                break
+            time.sleep(0.5)
+    if result.archived < result.events:
+        console.print(
+            f"[yellow]the archive holds {result.archived} of {result.events} events after {timeout_s:.0f} s[/]"
+        )
+    time.sleep(2.0)  # the detector runs beside the projector; give its last findings a moment

@@ -1,0 +1,88 @@
+"""What the demo does, as data: its work queue, the live system's faults, the later outcomes.
+
+Pure: the orchestration in `loopline.demo.run` reads these and does the I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from adapters.rcm import SEED_CASES, World
+from adapters.rcm.sandbox import FaultConfig, FaultRule
+from envs.rcm.tasks import work_item_for
+from schemas import Task, WorkItem
+
+RESUBMITTING_TOOLS = frozenset({"submit_replacement_claim", "submit_appeal", "bill_other_payer"})
+
+DENIED_AGAIN: Mapping[str, tuple[str, ...]] = {"CLM-1016": ("CO-97",), "CLM-1003": ("CO-15", "N54")}
+"""Claims whose resubmission the payer denies again later: the contradiction rule should fire."""
+
+
+def work_queue(world: World) -> list[WorkItem]:
+    """One work item per denied seed claim, as the practice's work queue shows it."""
+    return [work_item_for(world, claim_id) for claim_id in SEED_CASES]
+
+
+def live_faults(seed: int = 7) -> FaultConfig:
+    """Production exceptions on demand: a flaky status endpoint, a write that times out, a 422."""
+    return FaultConfig(
+        seed=seed,
+        timeout_s=2.0,
+        rules=(
+            FaultRule(endpoint="get_claim_status", kind="http_error", status=503, rate=0.5),
+            FaultRule(endpoint="post_write_off", kind="timeout", first_n=1, delay_ms=1500, apply_write=True),
+            FaultRule(endpoint="check_eligibility", kind="http_error", status=422, first_n=1),
+            FaultRule(endpoint="get_documents", kind="latency", delay_ms=150, rate=0.3),
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class PlannedOutcome:
+    """A business outcome the payer reports later, as the webhook body."""
+
+    episode_id: str
+    kind: str
+    item_id: str
+    amount: Decimal | None
+    reason_codes: tuple[str, ...]
+
+    def body(self, observed_at: datetime | None = None) -> dict[str, Any]:
+        return {
+            "episode_id": self.episode_id,
+            "kind": self.kind,
+            "item_id": self.item_id,
+            "observed_at": (observed_at or datetime.now(UTC)).isoformat(),
+            "amount": None if self.amount is None else str(self.amount),
+            "reason_codes": list(self.reason_codes),
+        }
+
+
+def later_outcome(episode_id: str, item: WorkItem, succeeded_tools: Iterable[str]) -> PlannedOutcome | None:
+    """The payer's later answer to a resubmitted claim (paid, or denied again); None otherwise."""
+    if not RESUBMITTING_TOOLS & set(succeeded_tools):
+        return None
+    amount = Decimal(str(item.payload.get("billed_amount", 0))).quantize(Decimal("0.01"))
+    if item.item_id in DENIED_AGAIN:
+        return PlannedOutcome(episode_id, "denied", item.item_id, Decimal("0.00"), DENIED_AGAIN[item.item_id])
+    return PlannedOutcome(episode_id, "paid", item.item_id, amount, ())
+
+
+def training_vocabulary(tasks: Iterable[Task]) -> dict[str, list[str]]:
+    """Every CARC (`reason_code`) and group code the training tasks' remittances contain.
+
+    The edge-case detector flags any other code it meets in production as never seen in training.
+    """
+    seen: dict[str, set[str]] = {"reason_code": set(), "group_code": set()}
+    for task in tasks:
+        for remit in task.initial_world.get("remittances", {}).values():
+            adjustments = [*remit.get("claim_adjustments", ())]
+            adjustments += [a for line in remit.get("lines", ()) for a in line.get("adjustments", ())]
+            for adj in adjustments:
+                seen["reason_code"].add(str(adj["reason_code"]))
+                seen["group_code"].add(str(adj["group_code"]))
+    return {field: sorted(values) for field, values in seen.items()}
