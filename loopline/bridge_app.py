@@ -62,7 +62,7 @@ def token_table(settings: BridgeSettings) -> TokenTable:
 def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -> BridgeProcess:
     """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo)."""
     capture = CaptureService.open(capture_config(settings))
-    live = LiveBackend(settings.live_url)
+    live = LiveBackend(settings.live_url, timeout_s=settings.live_timeout_s)
     toolbox = Toolbox(RCM_TOOLS, live)
     args_models = {spec.name: spec.args_model for spec in RCM_TOOLS}
     snapshot = capture.redactor.snapshot_redactor(World)

@@ -50,6 +50,9 @@ class BridgeSettings(BaseSettings):
     live_url: str = Field(
         default="http://127.0.0.1:8835", description="The live system (RCM sandbox) base URL."
     )
+    live_timeout_s: float = Field(
+        default=5.0, gt=0, le=300, description="Per-request timeout against the live system."
+    )
     policy: Literal["openai", "reference"] = Field(
         default="reference", description="`openai`: a served model; `reference`: the scripted specialist."
     )

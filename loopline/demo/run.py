@@ -55,6 +55,9 @@ AGENT = {"Authorization": "Bearer dev-agent-token"}
 
 @dataclass
 class DemoResult:
+    workdir: Path
+    topic: str = ""
+    db_url: str = ""
     episodes: list[dict[str, Any]] = field(default_factory=list)
     outcomes: int = 0
     events: int = 0
@@ -102,67 +105,62 @@ def streams_worker(
 
 
 def run_demo(console: Console, *, state_dir: Path, keep_stack: bool, workers: int = 4) -> DemoResult:
-    started = time.monotonic()
-    result = DemoResult()
-    workdir = state_dir / "demo"
-    shutil.rmtree(workdir, ignore_errors=True)
-    workdir.mkdir(parents=True)
+    """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
     stack_settings = StackSettings(state_dir=state_dir)
     with console.status("starting the embedded stack (SeaweedFS, Tansu, Temporal)…"):
         stack = up(stack_settings)
-    console.print(
-        f"stack {'reused' if stack.already_running else 'ready'} in {stack.elapsed_s:.1f} s: Kafka {stack.state.endpoints.bootstrap_servers}"
-    )
-    kafka = kafka_settings(stack.state)
-    run_id = time.strftime("%Y%m%d%H%M%S")
-    topic = f"loopline.demo{run_id}.events.v1"
-    db_url = f"sqlite:///{workdir / 'archive.db'}"
-    vocabulary = workdir / "training-vocabulary.json"
-    vocabulary.write_text(json.dumps(training_vocabulary(generate_base(seed=0))))
-    world = seed_world()
-    items = work_queue(world)
+    state = "reused" if stack.already_running else f"ready in {stack.elapsed_s:.1f} s"
+    console.print(f"embedded stack {state}: Kafka {stack.state.endpoints.bootstrap_servers}")
     try:
-        sandbox = SandboxConfig(
-            db_url=f"sqlite:///{workdir / 'sandbox.db'}", reset=True, faults=live_faults()
-        )
-        with (
-            serve_in_thread(create_app(sandbox), name="rcm-sandbox") as live_url,
-            streams_worker(workdir, kafka, db_url, topic, vocabulary),
-        ):
-            console.print(
-                f"live system (RCM sandbox, faults injected) at {live_url}; streams worker → {db_url}"
-            )
-            settings = BridgeSettings(
-                state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=topic, kafka=kafka,
-                environment="dev", max_steps=40,
-            )  # fmt: skip
-            bridge = build_bridge(settings, policy=ReferencePolicy())
-            try:
-                with serve_in_thread(bridge.app(), name="bridge-api") as api:
-                    console.print(f"bridge API at {api} (OpenAPI at {api}/docs)")
-                    _run_episodes(console, api, items, result, workers)
-                    _wait_for_archive(console, bridge, db_url, result)
-                    _send_outcomes(console, api, items, result)  # reads what each episode did
-                    _wait_for_archive(console, bridge, db_url, result)
-            finally:
-                bridge.close()
-        archive = SqlEventArchive(db_url)
-        reader = SqlEpisodeReader(archive.engine)
-        result.edge_cases = len(reader.list_edge_cases(limit=1000))
-        audit = audit_archive(archive)
-        result.audit_ok = audit.ok
-        result.seconds = time.monotonic() - started
-        report.print_report(console, reader, result.episodes, audit, result)
-        (workdir / "report.json").write_text(
-            json.dumps(report.as_json(reader, result), indent=2, default=str)
-        )
-        console.print(
-            f"report written to {workdir / 'report.json'}; inspect any episode with `loopline inspect ID --db-url {db_url}`"
-        )
+        return run_pipeline(console, kafka_settings(stack.state), state_dir / "demo", workers=workers)
     finally:
         if not keep_stack and not stack.already_running:
             with console.status("stopping the stack…"):
                 down(stack_settings)
+
+
+def run_pipeline(console: Console, kafka: KafkaSettings, workdir: Path, *, workers: int = 4) -> DemoResult:
+    """The whole production path against the broker `kafka` names; files go under `workdir`."""
+    started = time.monotonic()
+    result = DemoResult(workdir=workdir)
+    shutil.rmtree(workdir, ignore_errors=True)
+    workdir.mkdir(parents=True)
+    result.topic = f"loopline.demo{time.strftime('%Y%m%d%H%M%S')}{os.getpid()}.events.v1"
+    result.db_url = db_url = f"sqlite:///{workdir / 'archive.db'}"
+    vocabulary = workdir / "training-vocabulary.json"
+    vocabulary.write_text(json.dumps(training_vocabulary(generate_base(seed=0))))
+    items = work_queue(seed_world())
+    sandbox = SandboxConfig(db_url=f"sqlite:///{workdir / 'sandbox.db'}", reset=True, faults=live_faults())
+    with (
+        serve_in_thread(create_app(sandbox), name="rcm-sandbox") as live_url,
+        streams_worker(workdir, kafka, db_url, result.topic, vocabulary),
+    ):
+        console.print(f"live system (RCM sandbox, faults injected) at {live_url}; streams worker → {db_url}")
+        settings = BridgeSettings(
+            state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
+            kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0,
+        )  # fmt: skip
+        bridge = build_bridge(settings, policy=ReferencePolicy())
+        try:
+            with serve_in_thread(bridge.app(), name="bridge-api") as api:
+                console.print(f"bridge API at {api} (OpenAPI at {api}/docs)")
+                _run_episodes(console, api, items, result, workers)
+                _wait_for_archive(console, bridge, db_url, result)
+                _send_outcomes(console, api, items, result)  # reads what each episode did
+                _wait_for_archive(console, bridge, db_url, result)
+        finally:
+            bridge.close()
+    archive = SqlEventArchive(db_url)
+    reader = SqlEpisodeReader(archive.engine)
+    result.edge_cases = len(reader.list_edge_cases(limit=1000))
+    audit = audit_archive(archive)
+    result.audit_ok = audit.ok
+    result.seconds = time.monotonic() - started
+    report.print_report(console, reader, result.episodes, audit, result)
+    (workdir / "report.json").write_text(json.dumps(report.as_json(reader, result), indent=2, default=str))
+    console.print(
+        f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
+    )
     return result
 
 

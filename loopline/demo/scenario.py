@@ -31,10 +31,11 @@ def live_faults(seed: int = 7) -> FaultConfig:
     """Production exceptions on demand: a flaky status endpoint, a write that times out, a 422."""
     return FaultConfig(
         seed=seed,
-        timeout_s=2.0,
+        timeout_s=2.0,  # a stall outlasts the bridge's 1 s live timeout (see `run_pipeline`)
         rules=(
             FaultRule(endpoint="get_claim_status", kind="http_error", status=503, rate=0.5),
-            FaultRule(endpoint="post_write_off", kind="timeout", first_n=1, delay_ms=1500, apply_write=True),
+            FaultRule(endpoint="submit_appeal", kind="http_error", status=502, first_n=1),
+            FaultRule(endpoint="post_write_off", kind="timeout", first_n=1, delay_ms=2000, apply_write=True),
             FaultRule(endpoint="check_eligibility", kind="http_error", status=422, first_n=1),
             FaultRule(endpoint="get_documents", kind="latency", delay_ms=150, rate=0.3),
         ),
@@ -72,17 +73,29 @@ def later_outcome(episode_id: str, item: WorkItem, succeeded_tools: Iterable[str
     return PlannedOutcome(episode_id, "paid", item.item_id, amount, ())
 
 
-def training_vocabulary(tasks: Iterable[Task]) -> dict[str, list[str]]:
-    """Every CARC (`reason_code`) and group code the training tasks' remittances contain.
+VOCABULARY_FIELDS = ("reason_code", "group_code")
+"""CARCs and group codes on remittances; `reason_code` also names write-off reasons."""
 
-    The edge-case detector flags any other code it meets in production as never seen in training.
+
+def training_vocabulary(tasks: Iterable[Task]) -> dict[str, list[str]]:
+    """Every value of the vocabulary fields anywhere in the training tasks (worlds and gold calls).
+
+    The edge-case detector flags any other value it meets in production as never seen in training.
     """
-    seen: dict[str, set[str]] = {"reason_code": set(), "group_code": set()}
+    seen: dict[str, set[str]] = {name: set() for name in VOCABULARY_FIELDS}
     for task in tasks:
-        for remit in task.initial_world.get("remittances", {}).values():
-            adjustments = [*remit.get("claim_adjustments", ())]
-            adjustments += [a for line in remit.get("lines", ()) for a in line.get("adjustments", ())]
-            for adj in adjustments:
-                seen["reason_code"].add(str(adj["reason_code"]))
-                seen["group_code"].add(str(adj["group_code"]))
-    return {field: sorted(values) for field, values in seen.items()}
+        _collect(task.initial_world, seen)
+        _collect([call.arguments for call in task.gold_solution], seen)
+    return {name: sorted(values) for name, values in seen.items()}
+
+
+def _collect(doc: Any, seen: dict[str, set[str]]) -> None:
+    if isinstance(doc, Mapping):
+        for key, value in doc.items():
+            if key in seen and isinstance(value, str | int) and not isinstance(value, bool):
+                seen[key].add(str(value))
+            else:
+                _collect(value, seen)
+    elif isinstance(doc, list | tuple):
+        for item in doc:
+            _collect(item, seen)
