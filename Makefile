@@ -35,7 +35,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/env_steps.py
+	$(PY) bench/baselines.py
 	$(PY) bench/capture.py
+	$(PY) bench/projector.py
 
 up: $(STAMP)
 	$(VENV)/bin/loopline up
