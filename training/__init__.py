@@ -1,0 +1,1 @@
+"""LoRA training, datasets, evaluation and policy serving (torch + peft): on the roadmap."""

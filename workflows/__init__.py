@@ -1,0 +1,1 @@
+"""Temporal workflows (promotion with expert review, improvement loop): on the roadmap."""
