@@ -1,0 +1,375 @@
+"""Benchmark of bridge.capture: what recording costs the agent, and how fast events reach Kafka.
+
+    .venv/bin/python bench/capture.py [--calls 20000] [--events 50000] [--bootstrap-servers HOST:PORT]
+
+(a) agent-side cost per tool call: a cheap simulated tool timed with and without recording
+    tool.called + tool.returned through EpisodeRecorder -> SqliteOutbox (PHI in the arguments and
+    the result), in `process` durability with the relay off and on, and in `power` durability;
+(b) throughput into the outbox (events/s) and through the relay until every delivery report is in;
+(c) plain confluent-kafka producing the same messages (same bytes) with the same settings.
+
+Without --bootstrap-servers it starts its own Tansu broker (memory storage) via loopline.stack.
+Prints a table and writes bench/results/capture.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import platform
+import secrets
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import confluent_kafka
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+
+from bridge.capture import (
+    EpisodeRecorder,
+    KafkaRelay,
+    PhiKeys,
+    PhiTokenizer,
+    PhiVault,
+    Redactor,
+    SqliteOutbox,
+)
+from loopline.stack import components
+from loopline.stack.binaries import tansu_bin
+from loopline.stack.ports import pick_free_ports
+from loopline.stack.readiness import accepts_connections
+from schemas import EpisodeChain, Event, KafkaRecord, SideEffect, ToolCall, ToolOutcome, ToolResult
+from schemas.events import ToolCalled
+from schemas.phi import phi_field
+
+RESULTS = Path(__file__).parent / "results" / "capture.json"
+CALLS_PER_EPISODE = 20
+console = Console()
+
+
+class LookupArgs(BaseModel):
+    claim_id: str
+    member_id: str = phi_field(description="Payer member id.")
+
+
+class LookupResult(BaseModel):
+    claim_id: str
+    status: str
+    patient_name: str = phi_field(description="Name on the claim.")
+    paid_amount: float
+
+
+def lookup(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The simulated tool: a cheap pure function."""
+    return {
+        "claim_id": arguments["claim_id"],
+        "status": "denied",
+        "patient_name": "Ada Lovelace",
+        "paid_amount": 0.0,
+    }
+
+
+def pct(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def control_work() -> int:
+    """A fixed slice of pure Python (about as long as recording a call), for the control samples."""
+    return sum(i * i for i in range(2000))
+
+
+def time_calls(
+    n: int, recorder_for: Callable[[int], EpisodeRecorder] | None
+) -> tuple[list[float], list[float]]:
+    """Seconds per simulated tool call (recorded when `recorder_for` is given), and seconds per
+    `control_work()` run right after each call: the control shows what the machine itself adds
+    to the tail (other processes on shared cores, interrupts) under the same conditions."""
+    samples: list[float] = []
+    control: list[float] = []
+    recorder: EpisodeRecorder | None = None
+    clock = time.perf_counter
+    for i in range(n):
+        call = ToolCall(call_id=f"c{i}", name="lookup_claim", arguments={"claim_id": f"CLM-{i // CALLS_PER_EPISODE}",
+                        "member_id": f"MBR-{i // CALLS_PER_EPISODE}"})  # fmt: skip
+        if recorder_for is not None and i % CALLS_PER_EPISODE == 0:
+            recorder = recorder_for(i // CALLS_PER_EPISODE)  # a new episode (and patient) every 20 calls
+        started = clock()
+        if recorder is not None:
+            recorder.tool_called(call, SideEffect.READ, LookupArgs)
+        result = ToolResult(
+            call_id=call.call_id, name=call.name, outcome=ToolOutcome.OK, result=lookup(call.arguments)
+        )
+        if recorder is not None:
+            recorder.tool_returned(result, LookupResult)
+        samples.append(clock() - started)
+        started = clock()
+        control_work()
+        control.append(clock() - started)
+    return samples, control
+
+
+@contextmanager
+def capture_stack(folder: Path, durability: str) -> Iterator[tuple[SqliteOutbox, Redactor]]:
+    folder.mkdir(parents=True, exist_ok=True)
+    keys = PhiKeys.from_master(secrets.token_bytes(32))
+    vault = PhiVault.open(f"sqlite:///{folder / f'vault-{durability}.db'}", keys)
+    outbox = SqliteOutbox(folder / f"outbox-{durability}.db", durability=durability)  # type: ignore[arg-type]
+    try:
+        yield outbox, Redactor(PhiTokenizer(keys, vault), "bench-tenant")
+    finally:
+        outbox.close()
+        vault.close()
+
+
+def latency(folder: Path, calls: int, durability: str, kafka: dict[str, Any] | None) -> dict[str, Any]:
+    with capture_stack(folder, durability) as (outbox, redactor):
+        make = lambda n: EpisodeRecorder(f"ep-{durability}-{n}-{uuid.uuid4().hex[:6]}", sink=outbox,  # noqa: E731
+                                         redactor=redactor, source="loopline://bench/capture")  # fmt: skip
+        time_calls(min(500, calls), make)  # warm-up: imports, caches, statement cache
+        base, _ = time_calls(calls, None)
+        relay = KafkaRelay(outbox, topic=kafka.pop("topic"), kafka_config=kafka).start() if kafka else None
+        try:
+            with_capture, control = time_calls(calls, make)
+        finally:
+            delivered = relay.close(60) if relay is not None else None
+        if delivered is False:
+            raise RuntimeError("the relay did not deliver the latency run's events within 60 s")
+    base_median = statistics.median(base)
+    cost = [s - base_median for s in with_capture]
+    return {"calls": calls, "durability": durability, "relay_running": kafka is not None,
+            "tool_median_ms": base_median * 1e3, "cost_median_ms": statistics.median(cost) * 1e3,
+            "cost_p99_ms": pct(cost, 0.99) * 1e3, "cost_p999_ms": pct(cost, 0.999) * 1e3,
+            "control_median_ms": statistics.median(control) * 1e3, "control_p99_ms": pct(control, 0.99) * 1e3,
+            "events_per_s": 2 * calls / sum(with_capture)}  # fmt: skip
+
+
+def breakdown(folder: Path, n: int = 3000) -> dict[str, float]:
+    """Median microseconds of each step of recording one tool.called event."""
+    with capture_stack(folder / "breakdown", "process") as (outbox, redactor):
+        chain = EpisodeChain(
+            f"ep-{uuid.uuid4().hex}", tenant="bench-tenant", source="loopline://bench/capture"
+        )
+        arguments = {"claim_id": "CLM-1", "member_id": "MBR-1"}
+        steps: dict[str, list[float]] = {
+            "redact_args_us": [],
+            "hash_chain_append_us": [],
+            "outbox_append_us": [],
+        }
+        clock = time.perf_counter
+        for i in range(n):
+            t0 = clock()
+            redacted = redactor.redact(LookupArgs, arguments)
+            t1 = clock()
+            call = ToolCall(call_id=f"c{i}", name="lookup_claim", arguments=redacted)
+            data = ToolCalled(call=call, side_effect=SideEffect.READ)
+            t2 = clock()
+            event = chain.append(data, subject="lookup_claim")
+            t3 = clock()
+            outbox.append(event)
+            t4 = clock()
+            steps["redact_args_us"].append(t1 - t0)
+            steps["hash_chain_append_us"].append(t3 - t2)
+            steps["outbox_append_us"].append(t4 - t3)
+    return {name: statistics.median(values) * 1e6 for name, values in steps.items()}
+
+
+def prebuilt_events(n: int) -> list[Event]:
+    events: list[Event] = []
+    chain = EpisodeChain("ep-0", tenant="bench-tenant", source="loopline://bench/capture")
+    for i in range(n):
+        if i % 40 == 0:
+            chain = EpisodeChain(
+                f"ep-{uuid.uuid4().hex}", tenant="bench-tenant", source="loopline://bench/capture"
+            )
+        call = ToolCall(
+            call_id=f"c{i}",
+            name="lookup_claim",
+            arguments={"claim_id": "CLM-1", "member_id": "phi_0123456789abcdef"},
+        )
+        events.append(
+            chain.append(ToolCalled(call=call, side_effect=SideEffect.READ), subject="lookup_claim")
+        )
+    return events
+
+
+def outbox_throughput(folder: Path, events: list[Event]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    with SqliteOutbox(folder / "tp-single.db") as outbox:
+        started = time.perf_counter()
+        for event in events:
+            outbox.append(event)
+        out["append_process_events_per_s"] = len(events) / (time.perf_counter() - started)
+    with SqliteOutbox(folder / "tp-batch.db") as outbox:
+        started = time.perf_counter()
+        for i in range(0, len(events), 500):
+            outbox.append_many(events[i : i + 500])
+        out["append_many_500_events_per_s"] = len(events) / (time.perf_counter() - started)
+    sample = events[: min(len(events), 4000)]
+    with SqliteOutbox(folder / "tp-power-1.db", durability="power") as outbox:
+        started = time.perf_counter()
+        for event in sample[:1000]:
+            outbox.append(event)
+        out["append_power_1_thread_events_per_s"] = 1000 / (time.perf_counter() - started)
+    with SqliteOutbox(folder / "tp-power-8.db", durability="power") as outbox:
+
+        def append_all(chunk: list[Event], outbox: SqliteOutbox = outbox) -> None:
+            for event in chunk:
+                outbox.append(event)
+
+        threads = [threading.Thread(target=append_all, args=(sample[i::8],)) for i in range(8)]
+        started = time.perf_counter()
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        out["append_power_8_threads_events_per_s"] = len(sample) / (time.perf_counter() - started)
+        out["power_8_threads_appends_per_fsync"] = len(sample) / outbox.commits
+    return out
+
+
+def relay_throughput(
+    folder: Path, events: list[Event], kafka: dict[str, Any], topic: str
+) -> dict[str, float]:
+    with SqliteOutbox(folder / "relay.db") as outbox:
+        for i in range(0, len(events), 500):
+            outbox.append_many(events[i : i + 500])
+        records = [row.record() for row in outbox.rows()]
+        started = time.perf_counter()
+        relay = KafkaRelay(outbox, topic=topic, kafka_config=kafka, batch_size=2000).start()
+        delivered = relay.flush(300)
+        elapsed = time.perf_counter() - started
+        relay.close(5)
+    if not delivered:
+        raise RuntimeError("the relay did not deliver everything within 300 s")
+    mean_bytes = statistics.mean(
+        len(r.value) + len(r.key) + sum(len(k) + len(v) for k, v in r.headers) for r in records
+    )
+    plain = plain_producer(records, kafka, f"{topic}-plain")
+    return {"relay_events_per_s": len(events) / elapsed, "plain_producer_msgs_per_s": plain,
+            "mean_message_bytes": mean_bytes}  # fmt: skip
+
+
+def plain_producer(records: list[KafkaRecord], kafka: dict[str, Any], topic: str) -> float:
+    """The same messages through a bare confluent-kafka producer with the relay's settings."""
+    producer = confluent_kafka.Producer({"linger.ms": 5, **kafka, "enable.idempotence": True, "acks": "all"})
+    failures: list[Any] = []
+    started = time.perf_counter()
+    for record in records:
+        headers: list[tuple[str, str | bytes | None]] = [*record.headers]
+        while True:
+            try:
+                producer.produce(topic, record.value, record.key, headers=headers,
+                                 on_delivery=lambda err, _msg: failures.append(err) if err else None)  # fmt: skip
+                break
+            except BufferError:
+                producer.poll(0.01)
+        producer.poll(0)
+    if producer.flush(300) or failures:
+        raise RuntimeError(f"plain producer left messages undelivered ({len(failures)} failed)")
+    return len(records) / (time.perf_counter() - started)
+
+
+@contextmanager
+def broker(bootstrap: str | None, folder: Path) -> Iterator[dict[str, Any]]:
+    if bootstrap:
+        yield {"bootstrap.servers": bootstrap}
+        return
+    ports = pick_free_ports(["kafka"])
+    spec = components.tansu(tansu_bin(), ports, "memory", None)
+    with (folder / "tansu.log").open("ab") as log:
+        proc = subprocess.Popen(spec.argv, env=spec.env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        while not accepts_connections(ports.kafka):
+            time.sleep(0.02)
+        yield {"bootstrap.servers": f"127.0.0.1:{ports.kafka}", "broker.address.family": "v4"}
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def render(results: dict[str, Any]) -> None:
+    table = Table(title="bridge.capture (this machine)")
+    for column in ("measurement", "value", "target"):
+        table.add_column(column)
+    for row in results["latency"]:
+        label = f"{row['durability']}, relay {'on' if row['relay_running'] else 'off'}"
+        target = row["durability"] == "process"
+        table.add_row(f"capture cost / tool call, {label}: median", f"{row['cost_median_ms']:.3f} ms",
+                      "<= 0.1 ms" if target else "")  # fmt: skip
+        table.add_row(f"capture cost / tool call, {label}: p99", f"{row['cost_p99_ms']:.3f} ms",
+                      "<= 1 ms" if target else "")  # fmt: skip
+        table.add_row("  control work in the same run: median / p99",
+                      f"{row['control_median_ms']:.3f} / {row['control_p99_ms']:.3f} ms", "")  # fmt: skip
+    table.add_row(
+        "simulated tool call alone (median)", f"{results['latency'][0]['tool_median_ms']:.4f} ms", ""
+    )
+    for key, value in results["breakdown"].items():
+        table.add_row(f"one tool.called: {key[:-3].replace('_', ' ')} (median)", f"{value:.1f} us", "")
+    for key, value in results["throughput"].items():
+        table.add_row(
+            key.replace("_", " "),
+            f"{value:,.1f}",
+            ">= 20,000/s" if key == "append_process_events_per_s" else "",
+        )
+    console.print(table)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--calls", type=int, default=20_000, help="tool calls per latency run")
+    parser.add_argument("--events", type=int, default=50_000, help="events per throughput run")
+    parser.add_argument("--bootstrap-servers", help="use this broker instead of starting Tansu")
+    parser.add_argument("--dir", type=Path, help="where the SQLite files go (default: a temp dir)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(dir=args.dir) as tmp, broker(args.bootstrap_servers, Path(tmp)) as kafka:
+        folder = Path(tmp)
+        console.print(f"[bold]capture bench[/] in {folder}; broker {kafka['bootstrap.servers']}")
+        gc.collect()
+        results: dict[str, Any] = {"latency": [], "throughput": {}}
+        for durability, relay_on, calls in (("process", False, args.calls), ("process", True, args.calls),
+                                            ("power", False, max(200, args.calls // 10))):  # fmt: skip
+            console.print(
+                f"(a) {calls} tool calls, {durability} durability, relay {'on' if relay_on else 'off'}"
+            )
+            relay_kafka = {**kafka, "topic": f"bench-latency-{uuid.uuid4().hex[:8]}"} if relay_on else None
+            results["latency"].append(latency(folder, calls, durability, relay_kafka))
+        results["breakdown"] = breakdown(folder)
+        console.print(f"(b) {args.events} prebuilt events into the outbox")
+        events = prebuilt_events(args.events)
+        results["throughput"].update(outbox_throughput(folder, events))
+        console.print(f"(b, c) {args.events} events through the relay, then a plain producer")
+        results["throughput"].update(
+            relay_throughput(folder, events, kafka, f"bench-relay-{uuid.uuid4().hex[:8]}")
+        )
+        results["throughput"]["recorder_events_per_s_process_relay_off"] = results["latency"][0][
+            "events_per_s"
+        ]
+    results["machine"] = {"python": sys.version.split()[0], "platform": platform.platform(),
+                          "cpus": __import__("os").cpu_count(), "sqlite": sqlite3.sqlite_version,
+                          "librdkafka": confluent_kafka.libversion()[0], "argv": sys.argv[1:],
+                          "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}  # fmt: skip
+    render(results)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    console.print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""`EpisodeRecorder`: what the agent runtime calls to record one episode, event by event.
+
+Each method redacts PHI (schema-driven, through the `Redactor`), appends the next event of the
+episode's hash chain (`schemas.EpisodeChain`: gap-free seq, prevhash/hash) and returns only once
+the sink holds it durably. If the sink refuses an event, the chain is rolled back, so the next event
+takes the same seq and no gap is ever written.
+
+World snapshots hold PHI just like payloads, and a snapshot has no model on the event, so the
+recorder refuses one unless it was given a `snapshot_redact` (e.g.
+`Redactor.snapshot_redactor(WorldModel)`; for synthetic worlds, an explicit identity function).
+
+Free text (model content, error messages, escalation reasons, notes) is recorded as given: the
+rule is schema-driven redaction, and these fields have no schema to drive it (docs/capture.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from bridge.capture.redactor import Redactor, SnapshotRedact
+from bridge.capture.sink import GENESIS_HEAD, EventSink, StreamHead
+from schemas import (
+    EpisodeChain,
+    Event,
+    EventData,
+    SideEffect,
+    ToolCall,
+    ToolOutcome,
+    ToolResult,
+    WorkItem,
+    new_id,
+)
+from schemas.events import (
+    EpisodeEnded,
+    EpisodeStarted,
+    Escalated,
+    HumanIntervened,
+    ModelResponded,
+    OutcomeObserved,
+    PolicyRef,
+    ToolCalled,
+    ToolFailed,
+    ToolReturned,
+)
+
+EscalationTrigger = Literal["policy", "budget", "runtime", "rule"]
+EpisodeStatus = Literal["completed", "escalated", "budget_exhausted", "failed", "aborted"]
+HumanAction = Literal["approve", "reject", "override", "takeover", "annotate"]
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware (the chain's default clock)."""
+    return datetime.now(UTC)
+
+
+class EpisodeRecorder:
+    """Records the events of one episode. Not thread-safe: one episode is worked by one thread."""
+
+    def __init__(
+        self,
+        episode_id: str,
+        *,
+        sink: EventSink,
+        redactor: Redactor,
+        source: str,
+        head: StreamHead = GENESIS_HEAD,
+        args_models: Mapping[str, type[BaseModel]] | None = None,
+        snapshot_redact: SnapshotRedact | None = None,
+        traceparent: str | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        id_factory: Callable[[], str] = new_id,
+    ) -> None:
+        self._chain = EpisodeChain(
+            episode_id,
+            tenant=redactor.tenant,
+            source=source,
+            next_seq=head.next_seq,
+            prevhash=head.prevhash,
+            clock=clock,
+            id_factory=id_factory,
+        )
+        self._sink = sink
+        self._redactor = redactor
+        self._args_models = dict(args_models or {})
+        self._snapshot_redact = snapshot_redact
+        self._traceparent = traceparent
+
+    @property
+    def episode_id(self) -> str:
+        """The episode (stream) this recorder writes."""
+        return self._chain.episode_id
+
+    @property
+    def head(self) -> StreamHead:
+        """Where the stream continues: next seq and the last event's hash."""
+        return StreamHead(self._chain.next_seq, self._chain.prevhash)
+
+    def _emit(self, data: EventData, subject: str | None = None) -> Event:
+        seq, prevhash = self._chain.next_seq, self._chain.prevhash
+        event = self._chain.append(data, subject=subject, traceparent=self._traceparent)
+        try:
+            self._sink.append(event)
+        except BaseException:
+            self._chain.next_seq, self._chain.prevhash = seq, prevhash  # no gap: reuse the seq
+            raise
+        return event
+
+    def _redact(self, model: type[BaseModel] | None, data: dict[str, Any]) -> dict[str, Any]:
+        return self._redactor.redact(model, data) if data else data
+
+    def started(
+        self,
+        work_item: WorkItem,
+        *,
+        payload_model: type[BaseModel] | None,
+        policy: PolicyRef,
+        tools: Sequence[str],
+        tools_hash: str,
+        system_prompt_hash: str,
+        max_steps: int,
+        max_seconds: float,
+        world_snapshot: dict[str, Any] | None = None,
+        task_id: str | None = None,
+    ) -> Event:
+        """Record `episode.started`: the work item (payload redacted) and the episode's set-up."""
+        if self._chain.next_seq != 0:
+            raise ValueError(
+                f"episode {self.episode_id} has already started (next seq {self._chain.next_seq})"
+            )
+        if world_snapshot is not None:
+            if self._snapshot_redact is None:
+                raise ValueError(
+                    "a world snapshot holds PHI; build the recorder with snapshot_redact "
+                    "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)"
+                )
+            world_snapshot = self._snapshot_redact(world_snapshot)
+        payload = self._redact(payload_model, work_item.payload)
+        if payload is not work_item.payload:
+            work_item = work_item.model_copy(update={"payload": payload})
+        data = EpisodeStarted(
+            work_item=work_item,
+            policy=policy,
+            tools=tuple(tools),
+            tools_hash=tools_hash,
+            system_prompt_hash=system_prompt_hash,
+            world_snapshot=world_snapshot,
+            task_id=task_id,
+            max_steps=max_steps,
+            max_seconds=max_seconds,
+        )
+        return self._emit(data, subject=work_item.item_id)
+
+    def _redact_call(self, call: ToolCall, args_model: type[BaseModel] | None) -> ToolCall:
+        arguments = self._redact(args_model, call.arguments)
+        return call if arguments is call.arguments else call.model_copy(update={"arguments": arguments})
+
+    def model_responded(self, data: ModelResponded) -> Event:
+        """Record one policy turn; the arguments of the calls it asked for are redacted by tool."""
+        calls = tuple(self._redact_call(c, self._args_models.get(c.name)) for c in data.tool_calls)
+        if any(new is not old for new, old in zip(calls, data.tool_calls, strict=True)):
+            data = data.model_copy(update={"tool_calls": calls})
+        return self._emit(data)
+
+    def tool_called(
+        self, call: ToolCall, side_effect: SideEffect | None, args_model: type[BaseModel] | None
+    ) -> Event:
+        """Record a tool call before it runs (arguments redacted by `args_model`)."""
+        return self._emit(
+            ToolCalled(call=self._redact_call(call, args_model), side_effect=side_effect), call.name
+        )
+
+    def tool_returned(self, result: ToolResult, result_model: type[BaseModel] | None) -> Event:
+        """Record an ok tool result (redacted by `result_model`)."""
+        if result.outcome is not ToolOutcome.OK or result.result is None:
+            raise ValueError(f"tool_returned needs an ok result with a value, got {result.outcome}")
+        data = ToolReturned(
+            call_id=result.call_id,
+            name=result.name,
+            result=self._redact(result_model, result.result),
+            latency_ms=result.latency_ms,
+        )
+        return self._emit(data, result.name)
+
+    def tool_failed(
+        self, result: ToolResult, attempts: int = 1, *, details_model: type[BaseModel] | None = None
+    ) -> Event:
+        """Record a failed or unknown tool result; `error.details` is redacted like any data."""
+        if result.outcome is ToolOutcome.OK or result.error is None:
+            raise ValueError("tool_failed needs a failed or unknown result with an error")
+        error = result.error
+        details = self._redact(details_model, error.details)
+        if details is not error.details:
+            error = error.model_copy(update={"details": details})
+        outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
+        data = ToolFailed(
+            call_id=result.call_id,
+            name=result.name,
+            error=error,
+            outcome=outcome,
+            attempts=attempts,
+            latency_ms=result.latency_ms,
+        )
+        return self._emit(data, result.name)
+
+    def escalated(
+        self,
+        reason: str,
+        *,
+        trigger: EscalationTrigger,
+        recommendation: str | None = None,
+        queue: str | None = None,
+    ) -> Event:
+        """Record a hand-off to a human."""
+        return self._emit(
+            Escalated(reason=reason, trigger=trigger, recommendation=recommendation, queue=queue)
+        )
+
+    def human_intervened(
+        self,
+        actor: str,
+        role: str,
+        action: HumanAction,
+        *,
+        note: str = "",
+        payload: dict[str, Any] | None = None,
+        payload_model: type[BaseModel] | None = None,
+    ) -> Event:
+        """Record what a human did (`payload` redacted by `payload_model`)."""
+        data = HumanIntervened(
+            actor=actor,
+            role=role,
+            action=action,
+            note=note,
+            payload=self._redact(payload_model, payload or {}),
+        )
+        return self._emit(data)
+
+    def ended(
+        self,
+        status: EpisodeStatus,
+        *,
+        steps: int,
+        tool_calls: int,
+        duration_ms: float,
+        final_message: str | None = None,
+        world_hash: str | None = None,
+    ) -> Event:
+        """Record `episode.ended`."""
+        data = EpisodeEnded(
+            status=status,
+            steps=steps,
+            tool_calls=tool_calls,
+            duration_ms=duration_ms,
+            final_message=final_message,
+            world_hash=world_hash,
+        )
+        return self._emit(data)
+
+    def outcome_observed(
+        self, data: OutcomeObserved, *, details_model: type[BaseModel] | None = None
+    ) -> Event:
+        """Record a later business fact about the episode's work item."""
+        details = self._redact(details_model, data.details)
+        if details is not data.details:
+            data = data.model_copy(update={"details": details})
+        return self._emit(data, data.item_id)

@@ -1,0 +1,43 @@
+"""`Redactor`: the one call the recorder makes before any data leaves for the outbox.
+
+It binds a tokenizer to a tenant and to the policy for data without a model, so the recorder never
+has to know about keys, vaults or tenants.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from bridge.capture.tokenizer import PhiTokenizer, Unmodelled
+
+SnapshotRedact = Callable[[dict[str, Any]], dict[str, Any]]
+"""Turns a world snapshot into one fit for the event log (see `Redactor.snapshot_redactor`)."""
+
+
+class Redactor:
+    """Schema-driven PHI redaction for one tenant."""
+
+    def __init__(self, tokenizer: PhiTokenizer, tenant: str, *, unmodelled: Unmodelled = "tokenize") -> None:
+        self._tokenizer = tokenizer
+        self._unmodelled: Unmodelled = unmodelled
+        self.tenant = tenant
+
+    def redact(self, model_cls: type[BaseModel] | None, data: Mapping[str, Any]) -> dict[str, Any]:
+        """`data` (JSON valid for `model_cls`) with its PHI fields tokenised.
+
+        `model_cls=None` means nobody knows which values are PHI; the policy given at construction
+        decides (by default every leaf value is tokenised). Without PHI, `data` itself may come
+        back: treat the result as read-only.
+        """
+        return self._tokenizer.tokenize(self.tenant, model_cls, data, unmodelled=self._unmodelled)
+
+    def snapshot_redactor(self, model_cls: type[BaseModel]) -> SnapshotRedact:
+        """A snapshot redactor for world states described by `model_cls` (its PHI fields marked)."""
+
+        def redact_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
+            return self.redact(model_cls, snapshot)
+
+        return redact_snapshot

@@ -1,0 +1,114 @@
+"""`CaptureService`: the outbox, vault, redactor and relay of one process, wired from a config.
+
+The composition root (`loopline/`) opens one per process and hands `service.recorder` to the
+runtime as its recorder factory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from bridge.capture.config import CaptureConfig
+from bridge.capture.keys import PhiKeys
+from bridge.capture.outbox import SqliteOutbox
+from bridge.capture.outcome import record_outcome
+from bridge.capture.recorder import EpisodeRecorder
+from bridge.capture.redactor import Redactor, SnapshotRedact
+from bridge.capture.relay import KafkaRelay
+from bridge.capture.tokenizer import PhiTokenizer
+from bridge.capture.vault import PhiVault
+from schemas import Event, new_id
+from schemas.events import OutcomeObserved
+
+
+class CaptureService:
+    """Everything capture runs in one process; close it on shutdown to drain the relay."""
+
+    def __init__(
+        self,
+        config: CaptureConfig,
+        *,
+        outbox: SqliteOutbox,
+        vault: PhiVault,
+        redactor: Redactor,
+        relay: KafkaRelay | None,
+    ) -> None:
+        self.config = config
+        self.outbox = outbox
+        self.vault = vault
+        self.redactor = redactor
+        self.relay = relay
+        self._closed: bool | None = None  # the answer of the first close()
+
+    @classmethod
+    def open(cls, config: CaptureConfig, *, start_relay: bool = True) -> CaptureService:
+        """Open the stores; start the relay when `config.kafka` is set and `start_relay`."""
+        secret = config.vault_key.get_secret_value() if config.vault_key else None
+        keys = PhiKeys.from_config(secret, environment=config.environment)  # refuses a bad key first
+        vault = PhiVault.open(config.vault_url, keys)
+        redactor = Redactor(PhiTokenizer(keys, vault), config.tenant, unmodelled=config.unmodelled)
+        outbox = SqliteOutbox(config.outbox_path, durability=config.durability)
+        relay = None
+        if config.kafka:
+            relay = KafkaRelay(
+                outbox,
+                topic=config.topic,
+                kafka_config=config.kafka,
+                retention_s=config.retention_s,
+                head_retention_s=config.head_retention_s,
+            )
+            if start_relay:
+                relay.start()
+        return cls(config, outbox=outbox, vault=vault, redactor=redactor, relay=relay)
+
+    def recorder(
+        self,
+        episode_id: str | None = None,
+        *,
+        args_models: Mapping[str, type[BaseModel]] | None = None,
+        snapshot_redact: SnapshotRedact | None = None,
+        traceparent: str | None = None,
+    ) -> EpisodeRecorder:
+        """The recorder of a new episode (a fresh UUIDv7 id when none is given)."""
+        return EpisodeRecorder(
+            episode_id or new_id(),
+            sink=self.outbox,
+            redactor=self.redactor,
+            source=self.config.source,
+            args_models=args_models,
+            snapshot_redact=snapshot_redact,
+            traceparent=traceparent,
+        )
+
+    def record_outcome(
+        self, episode_id: str, outcome: OutcomeObserved, *, details_model: type[BaseModel] | None = None
+    ) -> Event:
+        """Append `outcome.observed` to an episode recorded by this outbox."""
+        return record_outcome(
+            self.outbox,
+            episode_id,
+            outcome,
+            redactor=self.redactor,
+            source=self.config.source,
+            details_model=details_model,
+        )
+
+    def close(self, timeout: float = 10.0) -> bool:
+        """Drain the relay for up to `timeout`, then close everything; True if all was delivered.
+
+        Idempotent: a second call returns the first call's answer.
+        """
+        if self._closed is None:
+            delivered = self.relay.close(timeout) if self.relay is not None else False
+            self.outbox.close()
+            self.vault.close()
+            self._closed = delivered
+        return self._closed
+
+    def __enter__(self) -> CaptureService:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()

@@ -1,0 +1,229 @@
+"""The SQLite outbox: what it stores, in which order, how durable, how it is drained and pruned."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from bridge.capture import DeliveryMark, OutboxClosed, SqliteOutbox, StreamHead
+from bridge.capture.outbox_rows import kafka_record
+from schemas import EpisodeChain, Event, from_kafka, to_json, to_kafka, verify_chain
+from schemas.chain import hash_structured
+from schemas.events import Escalated
+from tests.schemas.strategies import events
+
+OpenOutbox = Callable[..., SqliteOutbox]
+
+
+def escalation(n: int) -> Escalated:
+    return Escalated(reason=f"reason {n}", trigger="rule")
+
+
+def chain(episode: str) -> EpisodeChain:
+    return EpisodeChain(episode, tenant="clinic-a", source="loopline://tests/capture")
+
+
+def test_a_row_holds_the_event_as_written_and_produces_its_kafka_binary_form(outbox: SqliteOutbox) -> None:
+    event = chain("ep-1").append(escalation(0), subject="CLM-1")
+    outbox.append(event)
+    [row] = outbox.rows()
+    assert row.doc == to_json(event)
+    assert row.record() == to_kafka(event)
+    assert from_kafka(row.record().value, row.record().headers) == event
+    assert (row.delivered_at, row.partition, row.offset) == (None, None, None)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(event=events())
+def test_the_stored_json_yields_exactly_what_to_kafka_makes_of_any_event(event: Event) -> None:
+    stored = json.loads(to_json(event))
+    assert kafka_record(stored) == to_kafka(event)
+    assert hash_structured(stored) == event.hash  # the stored form verifies as written
+
+
+def test_rows_keep_append_order_across_interleaved_episodes(outbox: SqliteOutbox) -> None:
+    a, b = chain("ep-a"), chain("ep-b")
+    appended = [
+        a.append(escalation(0)),
+        b.append(escalation(0)),
+        b.append(escalation(1)),
+        a.append(escalation(1)),
+    ]
+    for event in appended:
+        outbox.append(event)
+    rows = outbox.rows()
+    assert [row.event_id for row in rows] == [e.id for e in appended]
+    assert [row.pos for row in rows] == sorted(row.pos for row in rows)
+    assert [row.event_id for row in outbox.pending(0, 10)] == [e.id for e in appended]
+
+
+def test_a_reopened_outbox_has_every_event_and_resumes_the_stream(
+    open_outbox: OpenOutbox, tmp_path: Path
+) -> None:
+    c = chain("ep-1")
+    first = open_outbox(tmp_path / "o.db")
+    for i in range(5):
+        first.append(c.append(escalation(i)))
+    first.close()
+
+    second = open_outbox(tmp_path / "o.db")
+    assert second.stream_head("ep-1") == StreamHead(5, c.prevhash)
+    resumed = EpisodeChain("ep-1", tenant="clinic-a", source="s", next_seq=5, prevhash=c.prevhash)
+    second.append(resumed.append(escalation(5)))
+    assert verify_chain(second.events("ep-1")) is None
+    assert len(second.events("ep-1")) == 6
+
+
+@pytest.mark.parametrize("durability", ["process", "power"])
+def test_many_threads_append_without_loss_or_duplicates(open_outbox: OpenOutbox, durability: str) -> None:
+    outbox = open_outbox(durability=durability)
+    threads_n, per_thread = 8, 150
+    errors: list[BaseException] = []
+
+    def work(n: int) -> None:
+        try:
+            c = chain(f"ep-{n}")
+            for i in range(per_thread):
+                outbox.append(c.append(escalation(i)))
+        except BaseException as exc:  # surfaced below; a thread's exception is otherwise lost
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(threads_n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    for n in range(threads_n):
+        assert verify_chain(outbox.events(f"ep-{n}")) is None
+        assert len(outbox.events(f"ep-{n}")) == per_thread
+    assert outbox.pending_count() == threads_n * per_thread
+
+
+def test_concurrent_appenders_share_fsyncs_in_power_mode(open_outbox: OpenOutbox) -> None:
+    outbox = open_outbox(durability="power")
+    barrier = threading.Barrier(8)
+
+    def work(n: int) -> None:
+        c = chain(f"ep-{n}")
+        barrier.wait()
+        for i in range(50):
+            outbox.append(c.append(escalation(i)))
+
+    threads = [threading.Thread(target=work, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outbox.pending_count() == 400
+    # With 8 appenders waiting at once, commits must carry more than one append on average.
+    assert outbox.commits < 400
+
+
+def test_durability_modes_set_the_sqlite_pragmas_they_promise(
+    open_outbox: OpenOutbox, tmp_path: Path
+) -> None:
+    process = open_outbox(tmp_path / "a.db", durability="process")
+    power = open_outbox(tmp_path / "b.db", durability="power")
+    assert process.pragmas() == {"journal_mode": "wal", "synchronous": "NORMAL"}
+    assert power.pragmas() == {"journal_mode": "wal", "synchronous": "FULL"}
+
+
+def test_an_appended_event_is_readable_by_another_connection_at_once(outbox: SqliteOutbox) -> None:
+    # What SIGKILL-durability rests on: the commit is in the WAL file, not in a process buffer.
+    event = chain("ep-1").append(escalation(0))
+    outbox.append(event)
+    other = sqlite3.connect(outbox.path)
+    try:
+        assert other.execute("SELECT event_id FROM outbox").fetchall() == [(event.id,)]
+    finally:
+        other.close()
+
+
+def test_delivered_rows_leave_the_pending_set(outbox: SqliteOutbox) -> None:
+    c = chain("ep-1")
+    for i in range(4):
+        outbox.append(c.append(escalation(i)))
+    rows = outbox.rows()
+    outbox.mark_delivered([DeliveryMark(rows[1].pos, 2, 17, 1000.0)])
+    assert [r.pos for r in outbox.pending(0, 10)] == [rows[0].pos, rows[2].pos, rows[3].pos]
+    assert outbox.pending_count() == 3
+    assert outbox.pending_count(upto_pos=rows[1].pos) == 1
+    marked = outbox.rows("ep-1")[1]
+    assert (marked.delivered_at, marked.partition, marked.offset) == (1000.0, 2, 17)
+
+
+def test_prune_keeps_undelivered_rows_each_episodes_last_row_and_the_newest(outbox: SqliteOutbox) -> None:
+    a, b = chain("ep-a"), chain("ep-b")
+    for i in range(3):
+        outbox.append(a.append(escalation(i)))
+    outbox.append(b.append(escalation(0)))
+    outbox.append(b.append(escalation(1)))
+    rows = outbox.rows()
+    delivered = [r for r in rows if not (r.episode_id == "ep-b" and r.seq == 1)]  # ep-b#1 stays pending
+    outbox.mark_delivered([DeliveryMark(r.pos, 0, i, 100.0) for i, r in enumerate(delivered)])
+
+    assert outbox.prune(delivered_before=200.0) == 3  # ep-a#0, ep-a#1, ep-b#0
+    left = {(r.episode_id, r.seq) for r in outbox.rows()}
+    assert left == {("ep-a", 2), ("ep-b", 1)}
+    assert outbox.stream_head("ep-a") == StreamHead(3, a.prevhash)
+
+    assert outbox.prune(delivered_before=200.0, heads_before=200.0) == 1  # ep-a's head goes too
+    assert {(r.episode_id, r.seq) for r in outbox.rows()} == {("ep-b", 1)}
+
+
+def test_prune_spares_the_newest_row_so_positions_only_grow(outbox: SqliteOutbox) -> None:
+    c = chain("ep-1")
+    for i in range(3):
+        outbox.append(c.append(escalation(i)))
+    rows = outbox.rows()
+    outbox.mark_delivered([DeliveryMark(r.pos, 0, r.pos, 1.0) for r in rows])
+    outbox.prune(delivered_before=10.0, heads_before=10.0)
+    assert [r.pos for r in outbox.rows()] == [rows[-1].pos]
+    outbox.append(c.append(escalation(3)))
+    assert outbox.last_pos() == rows[-1].pos + 1
+
+
+def test_append_after_close_is_refused(open_outbox: OpenOutbox, tmp_path: Path) -> None:
+    for durability in ("process", "power"):
+        outbox = open_outbox(tmp_path / f"{durability}.db", durability=durability)
+        outbox.close()
+        with pytest.raises(OutboxClosed):
+            outbox.append(chain("ep-1").append(escalation(0)))
+
+
+def test_an_outbox_of_an_unknown_schema_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version=99")
+    conn.close()
+    with pytest.raises(RuntimeError, match="schema 99"):
+        SqliteOutbox(path)
+
+
+def largest_wal(path: Path, events: list[Event], **options: float) -> int:
+    outbox = SqliteOutbox(path, **options)  # type: ignore[arg-type]
+    try:
+        largest = 0
+        for event in events:
+            outbox.append(event)
+            largest = max(largest, path.with_name(path.name + "-wal").stat().st_size)
+        return largest
+    finally:
+        outbox.close()
+
+
+def test_the_wal_stays_bounded_under_sustained_appends(tmp_path: Path) -> None:
+    # SQLite restarts a WAL only once a checkpoint caught up with every frame, which back-to-back
+    # appends never allow; the outbox makes the checkpoint catch up under the write lock.
+    c = chain("ep-1")
+    events = [c.append(escalation(i)) for i in range(4000)]
+    unbounded = largest_wal(tmp_path / "a.db", events, checkpoint_interval_s=1e6)
+    bounded = largest_wal(tmp_path / "b.db", events, checkpoint_interval_s=0.01, wal_restart_frames=256)
+    assert bounded < unbounded / 2, (bounded, unbounded)
