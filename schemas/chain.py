@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import TypeAdapter, ValidationError
+
 from schemas.envelope import GENESIS_HASH, Event
 from schemas.ids import new_id
 from schemas.registry import EventData
@@ -42,11 +44,18 @@ def hash_event(event: Event) -> str:
     return hash_structured(event.model_dump(mode="json"))
 
 
+_TIME = TypeAdapter(datetime)
+
+
 class EpisodeChain:
     """Appends events to one stream, assigning `seq`, `prevhash` and `hash`.
 
     Pure: ids and time come from injectable factories. Resume a stream with `next_seq` and
     `prevhash` from its last stored event.
+
+    `append` is on the agent's hot path (every tool call records two events), so it validates the
+    stream's constant attributes once, here, and builds each event without re-validating what it
+    made itself; tests check every event type against the validating decoder.
     """
 
     def __init__(
@@ -60,6 +69,7 @@ class EpisodeChain:
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         id_factory: Callable[[], str] = new_id,
     ) -> None:
+        _check_stream(episode_id, tenant, source, next_seq, prevhash)
         self.episode_id = episode_id
         self.tenant = tenant
         self.source = source
@@ -77,25 +87,60 @@ class EpisodeChain:
         time: datetime | None = None,
     ) -> Event:
         """The next event of the stream, hashed and linked."""
-        draft = Event(
-            id=self._new_id(),
-            source=self.source,
-            type=data.TYPE,
-            subject=subject,
-            time=time or self._clock(),
-            dataschema=f"urn:loopline:schema:{data.TYPE}",
-            episodeid=self.episode_id,
-            seq=self.next_seq,
-            tenant=self.tenant,
-            traceparent=traceparent,
-            prevhash=self.prevhash,
-            hash=GENESIS_HASH,
-            data=data,
-        )
-        event = draft.model_copy(update={"hash": hash_event(draft)})
+        if not data.TYPE:
+            raise ValueError(f"{type(data).__name__} is not a registered event type")
+        if (subject is not None and len(subject) > 256) or (
+            traceparent is not None and len(traceparent) > 64
+        ):
+            raise ValueError("subject is limited to 256 characters and traceparent to 64")
+        when = time or self._clock()
+        if when.tzinfo is None:
+            raise ValueError("time must be timezone-aware")
+        attributes: dict[str, Any] = {
+            "specversion": "1.0",
+            "id": self._new_id(),
+            "source": self.source,
+            "type": data.TYPE,
+            "subject": subject,
+            "time": when.astimezone(UTC),
+            "datacontenttype": "application/json",
+            "dataschema": f"urn:loopline:schema:{data.TYPE}",
+            "episodeid": self.episode_id,
+            "seq": self.next_seq,
+            "tenant": self.tenant,
+            "traceparent": traceparent,
+            "prevhash": self.prevhash,
+        }
+        structured = {
+            **attributes,
+            "time": _TIME.dump_python(attributes["time"], mode="json"),
+            "data": data.model_dump(mode="json"),
+        }
+        digest = hash_structured(structured)
+        event = Event.model_construct(**attributes, hash=digest, data=data)
         self.next_seq += 1
-        self.prevhash = event.hash
+        self.prevhash = digest
         return event
+
+
+def _check_stream(episode_id: str, tenant: str, source: str, next_seq: int, prevhash: str) -> None:
+    """Validate a stream's constant attributes with the envelope's own rules, once."""
+    probe = {
+        "id": "probe", "source": source, "type": "loopline.probe.v1", "time": datetime.now(UTC),
+        "episodeid": episode_id, "seq": next_seq, "tenant": tenant, "prevhash": prevhash, "hash": GENESIS_HASH,
+    }  # fmt: skip
+    errors = [e for e in _probe_errors(probe) if e["loc"][0] != "data"]
+    if errors:
+        where = ", ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
+        raise ValueError(f"invalid stream attributes: {where}")
+
+
+def _probe_errors(probe: dict[str, Any]) -> list[Any]:
+    try:
+        Event.model_validate({**probe, "data": {}})
+    except ValidationError as exc:
+        return list(exc.errors())
+    return []
 
 
 @dataclass(frozen=True)

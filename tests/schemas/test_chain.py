@@ -66,3 +66,23 @@ def test_a_resumed_chain_continues_the_stream() -> None:
     assert later.seq == len(first)
     assert verify_chain([*first, later]) is None
     assert verify_chain([later], start_seq=later.seq) is None
+
+
+def test_a_chain_refuses_invalid_stream_attributes_up_front() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="tenant"):
+        EpisodeChain("ep-1", tenant="no spaces allowed", source="loopline://test")
+    with pytest.raises(ValueError, match="prevhash"):
+        EpisodeChain("ep-1", tenant="acme", source="loopline://test", prevhash="not-a-hash")
+    chain = EpisodeChain("ep-1", tenant="acme", source="loopline://test")
+    with pytest.raises(ValueError, match="subject"):
+        chain.append(Escalated(reason="r", trigger="rule"), subject="x" * 300)
+    assert chain.next_seq == 0  # a refused append takes no seq
+
+
+def test_appended_events_equal_what_the_validating_decoder_reads() -> None:
+    from schemas import from_json
+
+    for event in episode():
+        assert from_json(to_json(event)) == event
