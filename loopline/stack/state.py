@@ -1,0 +1,130 @@
+"""The state folder (`.loopline/` by default): where everything of one stack lives.
+
+    stack.json          the state file: mode, endpoints, ports, and a record per process
+    run/<name>.pid      one pid per process, for people and shell scripts
+    logs/<name>.log     each process's stdout and stderr
+    data/               SeaweedFS volumes (the durable broker log) and temporal.db
+    s3-credentials.json the S3 key pair shared by SeaweedFS and Tansu, made once per folder
+
+`stack.json` is the source of truth; the pid files mirror it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from loopline.settings import BrokerStorage, StackPorts
+from loopline.stack.errors import StackStateError
+from loopline.stack.processes import ProcessRecord
+
+STATE_VERSION = 1
+COMPONENTS = ("seaweedfs", "tansu", "temporal")
+
+
+class Endpoints(BaseModel):
+    """Where clients connect."""
+
+    model_config = ConfigDict(frozen=True)
+
+    bootstrap_servers: str
+    temporal_address: str
+    temporal_ui: str | None = None
+    s3: str | None = None
+
+
+class StackState(BaseModel):
+    """The content of `stack.json`."""
+
+    model_config = ConfigDict(frozen=True)
+
+    version: int = STATE_VERSION
+    mode: Literal["embedded", "external"]
+    broker_storage: BrokerStorage | None = None
+    started_at: datetime
+    endpoints: Endpoints
+    ports: StackPorts | None = None
+    processes: dict[str, ProcessRecord] = {}
+
+
+class S3Credentials(BaseModel):
+    """The key pair SeaweedFS is started with and Tansu signs with."""
+
+    access_key_id: str
+    secret_access_key: str
+
+
+class StackLayout:
+    """Paths inside one state folder."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.root = state_dir.expanduser().absolute()
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / "stack.json"
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / "data"
+
+    def pid_file(self, name: str) -> Path:
+        return self.root / "run" / f"{name}.pid"
+
+    def log_file(self, name: str) -> Path:
+        return self.root / "logs" / f"{name}.log"
+
+    def ensure(self) -> None:
+        for folder in (self.root / "run", self.root / "logs", self.data_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def read(self) -> StackState | None:
+        """The recorded stack, or None when there is none."""
+        try:
+            raw = self.state_file.read_text()
+        except FileNotFoundError:
+            return None
+        try:
+            return StackState.model_validate_json(raw)
+        except ValidationError as exc:
+            raise StackStateError(
+                f"{self.state_file} is not a Loopline state file ({exc.error_count()} errors); "
+                "stop its processes by hand and delete it"
+            ) from exc
+
+    def write(self, state: StackState) -> None:
+        """Write `stack.json` and the pid files; the rename makes a half-written state impossible."""
+        self.ensure()
+        tmp = self.state_file.with_suffix(".json.tmp")
+        tmp.write_text(state.model_dump_json(indent=2))
+        os.replace(tmp, self.state_file)
+        for name, record in state.processes.items():
+            self.pid_file(name).write_text(f"{record.pid}\n")
+
+    def clear(self) -> None:
+        """Forget the stack (after `down`); logs and data stay for the next `up`."""
+        for name in COMPONENTS:
+            self.pid_file(name).unlink(missing_ok=True)
+        self.state_file.unlink(missing_ok=True)
+
+    def stray_pid_files(self) -> list[str]:
+        """Components with a pid file but no state file: what a crashed `up` leaves behind."""
+        return [name for name in COMPONENTS if self.pid_file(name).exists()]
+
+    def s3_credentials(self) -> S3Credentials:
+        """This folder's S3 key pair, made on first use; SeaweedFS keeps the identity it was given."""
+        path = self.root / "s3-credentials.json"
+        if path.exists():
+            return S3Credentials.model_validate_json(path.read_text())
+        creds = S3Credentials(access_key_id="loopline", secret_access_key=secrets.token_hex(20))
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            json.dump(creds.model_dump(), out)
+        return creds
