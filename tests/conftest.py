@@ -122,20 +122,11 @@ def unique_topic(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def make_topic(kafka_config: dict[str, Any], unique_topic: str) -> Callable[..., str]:
     """`make_topic(name=unique_topic, partitions=1)`: create a topic (an existing one is fine)."""
-    from confluent_kafka import KafkaError, KafkaException
-    from confluent_kafka.admin import AdminClient
-    from confluent_kafka.cimpl import NewTopic
-
-    admin = AdminClient(kafka_config)
+    from loopline.topics import ensure_topics
 
     def make(name: str | None = None, partitions: int = 1) -> str:
         topic = name or unique_topic
-        for future in admin.create_topics([NewTopic(topic, partitions, 1)], request_timeout=15).values():
-            try:
-                future.result(timeout=15)
-            except KafkaException as exc:
-                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                    raise
+        ensure_topics(kafka_config, [topic], partitions=partitions)
         return topic
 
     return make

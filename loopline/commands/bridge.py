@@ -36,6 +36,15 @@ def serve(
     except ValidationError as exc:
         console.print(f"[red]error:[/] invalid bridge settings: {exc}")
         raise typer.Exit(1) from None
+    from loopline.topics import TopicError, ensure_topics
+
+    try:
+        ensure_topics(settings.kafka.client_config("admin"), [settings.events_topic], partitions=4)
+    except (TopicError, TimeoutError) as exc:
+        console.print(
+            f"[red]error:[/] {exc} (is the broker at {settings.kafka.bootstrap_servers} up? `loopline up`)"
+        )
+        raise typer.Exit(1) from None
     process = build_bridge(settings)
     console.print(
         f"bridge on http://{settings.host}:{settings.port} (OpenAPI at /docs) · live system {settings.live_url} · "

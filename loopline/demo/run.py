@@ -49,6 +49,7 @@ from loopline.reference_policy import ReferencePolicy
 from loopline.settings import KafkaSettings, StackSettings
 from loopline.settings_bridge import BridgeSettings
 from loopline.stack import down, kafka_settings, up
+from loopline.topics import ensure_topics
 
 AGENT = {"Authorization": "Bearer dev-agent-token"}
 
@@ -130,6 +131,8 @@ def run_pipeline(console: Console, kafka: KafkaSettings, workdir: Path, *, worke
     vocabulary = workdir / "training-vocabulary.json"
     vocabulary.write_text(json.dumps(training_vocabulary(generate_base(seed=0))))
     items = work_queue(seed_world())
+    dlq = result.topic.replace(".events.", ".dlq.")
+    ensure_topics(kafka.client_config("admin"), [result.topic, dlq], partitions=4)
     sandbox = SandboxConfig(db_url=f"sqlite:///{workdir / 'sandbox.db'}", reset=True, faults=live_faults())
     with (
         serve_in_thread(create_app(sandbox), name="rcm-sandbox") as live_url,

@@ -65,18 +65,15 @@ def kafka_round_trip(kafka: KafkaSettings, timeout_s: float) -> None:
     The consumer starts at the offset the delivery report gave, never at the high watermark:
     Tansu's ListOffsets(LATEST) under-reports it (design.md section 6).
     """
-    from confluent_kafka import Consumer, KafkaError, KafkaException, Producer, TopicPartition
-    from confluent_kafka.admin import AdminClient
-    from confluent_kafka.cimpl import NewTopic  # the documented confluent_kafka.admin path lacks a stub
+    from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+    from loopline.topics import TopicError, ensure_topics
 
     deadline = time.monotonic() + timeout_s
-    admin = AdminClient(_quiet(kafka.client_config("admin")))
     try:
-        for future in admin.create_topics([NewTopic(HEALTH_TOPIC, 1, 1)], request_timeout=timeout_s).values():
-            future.result(timeout=timeout_s)
-    except KafkaException as exc:
-        if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-            raise NotReady(f"cannot create {HEALTH_TOPIC}: {exc.args[0].str()}") from exc
+        ensure_topics(_quiet(kafka.client_config("admin")), [HEALTH_TOPIC], timeout_s=timeout_s)
+    except (TopicError, KafkaException, TimeoutError) as exc:
+        raise NotReady(str(exc)) from exc
 
     token = uuid.uuid4().hex.encode()
     delivered: list[tuple[Any, Any]] = []
