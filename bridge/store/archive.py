@@ -185,6 +185,10 @@ class SqlEventArchive:
             row = conn.execute(query).first()
         return (0, GENESIS_HASH) if row is None else (row.seq + 1, row.hash)
 
+    def exists(self) -> bool:
+        """Whether the archive table is there (an audit of an empty URL should say so)."""
+        return sa.inspect(self.engine).has_table(A.name)
+
     def ping(self) -> bool:
         """Whether the database answers at all (tells an outage from one poisonous event)."""
         try:

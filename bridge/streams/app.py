@@ -1,0 +1,175 @@
+"""The faust app: one factory, stateless agents, all state in SQL (design.md §6).
+
+No faust tables: their recovery reads the high watermark through ListOffsets, which the embedded
+broker (Tansu) under-reports. Agents, each a thin shell around `work.StreamWork`:
+- `projector` (events topic): archive + projections; undecodable messages go to the DLQ.
+- `detector` (events topic): edge-case rules; reports go back onto the events topic.
+- `dead-letter-detector` (DLQ topic): every dead letter is a schema-violation edge case.
+A batch is acked only after its work returned and its outputs were delivered (`pipelined`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+import faust
+from faust.types import EventT, StreamT
+from mode.types.signals import BaseSignalT
+
+from bridge.store import SqlEventArchive
+from bridge.streams.config import StreamsConfig
+from bridge.streams.deadletter import DeadLetter, RawMessage, rejected_from_headers
+from bridge.streams.decode import header_list
+from bridge.streams.offload import ProcessRunner, ThreadRunner, WorkRunner
+from bridge.streams.work import StreamWork
+from schemas.codec import to_kafka
+from schemas.envelope import Event
+
+log = logging.getLogger(__name__)
+Send = Callable[[str, bytes | None, bytes | None, Sequence[tuple[str, bytes]]], Awaitable[None]]
+
+
+def raw_message(event: EventT[Any]) -> RawMessage:
+    """A faust event as a client-neutral message."""
+    m = event.message
+    stamp = int(m.timestamp * 1000) if m.timestamp else None
+    return RawMessage(m.topic, m.partition, m.offset, m.key, m.value, header_list(m.headers), stamp)
+
+
+def raw_topic(app: faust.App, name: str) -> faust.TopicT:
+    """A topic of raw bytes: decoding (and refusing) is ours, and empty values arrive too."""
+    return app.topic(
+        name, key_type=bytes, value_type=bytes, key_serializer="raw", value_serializer="raw", allow_empty=True
+    )
+
+
+def batches(stream: Any, config: StreamsConfig) -> AsyncIterator[Sequence[EventT[Any]]]:
+    """Batches of events; `take_events` acks a batch once the loop body is done with it."""
+    batched: AsyncIterator[Sequence[EventT[Any]]] = stream.take_events(
+        config.batch_size, within=config.batch_within_s
+    )
+    return batched
+
+
+async def pipelined(
+    stream: Any, config: StreamsConfig, work: Callable[[list[RawMessage]], Awaitable[None]]
+) -> None:
+    """Gather the next batch while the previous one is worked on; ack each batch only once done.
+
+    `take_events` acks a batch as soon as the loop body returns, so each message gets one extra
+    reference first (faust commits an offset when its message's references reach zero); the
+    reference is dropped when the work, and the delivery of its outputs, finished. One batch is in
+    flight at a time, so batches finish, and offsets advance, in order.
+    """
+    pending: asyncio.Future[None] | None = None
+    try:
+        async for batch in batches(stream, config):
+            if pending is not None:
+                await pending
+            for event in batch:
+                event.message.incref()
+            pending = asyncio.ensure_future(_work_then_ack(stream, batch, work))
+        if pending is not None:
+            await pending
+    finally:
+        if pending is not None and not pending.done():
+            pending.cancel()  # shutting down: the batch was not acked, so it is consumed again
+
+
+async def _work_then_ack(
+    stream: Any, batch: Sequence[EventT[Any]], work: Callable[[list[RawMessage]], Awaitable[None]]
+) -> None:
+    await work([raw_message(e) for e in batch])
+    for event in batch:
+        await stream.ack(event)
+
+
+def _runner(config: StreamsConfig, archive: SqlEventArchive | None) -> WorkRunner:
+    if archive is not None:
+        return ThreadRunner(StreamWork(archive, config))
+    return ProcessRunner(config) if config.offload else ThreadRunner(StreamWork.from_config(config))
+
+
+def make_app(
+    config: StreamsConfig, *, archive: SqlEventArchive | None = None, send: Send | None = None
+) -> faust.App:
+    """The streaming app for `config`. `archive` and `send` are injectable for in-process tests."""
+    app = faust.App(
+        config.app_id,
+        broker=config.broker_urls,
+        store="memory://",  # no tables, so nothing is ever stored or recovered here
+        autodiscover=False,
+        datadir=config.faust_datadir,  # faust's default is `<app id>-data` in the working directory
+        topic_disable_leader=True,  # no leader topic: one less topic and group join on Tansu
+        topic_partitions=config.topic_partitions,
+        topic_replication_factor=1,
+        consumer_auto_offset_reset="earliest",
+        broker_session_timeout=config.session_timeout_s,
+        broker_heartbeat_interval=config.session_timeout_s / 3,
+        # at_least_once keeps aiokafka's producer non-idempotent: Tansu refuses InitProducerId v0.
+        processing_guarantee="at_least_once",
+        producer_acks=-1,
+        # Every effect is idempotent, so a shutdown need not wait for messages parked in a
+        # half-filled batch (it would, until killed): they are simply consumed again.
+        stream_wait_empty=False,
+        web_enabled=config.web_port is not None,
+        web_port=config.web_port or 6066,
+        web_bind="127.0.0.1",
+    )
+    runner = _runner(config, archive)
+    events_topic, dlq_topic = raw_topic(app, config.events_topic), raw_topic(app, config.dlq_topic)
+    topics = {config.events_topic: events_topic, config.dlq_topic: dlq_topic}
+
+    async def kafka_send(
+        topic: str, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes]]
+    ) -> None:
+        delivered = await topics[topic].send(key=key, value=value, headers=list(headers))
+        await delivered  # the broker's ack, before the consumed batch can be acked
+
+    out = send or kafka_send
+
+    async def publish(events: Sequence[Event]) -> None:
+        for event in events:
+            record = to_kafka(event)
+            await out(config.events_topic, record.key, record.value, record.headers)
+
+    async def dead_letter(letters: Sequence[DeadLetter]) -> None:
+        for letter in letters:
+            await out(config.dlq_topic, letter.key, letter.value, letter.headers)
+
+    if config.projector:
+
+        async def project_batch(messages: list[RawMessage]) -> None:
+            result = await runner.project(messages)
+            await dead_letter(result.dead_letters)
+
+        @app.agent(events_topic, name="projector")
+        async def project(stream: StreamT[bytes]) -> None:
+            await pipelined(stream, config, project_batch)
+
+    if config.detector:
+
+        async def detect_batch(messages: list[RawMessage]) -> None:
+            result = await runner.detect(messages)
+            await publish(result.reports)
+            await dead_letter(result.dead_letters)
+
+        @app.agent(events_topic, name="detector")
+        async def detect(stream: StreamT[bytes]) -> None:
+            await pipelined(stream, config, detect_batch)
+
+        @app.agent(dlq_topic, name="dead-letter-detector")
+        async def detect_dead_letters(stream: StreamT[bytes]) -> None:
+            async for batch in batches(stream, config):
+                rejected = [r for e in batch if (r := rejected_from_headers(e.message.headers)) is not None]
+                await publish(await runner.detect_rejected(rejected))
+
+    def close_runner(sender: Any, /, *args: Any, signal: BaseSignalT[Any], **kwargs: Any) -> None:
+        runner.close()  # child processes end with the worker
+
+    app.on_before_shutdown.connect(close_runner)
+
+    return app

@@ -1,0 +1,87 @@
+"""Configuration of the streaming app; `loopline` composes it from its settings."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from bridge.detect.config import DetectConfig
+from bridge.store.engine import validate_sql_url
+
+EVENTS_TOPIC = "loopline.events.v1"
+DLQ_TOPIC = "loopline.dlq.v1"
+
+
+class StreamsConfig(BaseModel):
+    """Everything `make_app` needs: broker, topics, database, batching and rule settings."""
+
+    model_config = ConfigDict(frozen=True)
+
+    app_id: str = Field(
+        default="loopline-streams", min_length=1, description="Faust app id = consumer group."
+    )
+    bootstrap_servers: str = Field(default="127.0.0.1:9092", description="Comma-separated host:port list.")
+    events_topic: str = Field(
+        default=EVENTS_TOPIC, description="Where every event travels; edge cases go here too."
+    )
+    dlq_topic: str = Field(
+        default=DLQ_TOPIC, description="Where undecodable or invalid messages go, with the reason."
+    )
+    topic_partitions: int = Field(default=4, ge=1, description="Partitions for topics the app has to create.")
+    db_url: str = Field(min_length=1, description="SQLAlchemy URL of the archive (SQLite or Postgres).")
+    session_timeout_s: float = Field(
+        default=6.0, gt=0, le=300, description="Consumer-group session timeout; 3-6 s on the embedded broker."
+    )
+    batch_size: int = Field(default=500, ge=1, le=50_000, description="Most messages per SQL transaction.")
+    batch_within_s: float = Field(default=0.2, gt=0, description="Longest wait to fill a batch.")
+    data_dir: Path | None = Field(
+        default=None,
+        description="Faust's data folder (it keeps nothing there: no tables); default: the temp folder, "
+        "never the working directory.",
+    )
+    web_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Faust web (metrics) port; None: off."
+    )
+    offload: bool = Field(
+        default=True,
+        description="Run batch work in child processes (one per agent kind), off the GIL of faust.",
+    )
+    projector: bool = Field(default=True, description="Run the projector agent.")
+    detector: bool = Field(default=True, description="Run the edge-case detector agents.")
+    dedup_window_s: float = Field(
+        default=3600.0, ge=0, description="Report each edge case once per this window."
+    )
+    detect: DetectConfig = Field(default_factory=DetectConfig)
+    source: str = Field(
+        default="loopline://bridge/detect", description="CloudEvents source of edge-case events."
+    )
+
+    @field_validator("db_url")
+    @classmethod
+    def _db_url(cls, value: str) -> str:
+        return validate_sql_url(value)
+
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _servers(cls, value: str) -> str:
+        hosts = [h.strip() for h in value.split(",") if h.strip()]
+        if not hosts:
+            raise ValueError("bootstrap_servers is empty")
+        return ",".join(hosts)
+
+    @property
+    def faust_datadir(self) -> Path:
+        """The data folder for faust, its parent created."""
+        folder = self.data_dir or Path(tempfile.gettempdir()) / "loopline-streams" / re.sub(
+            r"[^\w.-]", "_", self.app_id
+        )
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    @property
+    def broker_urls(self) -> list[str]:
+        """Faust's form of the bootstrap servers."""
+        return [f"kafka://{host}" for host in self.bootstrap_servers.split(",")]

@@ -1,0 +1,18 @@
+"""Run the streaming app as a worker process (what `loopline streams worker` calls)."""
+
+from __future__ import annotations
+
+import faust
+
+from bridge.store import SqlEventArchive
+from bridge.streams.app import make_app
+from bridge.streams.config import StreamsConfig
+
+
+def run_worker(config: StreamsConfig, *, loglevel: str = "info") -> None:
+    """Create the archive tables, then run the agents until SIGINT/SIGTERM (blocks)."""
+    archive = SqlEventArchive(config.db_url)
+    archive.create_schema()
+    archive.engine.dispose()  # the agents' work opens its own connections (in child processes)
+    worker = faust.Worker(make_app(config), loglevel=loglevel, quiet=True)
+    worker.execute_from_commandline()

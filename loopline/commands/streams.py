@@ -1,0 +1,183 @@
+"""`loopline streams worker`, `loopline replay`, `loopline audit verify`: the event archive's commands.
+
+Settings come from `LOOPLINE_*` variables (`loopline.settings_streams.StreamsSettings`); options
+given here override them. Heavy imports (faust, sqlmodel, confluent-kafka) happen inside commands.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from bridge.streams import StreamsConfig
+
+console = Console()
+err_console = Console(stderr=True)
+streams_app = typer.Typer(
+    help="Stream processors: projector, edge-case detector, dead letters.", no_args_is_help=True
+)
+audit_app = typer.Typer(help="Audit the event archive.", no_args_is_help=True)
+
+DbUrl = Annotated[
+    str | None, typer.Option("--db-url", help="Archive URL (default LOOPLINE_DB_URL).", show_default=False)
+]
+Servers = Annotated[
+    str | None,
+    typer.Option(
+        "--bootstrap-servers",
+        help="Kafka host:port list (default LOOPLINE_KAFKA_BOOTSTRAP_SERVERS).",
+        show_default=False,
+    ),
+]
+
+
+class ReplaySource(StrEnum):
+    archive = "archive"
+    topic = "topic"
+
+
+def register(app: typer.Typer) -> None:
+    """Add these commands to the `loopline` app."""
+    app.add_typer(streams_app, name="streams")
+    app.command("replay")(replay)
+    app.add_typer(audit_app, name="audit")
+
+
+def _fail(message: str) -> typer.Exit:
+    err_console.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(1)
+
+
+def _config(**overrides: Any) -> StreamsConfig:
+    """The streams configuration from the environment, with the given options on top."""
+    from pydantic import ValidationError
+
+    from bridge.streams import StreamsConfig
+    from loopline.settings_streams import StreamsSettings
+
+    try:
+        base = StreamsSettings().streams_config()
+        given = {key: value for key, value in overrides.items() if value is not None}
+        config = StreamsConfig.model_validate({**base.model_dump(), **given})
+    except (ValidationError, ValueError) as exc:
+        raise _fail(f"invalid settings: {exc}") from None
+    _ensure_sqlite_folder(config.db_url)
+    return config
+
+
+def _ensure_sqlite_folder(url: str) -> None:
+    # SQLite creates the file but not its folder (the default lives in .loopline/).
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and url[len(prefix) :] not in ("", ":memory:"):
+        Path(url[len(prefix) :]).parent.mkdir(parents=True, exist_ok=True)
+
+
+@streams_app.command()
+def worker(
+    db_url: DbUrl = None,
+    bootstrap_servers: Servers = None,
+    events_topic: Annotated[str | None, typer.Option(help="Event topic.", show_default=False)] = None,
+    dlq_topic: Annotated[str | None, typer.Option(help="Dead-letter topic.", show_default=False)] = None,
+    app_id: Annotated[str | None, typer.Option(help="Consumer group.", show_default=False)] = None,
+    web_port: Annotated[
+        int | None, typer.Option(help="Faust web port (default: off).", show_default=False)
+    ] = None,
+    detector: Annotated[bool, typer.Option(help="Run the edge-case detector agents.")] = True,
+    loglevel: Annotated[str, typer.Option(help="Log level.")] = "info",
+) -> None:
+    """Run the projector, edge-case detector and dead-letter agents until Ctrl-C / SIGTERM."""
+    from bridge.streams.worker import run_worker
+
+    config = _config(
+        db_url=db_url, bootstrap_servers=bootstrap_servers, events_topic=events_topic, dlq_topic=dlq_topic,
+        app_id=app_id, web_port=web_port, detector=detector,
+    )  # fmt: skip
+    console.print(f"streams worker: {config.events_topic} → {config.db_url} (DLQ {config.dlq_topic})")
+    run_worker(config, loglevel=loglevel)
+
+
+def replay(
+    source: Annotated[
+        ReplaySource, typer.Option("--from", help="Rebuild from the archive, or from the topic.")
+    ] = ReplaySource.archive,
+    db_url: DbUrl = None,
+    bootstrap_servers: Servers = None,
+    topic: Annotated[
+        str | None, typer.Option(help="Topic to read (default: the event topic).", show_default=False)
+    ] = None,
+    idle_timeout_s: Annotated[
+        float, typer.Option(help="Stop reading the topic after this long without a message.")
+    ] = 10.0,
+) -> None:
+    """Drop and rebuild every projection, from the archive or from the topic's first offset."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from bridge.store import SqlEventArchive
+
+    config = _config(db_url=db_url, bootstrap_servers=bootstrap_servers)
+    archive = SqlEventArchive(config.db_url)
+    archive.create_schema()
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        if source is ReplaySource.topic:
+            _import_topic(archive, config, topic or config.events_topic, idle_timeout_s, progress)
+        task = progress.add_task("rebuilding projections", total=archive.count())
+        result = archive.rebuild(progress=lambda n: progress.advance(task, n))
+    console.print(
+        f"projected {result.events} events"
+        + (f"; {result.skipped} no longer decode" if result.skipped else "")
+    )
+    if result.skipped:
+        console.print("run `loopline audit verify` to see which archived events were changed")
+
+
+def _import_topic(
+    archive: Any, config: StreamsConfig, topic: str, idle_timeout_s: float, progress: Any
+) -> None:
+    from confluent_kafka import KafkaException
+
+    from bridge.streams.replay import import_topic
+    from bridge.streams.topic_reader import estimate_size, read_topic
+
+    try:
+        estimate = estimate_size(config.bootstrap_servers, topic)  # ListOffsets: only for the bar
+        task = progress.add_task(f"reading {topic}", total=estimate or None)
+
+        def advance(n: int) -> None:
+            progress.advance(task, n)
+            done = progress.tasks[task].completed
+            if estimate and done > (progress.tasks[task].total or 0):
+                progress.update(task, total=done)
+
+        result = import_topic(
+            archive,
+            read_topic(config.bootstrap_servers, topic, idle_timeout_s=idle_timeout_s),
+            progress=advance,
+        )
+    except KafkaException as exc:
+        raise _fail(f"cannot read {topic} from {config.bootstrap_servers}: {exc}") from None
+    progress.console.print(
+        f"read {result.messages} messages: {result.archived} new to the archive, {result.undecodable} undecodable"
+    )
+
+
+@audit_app.command()
+def verify(db_url: DbUrl = None) -> None:
+    """Verify every stream's hash chain in the archive; name the first broken link; exit 1 on any."""
+    from bridge.store import SqlEventArchive, audit_archive
+
+    config = _config(db_url=db_url)
+    archive = SqlEventArchive(config.db_url)
+    if not archive.exists():
+        raise _fail(f"no event archive at {config.db_url} (the streams worker creates it)")
+    report = audit_archive(archive)
+    for item in report.breaks:
+        err_console.print(f"[red]broken:[/] {item}", highlight=False, soft_wrap=True)
+    if not report.ok:
+        raise _fail(f"{len(report.breaks)} of {report.streams} streams have a broken hash chain")
+    console.print(f"{report.streams} streams, {report.events} events: every hash chain is intact")
