@@ -1,8 +1,9 @@
 """The per-episode SHA-256 hash chain: build it, verify it, name the first broken link.
 
 `hash` = SHA-256 over the event's canonical JSON (every attribute but `hash`, plus `data`; sorted
-keys, no whitespace). Each event's `prevhash` is the previous event's `hash`. Hashes are computed on
-the JSON form, so stored events can be verified as written, whatever later upcasters do.
+keys, no whitespace, non-ASCII characters as JSON escapes). Each event's `prevhash` is the
+previous event's `hash`. Hashes are computed on the JSON form, so stored events can be verified as
+written, whatever later upcasters do.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ def canonical_bytes(structured: Mapping[str, Any]) -> bytes:
     """Canonical JSON of an event in structured form, without its `hash`."""
     body = {name: structured.get(name) for name in ATTRIBUTES}
     body["data"] = structured.get("data")
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    # ASCII escapes: every string (lone surrogates included) has exactly one encoding.
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
 
 
 def hash_structured(structured: Mapping[str, Any]) -> str:

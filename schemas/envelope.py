@@ -22,6 +22,8 @@ GENESIS_HASH = "0" * 64
 """`prevhash` of an episode's first event."""
 
 HASH_PATTERN = r"^[0-9a-f]{64}$"
+PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+"""No control characters (NUL cannot be stored in Postgres text; none belong in an identifier)."""
 
 
 class Event(Contract):
@@ -29,13 +31,13 @@ class Event(Contract):
 
     specversion: Literal["1.0"] = "1.0"
     """CloudEvents spec version."""
-    id: str = Field(min_length=1, max_length=64)
+    id: str = Field(min_length=1, max_length=64, pattern=PRINTABLE)
     """UUIDv7; with `source` it identifies the event for deduplication."""
-    source: str = Field(min_length=1, max_length=256)
+    source: str = Field(min_length=1, max_length=256, pattern=PRINTABLE)
     """URI-reference of the producer, e.g. `loopline://bridge/rcm`."""
     type: str = Field(min_length=1, max_length=128, pattern=r"^loopline\.[a-z_.]+\.v[0-9]+$")
     """Event type with its major version, e.g. `loopline.tool.called.v1`."""
-    subject: str | None = Field(default=None, max_length=256)
+    subject: str | None = Field(default=None, max_length=256, pattern=PRINTABLE)
     """What the event is about within the episode, e.g. a claim id or a tool name."""
     time: datetime
     """When the fact happened (UTC)."""
@@ -43,7 +45,7 @@ class Event(Contract):
     """Always JSON."""
     dataschema: str | None = Field(default=None, max_length=256)
     """URI of the JSON Schema of `data`."""
-    episodeid: str = Field(min_length=1, max_length=128)
+    episodeid: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
     """Stream id: the episode, or `task:<id>` / `adapter:<id>` for non-episode facts."""
     seq: int = Field(ge=0)
     """Position in the stream, gap-free from 0."""

@@ -111,9 +111,9 @@ class ToolCalled(EventData):
 class ToolReturned(EventData):
     """A tool call returned a result."""
 
-    call_id: str
+    call_id: str = Field(min_length=1, max_length=128)
     """The call this answers."""
-    name: str
+    name: str = Field(min_length=1, max_length=128)
     """Tool name."""
     result: dict[str, Any]
     """The result model as JSON."""
@@ -127,9 +127,9 @@ class ToolReturned(EventData):
 class ToolFailed(EventData):
     """A tool call failed, or its effect is unknown."""
 
-    call_id: str
+    call_id: str = Field(min_length=1, max_length=128)
     """The call this answers."""
-    name: str
+    name: str = Field(min_length=1, max_length=128)
     """Tool name."""
     error: ToolError
     """What went wrong, typed by where."""

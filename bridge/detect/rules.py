@@ -51,6 +51,25 @@ def tool_http_5xx(event: Event, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def live_system_rejected_valid_call(event: Event, ctx: RuleContext) -> Iterator[Finding]:
+    """The live system refused as malformed (400/422) a call that passed the tool's own schema.
+
+    That is drift between the tool definition the agent was trained on and the production API; a
+    404 or 409 is a business answer (unknown id, refused action) and not a case of its own.
+    """
+    data = event.data
+    if isinstance(data, ToolFailed) and data.error.kind == "http" and data.error.status_code in (400, 422):
+        status = data.error.status_code
+        yield _finding(
+            event,
+            "tool_failure.live_rejected",
+            "medium",
+            f"the live system rejected a schema-valid {data.name} call with HTTP {status}",
+            {"tool": data.name, "status_code": status},
+            message=data.error.message,
+        )
+
+
 def tool_timeout_or_unknown(event: Event, ctx: RuleContext) -> Iterator[Finding]:
     """A call timed out, or its effect is unknown (a write that may or may not have happened)."""
     data = event.data
@@ -221,6 +240,7 @@ def unusual_latency(event: Event, ctx: RuleContext) -> Iterator[Finding]:
 
 EVENT_RULES: tuple[Rule, ...] = (
     tool_http_5xx,
+    live_system_rejected_valid_call,
     tool_timeout_or_unknown,
     agent_validation_error,
     invalid_model_reply,

@@ -33,7 +33,7 @@ class Rejection:
 
     reason_code: str
     """Stable category: no_value, oversized, not_json, not_cloudevent, bad_header, unknown_type,
-    invalid, hash_mismatch, unhashable."""
+    invalid, hash_mismatch."""
     reason: str
     """The details, for a person."""
 
@@ -77,10 +77,7 @@ def decode_message(value: bytes | None, headers: Headers) -> Decoded | Rejection
         # Ids are identifiers, not prose: control characters in them only break stores and logs.
         if isinstance(text, str) and not text.isprintable():
             return Rejection("invalid", f"envelope attribute {name!r} contains control characters")
-    try:
-        expected = hash_structured(doc)
-    except UnicodeEncodeError as exc:  # a lone surrogate in a string: no canonical bytes exist
-        return Rejection("unhashable", f"cannot compute the hash: {exc.reason} at {exc.start}")
+    expected = hash_structured(doc)
     if doc.get("hash") != expected:
         return Rejection("hash_mismatch", f"hash {doc.get('hash')!r} does not match the content ({expected})")
     return Decoded(event, doc)

@@ -33,6 +33,16 @@ def test_a_5xx_from_the_live_system_is_a_tool_failure_edge_case_and_a_4xx_is_not
     assert _detector().evaluate(ep.failed("c2", "submit_appeal", status_code=404)) == []
 
 
+def test_a_422_from_the_live_system_for_a_schema_valid_call_is_drift() -> None:
+    ep = EpisodeBuilder()
+    (finding,) = _detector().evaluate(ep.failed("c1", "check_eligibility", status_code=422))
+    assert (finding.rule, finding.features) == (
+        "tool_failure.live_rejected",
+        {"tool": "check_eligibility", "status_code": 422},
+    )
+    assert _detector().evaluate(ep.failed("c2", "check_eligibility", status_code=409)) == []
+
+
 def test_a_timeout_is_medium_and_an_unknown_outcome_is_high() -> None:
     ep = EpisodeBuilder()
     timeout = _detector().evaluate(ep.failed("c1", "get_claim", kind="timeout", status_code=None))

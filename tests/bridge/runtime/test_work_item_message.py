@@ -20,5 +20,9 @@ def test_a_work_item_message_reads_back_to_the_same_item() -> None:
 def test_other_messages_are_not_work_items() -> None:
     assert read_work_item_message({"role": "assistant", "content": "Work item X (a / b):\n{}"}) is None
     assert read_work_item_message({"role": "user", "content": "hello"}) is None
-    assert read_work_item_message({"role": "user", "content": "x\n\nWork item A (rcm / denial):\n[1]"}) is None
-    assert read_work_item_message({"role": "user", "content": "x\n\nWork item A (rcm / denial):\n{bad"}) is None
+    assert (
+        read_work_item_message({"role": "user", "content": "x\n\nWork item A (rcm / denial):\n[1]"}) is None
+    )
+    assert (
+        read_work_item_message({"role": "user", "content": "x\n\nWork item A (rcm / denial):\n{bad"}) is None
+    )
