@@ -106,7 +106,9 @@ def _process(record: ProcessRecord) -> psutil.Process | None:
             _reap(record.pid)
             return None
         same_start = abs(proc.create_time() - record.create_time) <= _CREATE_TIME_TOLERANCE_S
-        if not same_start or proc.cmdline() != record.argv:
+        # A process tearing down has an empty cmdline before it becomes a zombie: still ours.
+        cmdline = proc.cmdline()
+        if not same_start or (cmdline and cmdline != record.argv):
             return None
         return proc
     except (psutil.NoSuchProcess, psutil.AccessDenied):
