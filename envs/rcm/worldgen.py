@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Literal
 
+from adapters.rcm.era import AdjSpec, build_remittance
 from adapters.rcm.models import (
     Acknowledgment,
     Address,
-    Adjustment,
     Claim,
     Coverage,
     Document,
@@ -27,7 +27,6 @@ from adapters.rcm.models import (
     PayerSequence,
     Practice,
     Provider,
-    RemitLine,
     Remittance,
     ServiceLine,
 )
@@ -37,7 +36,6 @@ from envs.rcm.vocab import BY_CODE, CITIES, CLINICIANS, FIRST_NAMES, LAST_NAMES,
 from envs.rcm.vocab import member_id as make_member_id
 from envs.rcm.vocab import npi as make_npi
 
-AdjSpec = tuple[str, str, float]
 """(group code, CARC, amount) of one CAS adjustment."""
 
 
@@ -240,45 +238,16 @@ class WorldBuilder:
         paid: dict[int, float] | None = None,
     ) -> Remittance:
         """An 835 for the claim; a line pays its charge less its adjustments unless `paid` says."""
-        lines = []
-        for line in claim.lines:
-            adj = tuple(
-                Adjustment(group_code=g, reason_code=c, amount=a)
-                for g, c, a in adjustments.get(line.line_number, [])
-            )
-            line_paid = (paid or {}).get(line.line_number, round(line.charge - sum(a.amount for a in adj), 2))
-            lines.append(
-                RemitLine(
-                    line_number=line.line_number,
-                    procedure_code=line.procedure_code,
-                    modifiers=line.modifiers,
-                    charge=line.charge,
-                    paid=line_paid,
-                    units=line.units,
-                    service_date=line.service_date,
-                    adjustments=adj,
-                    remark_codes=(remarks or {}).get(line.line_number, ()),
-                )
-            )
-        paid_total = round(sum(x.paid for x in lines), 2)
-        patient_part = round(sum(a.amount for x in lines for a in x.adjustments if a.group_code == "PR"), 2)
-        remittance = Remittance(
+        remittance = build_remittance(
+            claim,
             remittance_id=self.new_id("ERA", 8),
-            claim_id=claim.claim_id,
-            payer_id=claim.payer_id,
-            payer_claim_control_number=claim.payer_claim_control_number or "",
-            claim_status_code="4" if paid_total == 0 and patient_part == 0 else "1",
-            total_charge=claim.total_charge,
-            paid_amount=paid_total,
-            patient_responsibility_amount=patient_part,
-            claim_filing_indicator=self.payer(claim.payer_id).claim_filing_indicator,
-            production_date=produced,
-            payment_method="ACH" if paid_total > 0 else "NON",
-            patient_first_name=claim.patient_first_name,
-            patient_last_name=claim.patient_last_name,
-            member_id=claim.member_id,
-            lines=tuple(lines),
+            produced=produced,
+            filing_indicator=self.payer(claim.payer_id).claim_filing_indicator,
+            adjustments=adjustments,
+            remarks=remarks,
+            paid=paid,
         )
+        paid_total, patient_part = remittance.paid_amount, remittance.patient_responsibility_amount
         self.remittances[remittance.remittance_id] = remittance
         status = "denied" if paid_total == 0 and patient_part == 0 else "partially_paid"
         if paid_total >= claim.total_charge - 0.005:

@@ -2,40 +2,24 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import httpx
-import uvicorn
 
 from adapters.rcm.models import PayerRules, Practice
 from adapters.rcm.sandbox.app import create_app
 from adapters.rcm.sandbox.config import FaultConfig, SandboxConfig
 from adapters.rcm.world import World
+from adapters.serving import serve_in_thread as serve_app_in_thread
 
 
 @contextmanager
 def serve_in_thread(config: SandboxConfig, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
     """Serve the sandbox with uvicorn on `host` (a free port when 0); yields the base URL."""
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(config), host=host, port=port, log_level="warning", lifespan="off")
-    )
-    thread = threading.Thread(target=server.run, name="rcm-sandbox", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the sandbox server did not start")
-        time.sleep(0.01)
-    bound = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://{host}:{bound}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with serve_app_in_thread(create_app(config), host, port, name="rcm-sandbox") as url:
+        yield url
 
 
 class SandboxAdmin:

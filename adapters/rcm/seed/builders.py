@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from adapters.rcm.era import AdjSpec, build_remittance
 from adapters.rcm.models import (
     Acknowledgment,
-    Adjustment,
     Claim,
     ClaimStatus,
     Document,
     DocumentKind,
-    RemitLine,
     Remittance,
     ServiceLine,
 )
@@ -80,49 +79,17 @@ def claim(
 def remit(
     claim: Claim,
     produced: date,
-    adjustments: dict[int, list[tuple[str, str, float]]],
+    adjustments: dict[int, list[AdjSpec]],
     remarks: dict[int, tuple[str, ...]] | None = None,
 ) -> Remittance:
     payer = next(p for p in PAYERS if p.payer_id == claim.payer_id)
-    lines = []
-    for line in claim.lines:
-        adj = tuple(
-            Adjustment(group_code=g, reason_code=c, amount=a)
-            for g, c, a in adjustments.get(line.line_number, [])
-        )
-        paid = round(line.charge - sum(a.amount for a in adj), 2)
-        lines.append(
-            RemitLine(
-                line_number=line.line_number,
-                procedure_code=line.procedure_code,
-                modifiers=line.modifiers,
-                charge=line.charge,
-                paid=paid,
-                units=line.units,
-                service_date=line.service_date,
-                adjustments=adj,
-                remark_codes=(remarks or {}).get(line.line_number, ()),
-            )
-        )
-    paid_total = round(sum(x.paid for x in lines), 2)
-    patient = round(sum(a.amount for x in lines for a in x.adjustments if a.group_code == "PR"), 2)
-    status = "4" if paid_total == 0 and patient == 0 else "1"
-    return Remittance(
+    return build_remittance(
+        claim,
         remittance_id=f"ERA{claim.claim_id[-4:]}{produced:%m%d}",
-        claim_id=claim.claim_id,
-        payer_id=claim.payer_id,
-        payer_claim_control_number=claim.payer_claim_control_number or "",
-        claim_status_code=status,
-        total_charge=claim.total_charge,
-        paid_amount=paid_total,
-        patient_responsibility_amount=patient,
-        claim_filing_indicator=payer.claim_filing_indicator,
-        production_date=produced,
-        payment_method="ACH" if paid_total > 0 else "NON",
-        patient_first_name=claim.patient_first_name,
-        patient_last_name=claim.patient_last_name,
-        member_id=claim.member_id,
-        lines=tuple(lines),
+        produced=produced,
+        filing_indicator=payer.claim_filing_indicator,
+        adjustments=adjustments,
+        remarks=remarks,
     )
 
 
