@@ -8,7 +8,7 @@ identity is the change test). A restarted sandbox on the same file resumes the s
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
@@ -16,22 +16,9 @@ from sqlalchemy.orm import registry
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Field, Session, SQLModel, create_engine, delete, select
 
-from adapters.rcm.world import World
+from adapters.rcm.world import Collection, World
 
-COLLECTIONS = (
-    "payers",
-    "providers",
-    "patients",
-    "coverages",
-    "claims",
-    "remittances",
-    "documents",
-    "authorizations",
-    "appeals",
-    "write_offs",
-    "patient_transfers",
-    "escalations",
-)
+COLLECTIONS: tuple[str, ...] = get_args(Collection)
 META = ("today", "practice", "violations", "counters")
 
 
