@@ -35,6 +35,8 @@ from schemas import ToolResult, new_id
 from schemas.events import OutcomeObserved, PolicyRef
 
 MAX_BODY_BYTES = 1_000_000
+MAX_REMEMBERED_RUNS = 10_000
+"""Runs `GET /v1/runs/{id}` can answer from memory; the archive holds every episode for good."""
 PathId = str
 AGENT = Depends(require(Role.AGENT))
 READER = Depends(require(Role.REVIEWER, Role.AGENT))
@@ -86,6 +88,9 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
         )
         with runs_lock:
             runs[episode_id] = future
+            if len(runs) > MAX_REMEMBERED_RUNS:  # forget the oldest finished runs (dicts keep order)
+                for old in [key for key, f in runs.items() if f.done()][: len(runs) - MAX_REMEMBERED_RUNS]:
+                    del runs[old]
         if not body.wait:
             return JSONResponse(
                 EpisodeRun(episode_id=episode_id, status="running").model_dump(), status_code=202

@@ -148,3 +148,15 @@ def test_bad_requests_get_4xx_with_a_message(bridge: Bridge) -> None:
     assert huge.status_code == 413
     missing = agent.post("/v1/gateway/episodes/nope/calls", json={"name": "get_claim"})
     assert missing.status_code == 404 and "no open gateway episode" in missing.json()["detail"]
+
+
+def test_the_process_remembers_a_bounded_number_of_runs(
+    bridge: Bridge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import bridge.api.app as app_module
+
+    monkeypatch.setattr(app_module, "MAX_REMEMBERED_RUNS", 2)
+    agent = bridge.client("agent-token")
+    ids = [agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).json()["episode_id"] for _ in range(3)]
+    assert agent.get(f"/v1/runs/{ids[0]}").status_code == 404
+    assert [agent.get(f"/v1/runs/{i}").json()["status"] for i in ids[1:]] == ["completed", "completed"]
