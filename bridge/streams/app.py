@@ -115,6 +115,10 @@ def make_app(
         # Every effect is idempotent, so a shutdown need not wait for messages parked in a
         # half-filled batch (it would, until killed): they are simply consumed again.
         stream_wait_empty=False,
+        # Fewer, larger fetches: per-message cost is faust's, so amortise the per-poll part.
+        broker_max_poll_records=2000,
+        consumer_max_fetch_size=8 * 1024 * 1024,
+        stream_buffer_maxsize=16384,
         web_enabled=config.web_port is not None,
         web_port=config.web_port or 6066,
         web_bind="127.0.0.1",
