@@ -21,7 +21,6 @@ import platform
 import secrets
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -46,10 +45,7 @@ from bridge.capture import (
     Redactor,
     SqliteOutbox,
 )
-from loopline.stack import components
-from loopline.stack.binaries import tansu_bin
-from loopline.stack.ports import pick_free_ports
-from loopline.stack.readiness import accepts_connections
+from loopline.stack.scratch import scratch_broker
 from schemas import EpisodeChain, Event, KafkaRecord, SideEffect, ToolCall, ToolOutcome, ToolResult
 from schemas.events import ToolCalled
 from schemas.phi import phi_field
@@ -287,17 +283,8 @@ def broker(bootstrap: str | None, folder: Path) -> Iterator[dict[str, Any]]:
     if bootstrap:
         yield {"bootstrap.servers": bootstrap}
         return
-    ports = pick_free_ports(["kafka"])
-    spec = components.tansu(tansu_bin(), ports, "memory", None)
-    with (folder / "tansu.log").open("ab") as log:
-        proc = subprocess.Popen(spec.argv, env=spec.env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        while not accepts_connections(ports.kafka):
-            time.sleep(0.02)
-        yield {"bootstrap.servers": f"127.0.0.1:{ports.kafka}", "broker.address.family": "v4"}
-    finally:
-        proc.kill()
-        proc.wait()
+    with scratch_broker(folder) as scratch:
+        yield scratch.config()
 
 
 def render(results: dict[str, Any]) -> None:

@@ -43,10 +43,7 @@ from bridge.store.tables import ARCHIVE_TABLE, PROJECTION_TABLES
 from bridge.streams.deadletter import RawMessage
 from bridge.streams.decode import header_list
 from bridge.streams.projector import Projector
-from loopline.stack import components
-from loopline.stack.binaries import tansu_bin
-from loopline.stack.ports import pick_free_ports
-from loopline.stack.readiness import accepts_connections
+from loopline.stack.scratch import scratch_broker
 from schemas import EpisodeChain, ToolCall, WorkItem, to_kafka
 from schemas.events import (
     EpisodeEnded,
@@ -91,17 +88,8 @@ def broker(bootstrap: str | None, folder: Path) -> Iterator[str]:
     if bootstrap:
         yield bootstrap
         return
-    ports = pick_free_ports(["kafka"])
-    spec = components.tansu(tansu_bin(), ports, "memory", None)
-    with (folder / "tansu.log").open("ab") as log:
-        proc = subprocess.Popen(spec.argv, env=spec.env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        while not accepts_connections(ports.kafka):
-            time.sleep(0.02)
-        yield f"127.0.0.1:{ports.kafka}"
-    finally:
-        proc.kill()
-        proc.wait()
+    with scratch_broker(folder) as scratch:
+        yield scratch.bootstrap_servers
 
 
 def produce(bootstrap: str, topic: str, episodes: int, partitions: int) -> int:

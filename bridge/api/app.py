@@ -7,7 +7,6 @@ may do everything and is the only role that can reveal PHI. OpenAPI at `/openapi
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import Future
 from typing import Any
 
@@ -32,7 +31,7 @@ from bridge.api.sessions import GatewaySessions, SessionError
 from bridge.runtime import EpisodeResult
 from bridge.store.views import EdgeCaseView, EpisodeDetail, EpisodeSummary, StoredEvent, ToolErrorRate
 from schemas import ToolResult, new_id
-from schemas.events import OutcomeObserved, PolicyRef
+from schemas.events import OutcomeObserved
 
 MAX_BODY_BYTES = 1_000_000
 MAX_REMEMBERED_RUNS = 10_000
@@ -112,17 +111,13 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     def open_gateway_episode(body: OpenGatewayEpisode) -> GatewayEpisode:
         """Open an episode whose tool calls an external agent sends through the bridge."""
         episode_id = new_id()
-        recorder = services.recorders(episode_id)
-        sessions.open(episode_id, recorder, body.max_steps)
-        recorder.started(
+        sessions.open(
+            episode_id,
+            services.recorders(episode_id),
             body.work_item,
-            payload_model=services.payload_model,
-            policy=PolicyRef(model=body.model, route="champion"),
-            tools=list(services.toolbox.names),
-            tools_hash=services.toolbox.tools_hash(),
-            system_prompt_hash="external",
+            model=body.model,
             max_steps=body.max_steps,
-            max_seconds=86_400.0,
+            payload_model=services.payload_model,
         )
         return GatewayEpisode(episode_id=episode_id, tools=services.toolbox.openai_tools())
 
@@ -144,11 +139,9 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     )
     def gateway_escalate(episode_id: PathId, body: GatewayEscalation) -> Recorded:
         """Hand the episode to a human."""
-        session = sessions.get(episode_id)
-        with session.lock:
-            event = session.recorder.escalated(
-                body.reason, trigger="policy", recommendation=body.recommendation, queue=body.queue
-            )
+        event = sessions.escalate(
+            episode_id, body.reason, recommendation=body.recommendation, queue=body.queue
+        )
         return Recorded(event_id=event.id, seq=event.seq)
 
     @app.post(
@@ -159,15 +152,7 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     )
     def gateway_close(episode_id: PathId, body: CloseGatewayEpisode) -> Recorded:
         """End the episode."""
-        session = sessions.pop(episode_id)
-        with session.lock:
-            event = session.recorder.ended(
-                body.status,
-                steps=session.calls,
-                tool_calls=session.calls,
-                duration_ms=(time.monotonic() - session.opened) * 1000,
-                final_message=body.final_message,
-            )
+        event = sessions.close(episode_id, body.status, final_message=body.final_message)
         return Recorded(event_id=event.id, seq=event.seq)
 
     @app.post(

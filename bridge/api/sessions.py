@@ -11,10 +11,16 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from adapters import Toolbox
-from bridge.runtime.recorder import Recorder
-from schemas import ToolCall, ToolOutcome, ToolResult, new_id
+from bridge.runtime.recorder import EpisodeStatus, Recorder
+from schemas import Event, ToolCall, ToolOutcome, ToolResult, WorkItem, new_id
+from schemas.events import PolicyRef
 from schemas.tools import ToolError
+
+GATEWAY_MAX_SECONDS = 86_400.0
+"""Recorded wall-time budget of a gateway episode: the external framework enforces its own."""
 
 
 class SessionError(Exception):
@@ -43,13 +49,34 @@ class GatewaySessions:
         self._sessions: dict[str, GatewaySession] = {}
         self._lock = threading.Lock()
 
-    def open(self, episode_id: str, recorder: Recorder, max_steps: int) -> GatewaySession:
+    def open(
+        self,
+        episode_id: str,
+        recorder: Recorder,
+        work_item: WorkItem,
+        *,
+        model: str,
+        max_steps: int,
+        payload_model: type[BaseModel] | None = None,
+    ) -> GatewaySession:
+        """Start recording an episode an external agent works (its policy is `model`)."""
         with self._lock:
             if len(self._sessions) >= self.max_open:
                 raise SessionError(429, f"{self.max_open} gateway episodes are open; close some first")
             session = GatewaySession(recorder, max_steps)
             self._sessions[episode_id] = session
-            return session
+        with session.lock:
+            recorder.started(
+                work_item,
+                payload_model=payload_model,
+                policy=PolicyRef(model=model, route="champion"),
+                tools=list(self.toolbox.names),
+                tools_hash=self.toolbox.tools_hash(),
+                system_prompt_hash="external",  # the external framework owns its prompt
+                max_steps=max_steps,
+                max_seconds=GATEWAY_MAX_SECONDS,
+            )
+        return session
 
     def get(self, episode_id: str) -> GatewaySession:
         with self._lock:
@@ -64,6 +91,28 @@ class GatewaySessions:
         if session is None:
             raise SessionError(404, f"no open gateway episode {episode_id!r}")
         return session
+
+    def escalate(
+        self, episode_id: str, reason: str, *, recommendation: str | None, queue: str | None
+    ) -> Event:
+        """Record that the external agent handed the episode to a human."""
+        session = self.get(episode_id)
+        with session.lock:
+            return session.recorder.escalated(
+                reason, trigger="policy", recommendation=recommendation, queue=queue
+            )
+
+    def close(self, episode_id: str, status: EpisodeStatus, *, final_message: str | None) -> Event:
+        """Record the end of the episode and forget it."""
+        session = self.pop(episode_id)
+        with session.lock:
+            return session.recorder.ended(
+                status,
+                steps=session.calls,
+                tool_calls=session.calls,
+                duration_ms=(time.monotonic() - session.opened) * 1000,
+                final_message=final_message,
+            )
 
     def call(self, episode_id: str, name: str, arguments: dict[str, Any], call_id: str | None) -> ToolResult:
         """Record, execute and record the result of one call."""

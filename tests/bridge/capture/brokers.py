@@ -5,64 +5,22 @@ The shared session broker cannot be stopped by one test, so outage tests start t
 
 from __future__ import annotations
 
-import subprocess
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from confluent_kafka import Consumer, KafkaError, KafkaException, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic  # type: ignore[attr-defined]
+from confluent_kafka import Consumer, TopicPartition
 
-from loopline.stack import components
-from loopline.stack.binaries import tansu_bin
-from loopline.stack.ports import pick_free_ports
-from loopline.stack.readiness import accepts_connections
+from loopline.stack.scratch import ScratchBroker
+from loopline.topics import ensure_topics
 
-
-class PrivateBroker:
-    """One Tansu process on a fixed free port; `kill` is SIGKILL, `start` comes back on the same port."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.ports = pick_free_ports(["kafka"])
-        self._proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def bootstrap_servers(self) -> str:
-        return f"127.0.0.1:{self.ports.kafka}"
-
-    def config(self) -> dict[str, Any]:
-        return {"bootstrap.servers": self.bootstrap_servers, "broker.address.family": "v4"}
-
-    def start(self, timeout_s: float = 10.0) -> None:
-        spec = components.tansu(tansu_bin(), self.ports, "memory", None)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        with (self.folder / "tansu.log").open("ab") as log:
-            self._proc = subprocess.Popen(spec.argv, env=spec.env, stdout=log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + timeout_s
-        while not accepts_connections(self.ports.kafka):
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"tansu did not listen on {self.bootstrap_servers}")
-            time.sleep(0.02)
-
-    def kill(self) -> None:
-        """SIGKILL the broker this object started and reap it."""
-        proc, self._proc = self._proc, None
-        if proc is not None:
-            proc.kill()
-            proc.wait()
+PrivateBroker = ScratchBroker
+"""The capture tests' name for a broker they kill and restart."""
 
 
 def create_topic(config: dict[str, Any], topic: str, partitions: int = 3) -> None:
     """Create `topic` (an existing one is fine)."""
-    admin = AdminClient(config)
-    for future in admin.create_topics([NewTopic(topic, partitions, 1)], request_timeout=10).values():
-        try:
-            future.result(timeout=10)
-        except KafkaException as exc:
-            if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
-                raise
+    ensure_topics(config, [topic], partitions=partitions, timeout_s=10)
 
 
 @dataclass(frozen=True)
