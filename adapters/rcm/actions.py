@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from adapters.rcm import args, ledger
 from adapters.rcm.errors import DomainError
-from adapters.rcm.guards import check_attachments, open_claim
+from adapters.rcm.guards import check_attachments, movable_amount, open_claim
 from adapters.rcm.models import AuthDecision
 from adapters.rcm.records import Appeal, Authorization, Escalation, PatientTransfer, Violation, WriteOff
 from adapters.rcm.results import (
@@ -130,13 +130,7 @@ def request_authorization(world: World, a: args.RequestAuthorizationArgs) -> Out
 
 def transfer_to_patient_responsibility(world: World, a: args.TransferToPatientArgs) -> Outcome:
     claim = open_claim(world, a.claim_id)
-    amount = ledger.money(a.amount)
-    balance = ledger.insurance_balance(world, claim)
-    if amount > balance + ledger.EPSILON:
-        raise DomainError(
-            "amount_exceeds_balance",
-            f"${amount:.2f} exceeds claim {claim.claim_id}'s balance of ${balance:.2f}",
-        )
+    amount, _ = movable_amount(world, claim, a.amount)
     billable = ledger.patient_billable(world, claim) - ledger.transferred(world, claim.claim_id)
     excess = ledger.money(max(0.0, amount - max(0.0, billable)))
     if excess > ledger.EPSILON and world.practice.co_transfer_policy == "refuse":
@@ -182,13 +176,7 @@ def transfer_to_patient_responsibility(world: World, a: args.TransferToPatientAr
 
 def post_write_off(world: World, a: args.PostWriteOffArgs) -> Outcome:
     claim = open_claim(world, a.claim_id)
-    amount = ledger.money(a.amount)
-    balance = ledger.insurance_balance(world, claim)
-    if amount > balance + ledger.EPSILON:
-        raise DomainError(
-            "amount_exceeds_balance",
-            f"${amount:.2f} exceeds claim {claim.claim_id}'s balance of ${balance:.2f}",
-        )
+    amount, balance = movable_amount(world, claim, a.amount)
     limit = world.practice.write_off_approval_limit
     # The limit is per claim, cumulative: splitting a write-off must not dodge the approval.
     total = ledger.money(ledger.written_off(world, claim.claim_id) + amount)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from adapters.rcm import ledger
 from adapters.rcm.errors import DomainError
 from adapters.rcm.models import Claim
 from adapters.rcm.world import World
@@ -25,3 +26,15 @@ def check_attachments(world: World, patient_id: str, ids: Sequence[str]) -> tupl
                 "invalid_attachment", f"document {document_id} is not about this claim's patient"
             )
     return tuple(dict.fromkeys(ids))
+
+
+def movable_amount(world: World, claim: Claim, requested: float) -> tuple[float, float]:
+    """(`requested` in cents, the claim's insurance balance); refused when it exceeds the balance."""
+    amount = ledger.money(requested)
+    balance = ledger.insurance_balance(world, claim)
+    if amount > balance + ledger.EPSILON:
+        raise DomainError(
+            "amount_exceeds_balance",
+            f"${amount:.2f} exceeds claim {claim.claim_id}'s balance of ${balance:.2f}",
+        )
+    return amount, balance
