@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from schemas.chain import ATTRIBUTES
+from schemas.chain import ATTRIBUTES, canonical_json
 from schemas.envelope import Event
 from schemas.registry import DEFAULT_REGISTRY, EventRegistry
 
@@ -93,7 +93,8 @@ def parse_json(raw: bytes | str) -> Any:
 
 
 def to_kafka(event: Event) -> KafkaRecord:
-    """Kafka binary mode: `ce_*` headers, data JSON value, episode id key."""
+    """Kafka binary mode: `ce_*` headers, data as canonical JSON value (the bytes the hash covers
+    for `data`), episode id key."""
     doc = to_structured(event)
     headers = [("content-type", CONTENT_TYPE.encode())]
     for name in _ALL:
@@ -101,8 +102,7 @@ def to_kafka(event: Event) -> KafkaRecord:
         if name == "datacontenttype" or value is None:
             continue
         headers.append((f"ce_{name}", str(value).encode()))
-    value_bytes = json.dumps(doc["data"], separators=(",", ":"), ensure_ascii=False).encode()
-    return KafkaRecord(key=event.episodeid.encode(), value=value_bytes, headers=headers)
+    return KafkaRecord(key=event.episodeid.encode(), value=canonical_json(doc["data"]), headers=headers)
 
 
 def structured_from_kafka(

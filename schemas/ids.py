@@ -20,8 +20,16 @@ def uuid7(unix_ms: int | None = None) -> uuid.UUID:
 
 
 def new_id() -> str:
-    """A fresh UUIDv7 in its canonical string form."""
-    return str(uuid7())
+    """A fresh UUIDv7 in its canonical string form (what `str(uuid7())` gives, in a third of the
+    time: every event of the agent's hot path takes one)."""
+    ms = time.time_ns() // 1_000_000
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = (ms << 80) | (0x7 << 76) | (((rand >> 62) & 0xFFF) << 64) | (0b10 << 62) | (rand & _RAND_B)
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_RAND_B = (1 << 62) - 1
 
 
 def uuid7_time_ms(value: str | uuid.UUID) -> int:

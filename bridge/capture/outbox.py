@@ -112,18 +112,21 @@ class SqliteOutbox:
 
     # -- appending ---------------------------------------------------------------------------------
 
-    def append(self, event: Event) -> None:
+    def append(self, event: Event, doc: bytes | None = None) -> None:
         """Store `event`; returns once it is durable (see the module docstring for how durable).
 
+        `doc`, when given, is the event's structured JSON as the chain sealed it, stored as is.
         Idempotent: a repeated append of the same event is a no-op. `StreamConflict` if another
         event holds its (episode, seq).
         """
-        self.append_many([event])
+        self._append_rows([encode_row(event, self._clock(), doc)])
 
     def append_many(self, events: Sequence[Event]) -> None:
         """Store all of `events` in one transaction, or none of them (on a conflict)."""
         now = self._clock()
-        rows = [encode_row(event, now) for event in events]
+        self._append_rows([encode_row(event, now) for event in events])
+
+    def _append_rows(self, rows: list[Row]) -> None:
         if self._committer is not None:
             self._submit(rows)
             return

@@ -1,7 +1,8 @@
 """The outbox's stored form: the table, its statements, rows, and their Kafka binary-mode records.
 
-A row holds the event in CloudEvents structured JSON exactly as pydantic wrote it (one fast Rust
-serialisation on the agent's thread). The relay turns it into Kafka binary mode with `kafka_record`,
+A row holds the event in CloudEvents structured JSON: from the recorder, the canonical bytes the
+chain hashed plus `hash` (`SealedEvent.doc`, so the agent's thread serialises each event once);
+from other writers, what pydantic writes. The relay turns it into Kafka binary mode with `kafka_record`,
 which works on the JSON alone, without the event registry: an event written by an older release
 still ships unchanged after an upgrade, and the hash chain covers exactly what is shipped.
 
@@ -21,7 +22,7 @@ from typing import Any
 
 from bridge.capture.sink import StreamConflict
 from schemas import Event, KafkaRecord, to_json
-from schemas.chain import ATTRIBUTES
+from schemas.chain import ATTRIBUTES, canonical_json
 from schemas.codec import CONTENT_TYPE
 
 Row = tuple[Any, ...]
@@ -67,14 +68,39 @@ _CONTENT_TYPE = CONTENT_TYPE.encode()
 def kafka_record(doc: Mapping[str, Any]) -> KafkaRecord:
     """Kafka binary mode of a structured-mode event, as written: what `schemas.to_kafka` makes of
     the event, computed from its JSON alone (a test holds the two equal for every event type)."""
+    return _record(doc, canonical_json(doc["data"]))
+
+
+def _record(attributes: Mapping[str, Any], value: bytes) -> KafkaRecord:
     headers = [("content-type", _CONTENT_TYPE)]
     for name in _HEADER_ATTRIBUTES:
-        value = doc.get(name)
-        if name == "datacontenttype" or value is None:
+        attribute = attributes.get(name)
+        if name == "datacontenttype" or attribute is None:
             continue
-        headers.append((f"ce_{name}", str(value).encode()))
-    value_bytes = json.dumps(doc["data"], separators=(",", ":"), ensure_ascii=False).encode()
-    return KafkaRecord(key=str(doc["episodeid"]).encode(), value=value_bytes, headers=headers)
+        headers.append((f"ce_{name}", str(attribute).encode()))
+    return KafkaRecord(key=str(attributes["episodeid"]).encode(), value=value, headers=headers)
+
+
+_SEALED_HEAD = b'{"data":'
+_SEALED_DATA_END = b',"datacontenttype":'
+
+
+def kafka_record_of(doc: bytes) -> KafkaRecord:
+    """`kafka_record` of a stored row's JSON, without decoding and re-encoding `data` when the row
+    holds a chain-sealed document (`SealedEvent.doc`).
+
+    A sealed document is canonical JSON with `hash` appended: it starts with `data`, whose bytes
+    are already the canonical value to ship, and every attribute after `data` is a flat string,
+    integer or null. So the last `,"datacontenttype":` is where `data` ends (inside a string a
+    quote would be escaped; a nested key of that name comes earlier), and only the short tail of
+    attributes needs parsing. This is the relay's per-row work, on the agent's GIL.
+    """
+    if doc.startswith(_SEALED_HEAD):
+        end = doc.rfind(_SEALED_DATA_END)
+        if end > 0:
+            attributes = json.loads(b"{" + doc[end + 1 :])
+            return _record(attributes, doc[len(_SEALED_HEAD) : end])
+    return kafka_record(json.loads(doc))
 
 
 @dataclass(frozen=True)
@@ -98,7 +124,7 @@ class OutboxRow:
 
     def record(self) -> KafkaRecord:
         """The Kafka message this row is produced as."""
-        return kafka_record(self.structured())
+        return kafka_record_of(self.doc)
 
 
 @dataclass(frozen=True)
@@ -111,9 +137,9 @@ class DeliveryMark:
     delivered_at: float
 
 
-def encode_row(event: Event, appended_at: float) -> Row:
-    """The outbox row of `event`."""
-    return (event.episodeid, event.seq, event.id, event.hash, to_json(event), appended_at)
+def encode_row(event: Event, appended_at: float, doc: bytes | None = None) -> Row:
+    """The outbox row of `event` (`doc`: its structured JSON, when the chain already made it)."""
+    return (event.episodeid, event.seq, event.id, event.hash, doc or to_json(event), appended_at)
 
 
 def decode_row(values: Sequence[Any]) -> OutboxRow:

@@ -101,9 +101,9 @@ class EpisodeRecorder:
 
     def _emit(self, data: EventData, subject: str | None = None) -> Event:
         seq, prevhash = self._chain.next_seq, self._chain.prevhash
-        event = self._chain.append(data, subject=subject, traceparent=self._traceparent)
+        event, doc = self._chain.seal(data, subject=subject, traceparent=self._traceparent)
         try:
-            self._sink.append(event)
+            self._sink.append(event, doc)
         except BaseException:
             self._chain.next_seq, self._chain.prevhash = seq, prevhash  # no gap: reuse the seq
             raise

@@ -38,8 +38,12 @@ GENESIS_HEAD = StreamHead(0, GENESIS_HASH)
 class EventSink(Protocol):
     """Durable destination of recorded events."""
 
-    def append(self, event: Event) -> None:
-        """Store `event`; returns only once it is durable."""
+    def append(self, event: Event, doc: bytes | None = None) -> None:
+        """Store `event`; returns only once it is durable.
+
+        `doc` is the event's structured JSON as the chain sealed it (`SealedEvent.doc`), when the
+        caller has it: a sink that stores JSON keeps it instead of serialising the event again.
+        """
         ...
 
 
@@ -63,7 +67,7 @@ class InMemoryEventSink:
         self._by_position: dict[tuple[str, int], str] = {}
         self._lock = threading.Lock()
 
-    def append(self, event: Event) -> None:
+    def append(self, event: Event, doc: bytes | None = None) -> None:
         """Store `event` (no-op if this very event is stored; `StreamConflict` on a fork)."""
         self.append_many([event])
 

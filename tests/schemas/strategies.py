@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from schemas import DEFAULT_REGISTRY, EpisodeChain, Event, EventData
+from schemas.chain import SealedEvent
 from tests.schemas.modelgen import for_model
 
 _data_strategies: dict[str, st.SearchStrategy[EventData]] = {}
@@ -27,9 +28,14 @@ times = st.datetimes(
 ids = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-", min_size=1, max_size=40)
 
 
-@st.composite
-def events(draw: Any, event_type: str | None = None) -> Event:
+def events(event_type: str | None = None) -> st.SearchStrategy[Event]:
     """A single valid, hashed event of `event_type` (or any type)."""
+    return sealed_events(event_type).map(lambda sealed: sealed.event)
+
+
+@st.composite
+def sealed_events(draw: Any, event_type: str | None = None) -> SealedEvent:
+    """A single valid event of `event_type` (or any type) as a chain seals it, with its JSON."""
     chosen = event_type or draw(any_type)
     chain = EpisodeChain(
         draw(ids),
@@ -39,7 +45,7 @@ def events(draw: Any, event_type: str | None = None) -> Event:
         prevhash=draw(st.from_regex(r"\A[0-9a-f]{64}\Z")),
         clock=lambda: datetime(2026, 1, 1, tzinfo=UTC),
     )
-    return chain.append(
+    return chain.seal(
         draw(data_of(chosen)),
         subject=draw(st.none() | ids),
         time=draw(times) + timedelta(microseconds=draw(st.integers(0, 999_999))),

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schemas import EpisodeChain, to_json, verify_chain
+from schemas.chain import SealedEvent, canonical_bytes, canonical_json, hash_structured
 from schemas.codec import to_structured
 from schemas.events import Escalated
 from tests.schemas.builders import episode
+from tests.schemas.strategies import sealed_events
 
 
 def test_an_untouched_chain_verifies() -> None:
@@ -86,3 +92,27 @@ def test_appended_events_equal_what_the_validating_decoder_reads() -> None:
 
     for event in episode():
         assert from_json(to_json(event)) == event
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=json_values)
+def test_canonical_json_is_sorted_compact_ascii_json(value: Any) -> None:
+    expected = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    assert canonical_json(value) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(sealed=sealed_events())
+def test_a_sealed_doc_is_the_structured_event_and_verifies_as_stored(sealed: SealedEvent) -> None:
+    stored = json.loads(sealed.doc)
+    assert stored == to_structured(sealed.event)
+    assert hash_structured(stored) == sealed.event.hash
+    assert sealed.doc == canonical_bytes(stored)[:-1] + f',"hash":"{sealed.event.hash}"}}'.encode()
+    assert sealed.doc.isascii()

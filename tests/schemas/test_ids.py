@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -19,6 +20,18 @@ def test_uuid7_sorts_by_time_and_round_trips_its_timestamp() -> None:
     a, b = uuid7(1_700_000_000_000), uuid7(1_700_000_000_001)
     assert str(a) < str(b)
     assert uuid7_time_ms(a) == 1_700_000_000_000
+
+
+def test_new_ids_are_canonical_uuid7_strings_of_now() -> None:
+    before = time.time_ns() // 1_000_000
+    ids = [new_id() for _ in range(2_000)]
+    after = time.time_ns() // 1_000_000
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text  # canonical: lower-case hex, 8-4-4-4-12
+        assert (parsed.version, parsed.variant) == (7, uuid.RFC_4122)
+        assert before <= uuid7_time_ms(text) <= after
+    assert len({text[19:] for text in ids}) == len(ids)  # the random bits are random
 
 
 def test_new_ids_are_unique() -> None:

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from bridge.capture import DeliveryMark, OutboxClosed, SqliteOutbox, StreamHead
-from bridge.capture.outbox_rows import kafka_record
-from schemas import EpisodeChain, Event, from_kafka, to_json, to_kafka, verify_chain
-from schemas.chain import hash_structured
-from schemas.events import Escalated
-from tests.schemas.strategies import events
+from bridge.capture.outbox_rows import kafka_record, kafka_record_of
+from schemas import EpisodeChain, Event, SideEffect, ToolCall, from_kafka, to_json, to_kafka, verify_chain
+from schemas.chain import SealedEvent, hash_structured
+from schemas.events import Escalated, ToolCalled
+from tests.schemas.strategies import events, sealed_events
 
 OpenOutbox = Callable[..., SqliteOutbox]
 
@@ -45,6 +45,33 @@ def test_the_stored_json_yields_exactly_what_to_kafka_makes_of_any_event(event: 
     stored = json.loads(to_json(event))
     assert kafka_record(stored) == to_kafka(event)
     assert hash_structured(stored) == event.hash  # the stored form verifies as written
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sealed=sealed_events())
+def test_a_sealed_doc_yields_exactly_what_to_kafka_makes_of_any_event(sealed: SealedEvent) -> None:
+    record = to_kafka(sealed.event)
+    assert kafka_record_of(sealed.doc) == record == kafka_record(json.loads(sealed.doc))
+    assert kafka_record_of(to_json(sealed.event)) == record  # rows pydantic wrote take the slow path
+
+
+def test_a_nested_datacontenttype_does_not_fool_the_sealed_doc_fast_path() -> None:
+    decoy = ',"datacontenttype":"application/json","dataschema":null}'
+    arguments = {"datacontenttype": {"datacontenttype": decoy}, "note": decoy, "z": [decoy]}
+    call = ToolCall(call_id="c1", name="add_note", arguments=arguments)
+    event, doc = chain("ep-1").seal(ToolCalled(call=call, side_effect=SideEffect.WRITE), subject=decoy)
+    record = kafka_record_of(doc)
+    assert record == to_kafka(event)
+    assert from_kafka(record.value, record.headers) == event
+
+
+def test_a_recorded_row_holds_the_sealed_doc_and_verifies_as_stored(outbox: SqliteOutbox) -> None:
+    event, doc = chain("ep-1").seal(escalation(0))
+    outbox.append(event, doc)
+    [row] = outbox.rows()
+    assert row.doc == doc
+    assert verify_chain([row.structured()]) is None
+    assert from_kafka(row.record().value, row.record().headers) == event
 
 
 def test_rows_keep_append_order_across_interleaved_episodes(outbox: SqliteOutbox) -> None:

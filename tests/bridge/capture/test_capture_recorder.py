@@ -112,7 +112,7 @@ class FlakySink:
         self.calls = 0
         self.fail_at = fail_at
 
-    def append(self, event: Event) -> None:
+    def append(self, event: Event, doc: bytes | None = None) -> None:
         self.calls += 1
         if self.calls == self.fail_at:
             raise OSError("disk full")
@@ -158,7 +158,7 @@ class StaleHeadOnce:
         self.inner = inner
         self.stale = True
 
-    def append(self, event: Event) -> None:
+    def append(self, event: Event, doc: bytes | None = None) -> None:
         self.inner.append(event)
 
     def stream_head(self, episode_id: str) -> StreamHead:
