@@ -1,10 +1,15 @@
 """Benchmark of bridge.capture: what recording costs the agent, and how fast events reach Kafka.
 
-    .venv/bin/python bench/capture.py [--calls 20000] [--events 50000] [--bootstrap-servers HOST:PORT]
+    .venv/bin/python bench/capture.py [--calls 20000] [--rounds 5] [--events 50000] [--bootstrap-servers HOST:PORT]
 
 (a) agent-side cost per tool call: a cheap simulated tool timed with and without recording
     tool.called + tool.returned through EpisodeRecorder -> SqliteOutbox (PHI in the arguments and
-    the result), in `process` durability with the relay off and on, and in `power` durability;
+    the result), in `process` durability with the relay off and on, and in `power` durability.
+    The calls run in rounds, each in a fresh episode stream and outbox. A round's median is
+    next to the median of a fixed slice of pure Python timed in the same round (the control):
+    this shared 2-core machine has phases where everything runs about 1.5x slower, and the
+    control shows them. The headline median is the median of the round medians; p99 and p99.9
+    are over every call of every round;
 (b) throughput into the outbox (events/s) and through the relay until every delivery report is in;
 (c) plain confluent-kafka producing the same messages (same bytes) with the same settings.
 
@@ -46,7 +51,8 @@ from bridge.capture import (
     SqliteOutbox,
 )
 from loopline.stack.scratch import scratch_broker
-from schemas import EpisodeChain, Event, KafkaRecord, SideEffect, ToolCall, ToolOutcome, ToolResult
+from schemas import EpisodeChain, KafkaRecord, SideEffect, ToolCall, ToolOutcome, ToolResult
+from schemas.chain import SealedEvent
 from schemas.events import ToolCalled
 from schemas.phi import phi_field
 
@@ -130,26 +136,62 @@ def capture_stack(folder: Path, durability: str) -> Iterator[tuple[SqliteOutbox,
         vault.close()
 
 
-def latency(folder: Path, calls: int, durability: str, kafka: dict[str, Any] | None) -> dict[str, Any]:
+def latency_round(
+    folder: Path, calls: int, durability: str, kafka: dict[str, Any] | None
+) -> dict[str, list[float]]:
+    """One round: the tool alone, then with capture (and the relay, when `kafka` is given)."""
     with capture_stack(folder, durability) as (outbox, redactor):
         make = lambda n: EpisodeRecorder(f"ep-{durability}-{n}-{uuid.uuid4().hex[:6]}", sink=outbox,  # noqa: E731
                                          redactor=redactor, source="loopline://bench/capture")  # fmt: skip
         time_calls(min(500, calls), make)  # warm-up: imports, caches, statement cache
         base, _ = time_calls(calls, None)
-        relay = KafkaRelay(outbox, topic=kafka.pop("topic"), kafka_config=kafka).start() if kafka else None
+        relay = (
+            KafkaRelay(outbox, topic=kafka["topic"], kafka_config=without_topic(kafka)).start()
+            if kafka
+            else None
+        )
         try:
             with_capture, control = time_calls(calls, make)
         finally:
             delivered = relay.close(60) if relay is not None else None
         if delivered is False:
             raise RuntimeError("the relay did not deliver the latency run's events within 60 s")
-    base_median = statistics.median(base)
-    cost = [s - base_median for s in with_capture]
-    return {"calls": calls, "durability": durability, "relay_running": kafka is not None,
-            "tool_median_ms": base_median * 1e3, "cost_median_ms": statistics.median(cost) * 1e3,
+    return {"base": base, "with_capture": with_capture, "control": control}
+
+
+def without_topic(kafka: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in kafka.items() if key != "topic"}
+
+
+def latency(
+    folder: Path, calls: int, rounds: int, durability: str, kafka: dict[str, Any] | None
+) -> dict[str, Any]:
+    per_round = max(200, calls // rounds)
+    cost: list[float] = []
+    control: list[float] = []
+    round_medians: list[float] = []
+    control_medians: list[float] = []
+    tool_medians: list[float] = []
+    busy = 0.0
+    for index in range(rounds):
+        samples = latency_round(folder / f"round-{index}", per_round, durability, kafka)
+        base_median = statistics.median(samples["base"])
+        round_cost = [s - base_median for s in samples["with_capture"]]
+        cost += round_cost
+        control += samples["control"]
+        round_medians.append(statistics.median(round_cost))
+        control_medians.append(statistics.median(samples["control"]))
+        tool_medians.append(base_median)
+        busy += sum(samples["with_capture"])
+    return {"calls": per_round * rounds, "rounds": rounds, "durability": durability,
+            "relay_running": kafka is not None, "tool_median_ms": statistics.median(tool_medians) * 1e3,
+            "cost_median_ms": statistics.median(round_medians) * 1e3,
+            "cost_round_medians_ms": [m * 1e3 for m in round_medians],
+            "cost_pooled_median_ms": statistics.median(cost) * 1e3,
             "cost_p99_ms": pct(cost, 0.99) * 1e3, "cost_p999_ms": pct(cost, 0.999) * 1e3,
             "control_median_ms": statistics.median(control) * 1e3, "control_p99_ms": pct(control, 0.99) * 1e3,
-            "events_per_s": 2 * calls / sum(with_capture)}  # fmt: skip
+            "control_round_medians_ms": [m * 1e3 for m in control_medians],
+            "events_per_s": 2 * per_round * rounds / busy}  # fmt: skip
 
 
 def breakdown(folder: Path, n: int = 3000) -> dict[str, float]:
@@ -172,9 +214,9 @@ def breakdown(folder: Path, n: int = 3000) -> dict[str, float]:
             call = ToolCall(call_id=f"c{i}", name="lookup_claim", arguments=redacted)
             data = ToolCalled(call=call, side_effect=SideEffect.READ)
             t2 = clock()
-            event = chain.append(data, subject="lookup_claim")
+            event, doc = chain.seal(data, subject="lookup_claim")
             t3 = clock()
-            outbox.append(event)
+            outbox.append(event, doc)
             t4 = clock()
             steps["redact_args_us"].append(t1 - t0)
             steps["hash_chain_append_us"].append(t3 - t2)
@@ -182,8 +224,8 @@ def breakdown(folder: Path, n: int = 3000) -> dict[str, float]:
     return {name: statistics.median(values) * 1e6 for name, values in steps.items()}
 
 
-def prebuilt_events(n: int) -> list[Event]:
-    events: list[Event] = []
+def prebuilt_events(n: int) -> list[SealedEvent]:
+    events: list[SealedEvent] = []
     chain = EpisodeChain("ep-0", tenant="bench-tenant", source="loopline://bench/capture")
     for i in range(n):
         if i % 40 == 0:
@@ -195,35 +237,39 @@ def prebuilt_events(n: int) -> list[Event]:
             name="lookup_claim",
             arguments={"claim_id": "CLM-1", "member_id": "phi_0123456789abcdef"},
         )
-        events.append(
-            chain.append(ToolCalled(call=call, side_effect=SideEffect.READ), subject="lookup_claim")
-        )
+        events.append(chain.seal(ToolCalled(call=call, side_effect=SideEffect.READ), subject="lookup_claim"))
     return events
 
 
-def outbox_throughput(folder: Path, events: list[Event]) -> dict[str, float]:
+def append_batches(outbox: SqliteOutbox, sealed: list[SealedEvent], size: int = 500) -> None:
+    for i in range(0, len(sealed), size):
+        batch = sealed[i : i + size]
+        outbox.append_many([s.event for s in batch], [s.doc for s in batch])
+
+
+def outbox_throughput(folder: Path, sealed: list[SealedEvent]) -> dict[str, float]:
     out: dict[str, float] = {}
+    events = [s.event for s in sealed]
     with SqliteOutbox(folder / "tp-single.db") as outbox:
         started = time.perf_counter()
-        for event in events:
-            outbox.append(event)
+        for event, doc in sealed:
+            outbox.append(event, doc)
         out["append_process_events_per_s"] = len(events) / (time.perf_counter() - started)
     with SqliteOutbox(folder / "tp-batch.db") as outbox:
         started = time.perf_counter()
-        for i in range(0, len(events), 500):
-            outbox.append_many(events[i : i + 500])
+        append_batches(outbox, sealed)
         out["append_many_500_events_per_s"] = len(events) / (time.perf_counter() - started)
-    sample = events[: min(len(events), 4000)]
+    sample = sealed[: min(len(sealed), 4000)]
     with SqliteOutbox(folder / "tp-power-1.db", durability="power") as outbox:
         started = time.perf_counter()
-        for event in sample[:1000]:
-            outbox.append(event)
+        for event, doc in sample[:1000]:
+            outbox.append(event, doc)
         out["append_power_1_thread_events_per_s"] = 1000 / (time.perf_counter() - started)
     with SqliteOutbox(folder / "tp-power-8.db", durability="power") as outbox:
 
-        def append_all(chunk: list[Event], outbox: SqliteOutbox = outbox) -> None:
-            for event in chunk:
-                outbox.append(event)
+        def append_all(chunk: list[SealedEvent], outbox: SqliteOutbox = outbox) -> None:
+            for event, doc in chunk:
+                outbox.append(event, doc)
 
         threads = [threading.Thread(target=append_all, args=(sample[i::8],)) for i in range(8)]
         started = time.perf_counter()
@@ -237,11 +283,10 @@ def outbox_throughput(folder: Path, events: list[Event]) -> dict[str, float]:
 
 
 def relay_throughput(
-    folder: Path, events: list[Event], kafka: dict[str, Any], topic: str
+    folder: Path, events: list[SealedEvent], kafka: dict[str, Any], topic: str
 ) -> dict[str, float]:
     with SqliteOutbox(folder / "relay.db") as outbox:
-        for i in range(0, len(events), 500):
-            outbox.append_many(events[i : i + 500])
+        append_batches(outbox, events)
         records = [row.record() for row in outbox.rows()]
         started = time.perf_counter()
         relay = KafkaRelay(outbox, topic=topic, kafka_config=kafka, batch_size=2000).start()
@@ -300,6 +345,9 @@ def render(results: dict[str, Any]) -> None:
                       "<= 1 ms" if target else "")  # fmt: skip
         table.add_row("  control work in the same run: median / p99",
                       f"{row['control_median_ms']:.3f} / {row['control_p99_ms']:.3f} ms", "")  # fmt: skip
+        table.add_row("  round medians: capture cost | control",
+                      " ".join(f"{m:.3f}" for m in row["cost_round_medians_ms"]) + " | "
+                      + " ".join(f"{m:.3f}" for m in row["control_round_medians_ms"]), "")  # fmt: skip
     table.add_row(
         "simulated tool call alone (median)", f"{results['latency'][0]['tool_median_ms']:.4f} ms", ""
     )
@@ -319,6 +367,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--calls", type=int, default=20_000, help="tool calls per latency run")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds the latency calls are split into")
     parser.add_argument("--events", type=int, default=50_000, help="events per throughput run")
     parser.add_argument("--bootstrap-servers", help="use this broker instead of starting Tansu")
     parser.add_argument("--dir", type=Path, help="where the SQLite files go (default: a temp dir)")
@@ -336,7 +385,8 @@ def main() -> None:
                 f"(a) {calls} tool calls, {durability} durability, relay {'on' if relay_on else 'off'}"
             )
             relay_kafka = {**kafka, "topic": f"bench-latency-{uuid.uuid4().hex[:8]}"} if relay_on else None
-            results["latency"].append(latency(folder, calls, durability, relay_kafka))
+            results["latency"].append(latency(folder / f"latency-{durability}-{relay_on}", calls,
+                                              args.rounds, durability, relay_kafka))  # fmt: skip
         results["breakdown"] = breakdown(folder)
         console.print(f"(b) {args.events} prebuilt events into the outbox")
         events = prebuilt_events(args.events)

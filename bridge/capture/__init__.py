@@ -10,7 +10,7 @@ docs/capture.md explains the durability semantics and the measured costs.
 
 from bridge.capture.config import CaptureConfig
 from bridge.capture.keys import PhiKeyError, PhiKeys, parse_master_key
-from bridge.capture.outbox import Durability, OutboxClosed, SqliteOutbox
+from bridge.capture.outbox import Durability, OutboxClosed, OutboxInUse, SqliteOutbox
 from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
 from bridge.capture.outcome import record_outcome
 from bridge.capture.recorder import EpisodeRecorder
@@ -43,6 +43,7 @@ __all__ = [
     "InMemoryEventSink",
     "KafkaRelay",
     "OutboxClosed",
+    "OutboxInUse",
     "OutboxRow",
     "PhiKeyError",
     "PhiKeys",

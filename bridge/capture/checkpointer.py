@@ -10,6 +10,10 @@ Under sustained writes a PASSIVE checkpoint never catches up with the newest fra
 only restarts a WAL that is fully copied, so the file would grow without bound. Past
 `restart_frames` the tail left is copied while holding the store's write lock (writers wait for
 that short tail, about one fsync), and the next write starts the WAL from its beginning again.
+
+A store in EXCLUSIVE locking mode (the outbox) has one connection for everything: the checkpointer
+then borrows it, under the store's lock, and the appenders wait for each checkpoint. Checkpointing
+every second keeps that wait to copying about a second of appends.
 """
 
 from __future__ import annotations
@@ -28,13 +32,22 @@ class WalCheckpointer:
 
     def __init__(
         self,
-        path: Path,
+        target: Path | sqlite3.Connection,
+        write_lock: threading.Lock | None = None,
         *,
         interval_s: float = 1.0,
         restart_frames: int = 4096,
-        write_lock: threading.Lock | None = None,
     ) -> None:
-        self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+        """Checkpoint the file at `target` on a connection of its own, or the store whose one
+        connection `target` is (then every checkpoint holds `write_lock`, which must be given)."""
+        self._borrowed = isinstance(target, sqlite3.Connection)
+        if self._borrowed and write_lock is None:
+            raise ValueError("a borrowed connection is shared: pass the lock that guards it")
+        self._conn = (
+            target
+            if isinstance(target, sqlite3.Connection)
+            else sqlite3.connect(target, isolation_level=None, check_same_thread=False, timeout=30.0)
+        )
         self._restart_frames = restart_frames
         self._write_lock = write_lock
         self._lock = threading.Lock()
@@ -47,6 +60,10 @@ class WalCheckpointer:
     def checkpoint(self) -> None:
         """One checkpoint now: the bulk without blocking writers, then the tail if the WAL is big."""
         with self._lock:
+            if self._write_lock is not None and self._borrowed:
+                with self._write_lock:  # nothing else uses the connection meanwhile: it copies all
+                    self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                return
             _, frames, _ = self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
             if frames > self._restart_frames:  # writes during that checkpoint left a tail
                 with self._write_lock or nullcontext():
@@ -63,5 +80,6 @@ class WalCheckpointer:
         """Stop the thread and close its connection."""
         self._stop.set()
         self._thread.join()
-        with self._lock:
-            self._conn.close()
+        if not self._borrowed:
+            with self._lock:
+                self._conn.close()

@@ -4,6 +4,15 @@ Why stdlib `sqlite3` and not SQLAlchemy: `append` sits on the agent's hot path (
 tool call for two events), and an ORM or Core round trip alone costs more than that. The schema is
 one table; nothing here needs a portable dialect.
 
+One connection, in SQLite's EXCLUSIVE locking mode: the process holds the file's locks from open
+to close, so a commit makes no lock or shared-memory system calls (about 8 us less per append,
+docs/capture.md) and a second process cannot open the outbox (`OutboxInUse`) and race this one's
+relay. Appends, delivery marks and checkpoints take turns on an in-process lock.
+
+The relay reads rows this process appended from memory (`pending` serves them from a bounded
+queue the appender fills after each commit), so in steady state it never queues on that lock for
+a read; rows from before a restart, a batch append or an overflowed queue are read from SQLite.
+
 Durability (docs/capture.md has the measurements):
 - `process` (default): WAL with `synchronous=NORMAL`; each append is its own transaction committed
   on the caller's thread. When `append` returns, the frame is in the WAL file through `write()`,
@@ -21,7 +30,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,27 +54,44 @@ from bridge.capture.sink import StreamHead, UnknownStream
 from schemas import Event
 
 Durability = Literal["process", "power"]
+FRESH_LIMIT = 65_536
+"""Rows kept in memory for the relay; past this the relay reads them back from SQLite."""
 
 
 class OutboxClosed(RuntimeError):
     """The outbox was closed; nothing more can be appended."""
 
 
-def _connect(path: Path, synchronous: str) -> sqlite3.Connection:
+class OutboxInUse(RuntimeError):
+    """Another process has this outbox open (one outbox file belongs to one process)."""
+
+
+def _connect(path: Path, synchronous: str, open_timeout_s: float) -> sqlite3.Connection:
     # isolation_level=None: we issue BEGIN/COMMIT ourselves; a lone INSERT commits by itself.
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(f"PRAGMA synchronous={synchronous}")
-    # Checkpoints run on the checkpointer thread (checkpointer.py); this is only a backstop.
-    conn.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_BACKSTOP}")
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=open_timeout_s)
+    try:
+        # EXCLUSIVE before the first access in WAL mode: no shared-memory index is ever made.
+        conn.execute("PRAGMA locking_mode=EXCLUSIVE")
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(f"PRAGMA synchronous={synchronous}")
+        # Checkpoints run on the checkpointer thread (checkpointer.py); this is only a backstop.
+        conn.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_BACKSTOP}")
+        conn.execute("BEGIN IMMEDIATE")  # take the file's write lock now, and keep it
+        conn.execute("COMMIT")
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if "locked" in str(exc):
+            raise OutboxInUse(f"{path} is open in another process ({exc})") from None
+        raise
     return conn
 
 
 class SqliteOutbox:
     """The durable `EventSink` and `StreamHeads`; safe for many threads of one process.
 
-    One outbox file belongs to one process: writers are serialised by an in-process lock (which
-    wakes in microseconds) instead of SQLite's busy handler (which sleeps whole milliseconds).
+    One outbox file belongs to one process (`OutboxInUse` otherwise): its one connection is shared
+    under an in-process lock, which wakes waiters in microseconds where SQLite's busy handler
+    would sleep whole milliseconds.
     """
 
     def __init__(
@@ -74,41 +102,43 @@ class SqliteOutbox:
         checkpoint_interval_s: float = 1.0,
         wal_restart_frames: int = 4096,
         clock: Callable[[], float] = time.time,
+        open_timeout_s: float = 5.0,
     ) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.durability: Durability = durability
         self._clock = clock
-        self._write_lock = threading.Lock()
-        self._read_lock = threading.Lock()
+        self._lock = threading.Lock()
         self._appended = threading.Event()
         self._closed = False
         self._commits = 0
-        self._writer = _connect(self.path, "FULL" if durability == "power" else "NORMAL")
+        self._floor = 0  # every row at or below this pos is delivered (pending_count)
+        self._fresh: deque[tuple[int, Row]] = deque()  # (pos, row) committed here, for the relay
+        self._fresh_read = threading.Lock()  # one reader at a time; appenders only append
+        self._append_sync = "FULL" if durability == "power" else "NORMAL"
+        self._conn = _connect(self.path, self._append_sync, open_timeout_s)
+        self._insert = self._conn.cursor()
         self._create_schema()
-        self._maint = _connect(self.path, "NORMAL")  # delivery marks, prune: losing one only re-sends
-        self._reader = _connect(self.path, "NORMAL")
         self._committer = (
-            GroupCommitter(self._writer, self._write_lock, on_commit=self._wake)
-            if durability == "power"
-            else None
+            GroupCommitter(self._conn, self._lock, on_commit=self._wake) if durability == "power" else None
         )
         self._checkpointer = WalCheckpointer(
-            self.path,
+            self._conn,
+            self._lock,
             interval_s=checkpoint_interval_s,
             restart_frames=wal_restart_frames,
-            write_lock=self._write_lock,
         )
 
     def _create_schema(self) -> None:
-        version = self._writer.execute("PRAGMA user_version").fetchone()[0]
+        version = self._conn.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, SCHEMA_VERSION):
+            self._conn.close()
             raise RuntimeError(
                 f"{self.path} has outbox schema {version}; this release reads {SCHEMA_VERSION}"
             )
-        with self._write_lock:
-            self._writer.execute(SCHEMA)
-            self._writer.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        with self._lock:
+            self._conn.execute(SCHEMA)
+            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     # -- appending ---------------------------------------------------------------------------------
 
@@ -121,30 +151,45 @@ class SqliteOutbox:
         """
         self._append_rows([encode_row(event, self._clock(), doc)])
 
-    def append_many(self, events: Sequence[Event]) -> None:
-        """Store all of `events` in one transaction, or none of them (on a conflict)."""
+    def append_many(self, events: Sequence[Event], docs: Sequence[bytes] | None = None) -> None:
+        """Store all of `events` in one transaction, or none of them (on a conflict); `docs` are
+        their sealed JSON, as for `append`."""
         now = self._clock()
-        self._append_rows([encode_row(event, now) for event in events])
+        if docs is not None and len(docs) != len(events):
+            raise ValueError(f"{len(events)} events but {len(docs)} docs")
+        sealed = docs if docs is not None else [None] * len(events)
+        self._append_rows([encode_row(event, now, doc) for event, doc in zip(events, sealed, strict=True)])
 
     def _append_rows(self, rows: list[Row]) -> None:
         if self._committer is not None:
             self._submit(rows)
             return
-        with self._write_lock:
+        with self._lock:
             if self._closed:
                 raise OutboxClosed(str(self.path))
             if len(rows) == 1:
-                insert_rows(self._writer, rows)  # autocommit: the INSERT is its own transaction
+                insert_rows(self._insert, rows)  # autocommit: the INSERT is its own transaction
+                if self._insert.rowcount == 1:
+                    if len(self._fresh) >= FRESH_LIMIT:
+                        self._forget_fresh()  # the relay is far behind: it reads SQLite until it catches up
+                    self._fresh.append((int(self._insert.lastrowid or 0), rows[0]))
             else:
-                self._writer.execute("BEGIN IMMEDIATE")
+                self._forget_fresh()  # positions unknown here: the relay reads them from SQLite
+                self._conn.execute("BEGIN IMMEDIATE")
                 try:
-                    insert_rows(self._writer, rows)
+                    insert_rows(self._conn, rows)
                 except BaseException:
-                    self._writer.execute("ROLLBACK")
+                    self._conn.execute("ROLLBACK")
                     raise
-                self._writer.execute("COMMIT")
+                self._conn.execute("COMMIT")
             self._commits += 1
         self._wake()
+
+    def _forget_fresh(self) -> None:
+        # Appenders only add to the right end, which is safe beside a reader's pops; emptying it
+        # is not, so it waits for the reader.
+        with self._fresh_read:
+            self._fresh.clear()
 
     def _submit(self, rows: list[Row]) -> None:
         assert self._committer is not None
@@ -170,32 +215,69 @@ class SqliteOutbox:
         return self._committer.commits if self._committer is not None else self._commits
 
     def pragmas(self) -> dict[str, str]:
-        """The append connection's journal mode and synchronous level, as SQLite reports them."""
-        with self._write_lock:
-            journal = self._writer.execute("PRAGMA journal_mode").fetchone()[0]
-            level = self._writer.execute("PRAGMA synchronous").fetchone()[0]
+        """The connection's journal mode, synchronous level and locking mode, as SQLite reports them."""
+        with self._lock:
+            journal = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
+            level = self._conn.execute("PRAGMA synchronous").fetchone()[0]
+            locking = self._conn.execute("PRAGMA locking_mode").fetchone()[0]
         return {
             "journal_mode": str(journal),
             "synchronous": {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}[level],
+            "locking_mode": str(locking),
         }
 
     # -- reading ----------------------------------------------------------------------------------
 
     def _read(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
-        with self._read_lock:
-            return self._reader.execute(sql, params).fetchall()
+        with self._lock:
+            if self._closed:
+                raise OutboxClosed(str(self.path))
+            return self._conn.execute(sql, params).fetchall()
 
     def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
-        """Undelivered rows after `after_pos`, in append order."""
+        """Undelivered rows after `after_pos`, in append order.
+
+        From memory when the oldest row committed here but not yet read is the very next one after
+        `after_pos` (nothing can sit between them, and no row is marked delivered before the relay
+        has read it); from SQLite otherwise.
+        """
+        with self._fresh_read:
+            fresh = self._fresh
+            while fresh and fresh[0][0] <= after_pos:
+                fresh.popleft()
+            if fresh and fresh[0][0] == after_pos + 1:
+                taken: list[OutboxRow] = []
+                while fresh and len(taken) < limit and fresh[0][0] == after_pos + 1 + len(taken):
+                    pos, (episode_id, seq, event_id, _, doc, appended_at) = fresh.popleft()
+                    taken.append(
+                        OutboxRow(pos, event_id, episode_id, seq, doc, appended_at, None, None, None)
+                    )
+                return taken
         sql = f"SELECT {COLUMNS} FROM outbox WHERE pos > ? AND delivered_at IS NULL ORDER BY pos LIMIT ?"
         return [decode_row(values) for values in self._read(sql, (after_pos, limit))]
 
     def pending_count(self, upto_pos: int | None = None) -> int:
-        """How many rows (up to `upto_pos`) await a delivery report."""
+        """How many rows (up to `upto_pos`) await a delivery report.
+
+        Counts from the delivered floor (every row at or below it is delivered), which only moves
+        up, so each call scans the undelivered tail, not the whole retained table, while the
+        agent's appends wait for the lock.
+        """
         limit = upto_pos if upto_pos is not None else 2**62
-        return int(
-            self._read("SELECT count(*) FROM outbox WHERE delivered_at IS NULL AND pos <= ?", (limit,))[0][0]
-        )
+        with self._lock:
+            if self._closed:
+                raise OutboxClosed(str(self.path))
+            first = self._conn.execute(
+                "SELECT min(pos) FROM outbox WHERE pos > ? AND delivered_at IS NULL", (self._floor,)
+            ).fetchone()[0]
+            if first is None:
+                self._floor = int(
+                    self._conn.execute("SELECT coalesce(max(pos), 0) FROM outbox").fetchone()[0]
+                )
+                return 0
+            self._floor = int(first) - 1
+            sql = "SELECT count(*) FROM outbox WHERE pos > ? AND pos <= ? AND delivered_at IS NULL"
+            return int(self._conn.execute(sql, (self._floor, limit)).fetchone()[0])
 
     def last_pos(self) -> int:
         """Position of the newest row (0 when empty)."""
@@ -227,26 +309,45 @@ class SqliteOutbox:
         """Record delivery reports (one short transaction; callers keep batches small)."""
         if not marks:
             return
+        with self._fresh_read:
+            if self._fresh and max(m.pos for m in marks) >= self._fresh[0][0]:
+                self._fresh.clear()  # marked before it was read: `pending` asks SQLite instead
         params = [(m.delivered_at, m.partition, m.offset, m.pos) for m in marks]
         sql = "UPDATE outbox SET delivered_at = ?, kafka_partition = ?, kafka_offset = ? WHERE pos = ?"
-        with self._write_lock:
-            self._maint.execute("BEGIN IMMEDIATE")
+        with self._bookkeeping() as conn:
+            conn.execute("BEGIN IMMEDIATE")
             try:
-                self._maint.executemany(sql, params)
+                conn.executemany(sql, params)
             except BaseException:
-                self._maint.execute("ROLLBACK")
+                conn.execute("ROLLBACK")
                 raise
-            self._maint.execute("COMMIT")
+            conn.execute("COMMIT")
 
-    def prune(self, delivered_before: float, *, heads_before: float | None = None, limit: int = 500) -> int:
+    def prune(self, delivered_before: float, *, heads_before: float | None = None, limit: int = 64) -> int:
         """Delete up to `limit` rows delivered before `delivered_before`; returns how many.
 
         An episode's last event survives until `heads_before` (never, when None), so its stream
         can be resumed; the newest row of the table always survives.
         """
         params = {"cutoff": delivered_before, "heads_cutoff": heads_before or -1.0, "limit": limit}
-        with self._write_lock:
-            return self._maint.execute(PRUNE, params).rowcount
+        with self._bookkeeping() as conn:
+            return int(conn.execute(PRUNE, params).rowcount)
+
+    @contextmanager
+    def _bookkeeping(self) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock, for writes that need no fsync of their own (a lost
+        delivery mark or prune only means a re-send or a later prune), in any durability."""
+        with self._lock:
+            if self._closed:
+                raise OutboxClosed(str(self.path))
+            relaxed = self._append_sync != "NORMAL"
+            if relaxed:
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+            try:
+                yield self._conn
+            finally:
+                if relaxed:
+                    self._conn.execute(f"PRAGMA synchronous={self._append_sync}")
 
     def prune_expired(self, retention_s: float, head_retention_s: float | None, *, budget_s: float) -> int:
         """Prune rows delivered more than `retention_s` ago (episode heads after `head_retention_s`,
@@ -267,17 +368,17 @@ class SqliteOutbox:
 
     def close(self) -> None:
         """Finish pending commits, checkpoint, and close every connection. Idempotent."""
-        with self._write_lock:
+        with self._lock:
             if self._closed:
                 return
             self._closed = True
         if self._committer is not None:
             self._committer.close()
         self._checkpointer.close()
-        with self._write_lock, self._read_lock:
-            self._writer.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            for conn in (self._writer, self._maint, self._reader):
-                conn.close()
+        with self._lock:
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._insert.close()
+            self._conn.close()  # releases the file's locks
 
     def __enter__(self) -> SqliteOutbox:
         return self

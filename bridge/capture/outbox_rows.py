@@ -147,7 +147,7 @@ def decode_row(values: Sequence[Any]) -> OutboxRow:
     return OutboxRow(*values)
 
 
-def insert_rows(conn: sqlite3.Connection, rows: Sequence[Row]) -> None:
+def insert_rows(conn: sqlite3.Connection | sqlite3.Cursor, rows: Sequence[Row]) -> None:
     """Insert `rows`; positions already holding the same event are skipped, others are forks.
 
     Inside a transaction the caller rolls back on `StreamConflict`; a lone row needs none (an

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bridge.capture import DeliveryMark, OutboxClosed, SqliteOutbox, StreamHead
 from bridge.capture.outbox_rows import kafka_record, kafka_record_of
@@ -158,19 +161,43 @@ def test_durability_modes_set_the_sqlite_pragmas_they_promise(
 ) -> None:
     process = open_outbox(tmp_path / "a.db", durability="process")
     power = open_outbox(tmp_path / "b.db", durability="power")
-    assert process.pragmas() == {"journal_mode": "wal", "synchronous": "NORMAL"}
-    assert power.pragmas() == {"journal_mode": "wal", "synchronous": "FULL"}
+    assert process.pragmas() == {"journal_mode": "wal", "synchronous": "NORMAL", "locking_mode": "exclusive"}
+    assert power.pragmas() == {"journal_mode": "wal", "synchronous": "FULL", "locking_mode": "exclusive"}
 
 
-def test_an_appended_event_is_readable_by_another_connection_at_once(outbox: SqliteOutbox) -> None:
-    # What SIGKILL-durability rests on: the commit is in the WAL file, not in a process buffer.
+def test_an_open_outbox_belongs_to_its_process_and_is_readable_once_closed(tmp_path: Path) -> None:
+    # The durability itself (a commit is in the WAL file, not in a process buffer) is proven by
+    # killing a writer with SIGKILL: test_capture_sigkill.py.
+    path = tmp_path / "outbox.db"
+    outbox = SqliteOutbox(path)
     event = chain("ep-1").append(escalation(0))
     outbox.append(event)
-    other = sqlite3.connect(outbox.path)
+    other = subprocess.run(
+        [sys.executable, "-c", OPEN_IN_ANOTHER_PROCESS, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).parents[3],
+    )
+    assert other.returncode == 3, other.stderr
+    assert "is open in another process" in other.stdout
+    outbox.close()
+    reader = sqlite3.connect(path)
     try:
-        assert other.execute("SELECT event_id FROM outbox").fetchall() == [(event.id,)]
+        assert reader.execute("SELECT event_id FROM outbox").fetchall() == [(event.id,)]
     finally:
-        other.close()
+        reader.close()
+
+
+OPEN_IN_ANOTHER_PROCESS = """
+import sys
+from bridge.capture import OutboxInUse, SqliteOutbox
+try:
+    SqliteOutbox(sys.argv[1], open_timeout_s=0.2)
+except OutboxInUse as exc:
+    print(exc)
+    sys.exit(3)
+"""
 
 
 def test_delivered_rows_leave_the_pending_set(outbox: SqliteOutbox) -> None:
@@ -254,3 +281,44 @@ def test_the_wal_stays_bounded_under_sustained_appends(tmp_path: Path) -> None:
     unbounded = largest_wal(tmp_path / "a.db", events, checkpoint_interval_s=1e6)
     bounded = largest_wal(tmp_path / "b.db", events, checkpoint_interval_s=0.01, wal_restart_frames=256)
     assert bounded < unbounded / 2, (bounded, unbounded)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    ops=st.lists(
+        st.tuples(st.sampled_from(["append", "batch", "read", "mark", "overflow"]), st.integers(1, 5)),
+        max_size=40,
+    )
+)
+def test_a_relay_reading_pending_sees_every_row_once_in_order_from_memory_or_sqlite(
+    ops: list[tuple[str, int]], tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bridge.capture.outbox.FRESH_LIMIT", 6)  # "overflow" appends past it
+    outbox = SqliteOutbox(tmp_path_factory.mktemp("fresh") / "outbox.db")
+    c, seen, cursor = chain("ep-1"), [], 0
+    try:
+        for op, n in ops:
+            if op in ("append", "overflow"):
+                for _ in range(n if op == "append" else 7):
+                    outbox.append(*c.seal(escalation(c.next_seq)))
+            elif op == "batch":
+                outbox.append_many([c.append(escalation(c.next_seq)) for _ in range(n)])
+            elif op == "read":
+                rows = outbox.pending(cursor, n)
+                seen.extend(rows)
+                cursor = rows[-1].pos if rows else cursor
+            elif seen:  # mark: what was read so far, plus (out of turn) the next unread row
+                unread = outbox.pending(cursor, 1) if n == 5 else []
+                outbox.mark_delivered([DeliveryMark(r.pos, 0, r.pos, 1.0) for r in [*seen[-n:], *unread]])
+                if unread:
+                    seen.extend(unread)
+                    cursor = unread[0].pos
+        while rows := outbox.pending(cursor, 3):
+            seen.extend(rows)
+            cursor = rows[-1].pos
+        stored = {row.pos: row for row in outbox.rows()}
+    finally:
+        outbox.close()
+    assert [r.seq for r in seen] == list(range(c.next_seq)), ops  # each once, in order
+    assert all(row == stored[row.pos] or stored[row.pos].delivered_at is not None for row in seen)
+    assert all(r.doc == stored[r.pos].doc and r.event_id == stored[r.pos].event_id for r in seen)
