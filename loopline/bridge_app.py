@@ -49,6 +49,7 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         environment=settings.environment,
         topic=settings.events_topic,
         kafka=settings.kafka.client_config("producer"),
+        relay_process=settings.relay_process,
     )
 
 

@@ -65,6 +65,11 @@ class BridgeSettings(BaseSettings):
     max_seconds: float = Field(default=300.0, gt=0, description="Wall time per episode.")
     db_url: str = Field(default="sqlite:///.loopline/archive.db", description="Event archive (read side).")
     events_topic: str = Field(default="loopline.events.v1", description="Topic the relay produces to.")
+    relay_process: bool = Field(
+        default=True,
+        description="Run the outbox relay in a child process, off the recording threads' GIL "
+        "(docs/capture.md); false runs it as a thread.",
+    )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 
     @model_validator(mode="after")

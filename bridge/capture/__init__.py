@@ -15,7 +15,8 @@ from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
 from bridge.capture.outcome import record_outcome
 from bridge.capture.recorder import EpisodeRecorder
 from bridge.capture.redactor import Redactor, SnapshotRedact
-from bridge.capture.relay import KafkaRelay
+from bridge.capture.relay import KafkaRelay, RelaySource
+from bridge.capture.relay_process import OutboxProxy, ProcessRelay, RemoteOutboxError
 from bridge.capture.relay_report import RelayMetrics
 from bridge.capture.service import CaptureService
 from bridge.capture.sink import (
@@ -44,14 +45,18 @@ __all__ = [
     "KafkaRelay",
     "OutboxClosed",
     "OutboxInUse",
+    "OutboxProxy",
     "OutboxRow",
     "PhiKeyError",
     "PhiKeys",
     "PhiTokenizer",
     "PhiVault",
     "PhiVaultError",
+    "ProcessRelay",
     "Redactor",
     "RelayMetrics",
+    "RelaySource",
+    "RemoteOutboxError",
     "SnapshotRedact",
     "SqliteOutbox",
     "StreamConflict",

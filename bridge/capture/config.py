@@ -43,6 +43,10 @@ class CaptureConfig(BaseModel):
     """Kafka topic the relay produces to."""
     kafka: dict[str, Any] = Field(default_factory=dict)
     """librdkafka producer config (`bootstrap.servers`, ...); empty = no relay in this process."""
+    relay_process: bool = False
+    """Run the relay in a child process (`ProcessRelay`) instead of a thread of this one: its Python
+    work then never takes the recording threads' GIL. The bridge turns it on; a thread is the
+    cheaper default for tools and tests."""
     retention_s: float = Field(default=3_600.0, ge=0)
     """How long delivered rows stay in the outbox before pruning (it is a queue, not the archive)."""
     head_retention_s: float | None = Field(default=7 * 86_400.0, ge=0)

@@ -54,8 +54,8 @@ from bridge.capture.sink import StreamHead, UnknownStream
 from schemas import Event
 
 Durability = Literal["process", "power"]
-FRESH_LIMIT = 65_536
-"""Rows kept in memory for the relay; past this the relay reads them back from SQLite."""
+FRESH_LIMIT = 8_192
+"""Rows kept in memory for the relay; past this it has fallen behind and reads SQLite instead."""
 
 
 class OutboxClosed(RuntimeError):
@@ -115,6 +115,7 @@ class SqliteOutbox:
         self._floor = 0  # every row at or below this pos is delivered (pending_count)
         self._fresh: deque[tuple[int, Row]] = deque()  # (pos, row) committed here, for the relay
         self._fresh_read = threading.Lock()  # one reader at a time; appenders only append
+        self._relay_reads = False  # rows are queued only once something reads `pending`
         self._append_sync = "FULL" if durability == "power" else "NORMAL"
         self._conn = _connect(self.path, self._append_sync, open_timeout_s)
         self._insert = self._conn.cursor()
@@ -169,7 +170,7 @@ class SqliteOutbox:
                 raise OutboxClosed(str(self.path))
             if len(rows) == 1:
                 insert_rows(self._insert, rows)  # autocommit: the INSERT is its own transaction
-                if self._insert.rowcount == 1:
+                if self._relay_reads and self._insert.rowcount == 1:
                     if len(self._fresh) >= FRESH_LIMIT:
                         self._forget_fresh()  # the relay is far behind: it reads SQLite until it catches up
                     self._fresh.append((int(self._insert.lastrowid or 0), rows[0]))
@@ -241,6 +242,7 @@ class SqliteOutbox:
         `after_pos` (nothing can sit between them, and no row is marked delivered before the relay
         has read it); from SQLite otherwise.
         """
+        self._relay_reads = True
         with self._fresh_read:
             fresh = self._fresh
             while fresh and fresh[0][0] <= after_pos:

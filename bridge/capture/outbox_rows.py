@@ -61,7 +61,7 @@ DELETE FROM outbox WHERE pos IN (
 # `pos` strictly increasing for the relay. An episode's last event is kept (until heads_cutoff)
 # so `stream_head` can still resume the stream when its outcome arrives days later.
 
-_HEADER_ATTRIBUTES = (*ATTRIBUTES, "hash")
+_HEADERS = tuple((name, f"ce_{name}") for name in (*ATTRIBUTES, "hash") if name != "datacontenttype")
 _CONTENT_TYPE = CONTENT_TYPE.encode()
 
 
@@ -73,11 +73,11 @@ def kafka_record(doc: Mapping[str, Any]) -> KafkaRecord:
 
 def _record(attributes: Mapping[str, Any], value: bytes) -> KafkaRecord:
     headers = [("content-type", _CONTENT_TYPE)]
-    for name in _HEADER_ATTRIBUTES:
-        attribute = attributes.get(name)
-        if name == "datacontenttype" or attribute is None:
-            continue
-        headers.append((f"ce_{name}", str(attribute).encode()))
+    headers += [
+        (header, (found if isinstance(found, str) else str(found)).encode())
+        for name, header in _HEADERS
+        if (found := attributes.get(name)) is not None
+    ]
     return KafkaRecord(key=str(attributes["episodeid"]).encode(), value=value, headers=headers)
 
 
@@ -98,7 +98,7 @@ def kafka_record_of(doc: bytes) -> KafkaRecord:
     if doc.startswith(_SEALED_HEAD):
         end = doc.rfind(_SEALED_DATA_END)
         if end > 0:
-            attributes = json.loads(b"{" + doc[end + 1 :])
+            attributes = json.loads("{" + doc[end + 1 :].decode())  # str: json skips sniffing bytes
             return _record(attributes, doc[len(_SEALED_HEAD) : end])
     return kafka_record(json.loads(doc))
 

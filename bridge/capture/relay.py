@@ -17,17 +17,19 @@ import functools
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
-from bridge.capture.outbox import SqliteOutbox
 from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
 from bridge.capture.relay_report import ErrorReport, RelayMetrics
 
 _log = logging.getLogger(__name__)
-_MARK_CHUNK = 64  # rows per delivery-mark transaction: keeps the appenders' wait for the lock short
+_MARK_CHUNK = 16  # rows per delivery-mark transaction: keeps the appenders' wait for the lock short
+_MARK_BATCH = 256  # delivery marks gathered before they are written (or _MARK_AGE_S, or idle)
+_MARK_AGE_S = 0.05
+_LINGER_S = 0.002  # poll timeout after a short batch: rows and reports gather meanwhile
 _READ_CHUNK = 512  # rows per outbox read, for the same reason (the outbox has one connection)
 _YIELD_EVERY = 16  # rows between GIL hand-overs (about 0.1 ms of Python work)
 _YIELD_S = 50e-6
@@ -37,6 +39,19 @@ interval. A real sleep leaves it the GIL."""
 _PASSES_BEFORE_NEW_PRODUCER = 3
 
 ProducerFactory = Callable[[dict[str, Any]], Producer]
+
+
+class RelaySource(Protocol):
+    """What the relay needs of an outbox: `SqliteOutbox`, or `OutboxProxy` in a relay process."""
+
+    def pending(self, after_pos: int, limit: int) -> list[OutboxRow]: ...
+    def mark_delivered(self, marks: Sequence[DeliveryMark]) -> None: ...
+    def pending_count(self, upto_pos: int | None = None) -> int: ...
+    def last_pos(self) -> int: ...
+    def wait_for_append(self, timeout: float) -> bool: ...
+    def prune_expired(
+        self, retention_s: float, head_retention_s: float | None, *, budget_s: float
+    ) -> int: ...
 
 
 def producer_config(kafka_config: Mapping[str, Any]) -> dict[str, Any]:
@@ -61,7 +76,7 @@ class KafkaRelay:
 
     def __init__(
         self,
-        outbox: SqliteOutbox,
+        outbox: RelaySource,
         *,
         topic: str,
         kafka_config: Mapping[str, Any],
@@ -140,11 +155,17 @@ class KafkaRelay:
             self._thread.join()
         return self._closed_flushed
 
-    def metrics(self) -> RelayMetrics:
-        """Current counters (pending is read from the outbox)."""
+    def abandon(self) -> None:
+        """Stop now, without flushing (the outbox is gone); undelivered rows stay in it."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def metrics(self, *, pending: int | None = None) -> RelayMetrics:
+        """Current counters (pending is read from the outbox unless given)."""
         error = self._errors.last
         return RelayMetrics(
-            pending=self._outbox.pending_count(),
+            pending=self._outbox.pending_count() if pending is None else pending,
             in_flight=len(self._in_flight),
             delivered=self._delivered,
             failed=self._failures,
@@ -179,14 +200,17 @@ class KafkaRelay:
             self._cursor = 0  # a fresh producer starts from the oldest undelivered row
         produced = 0 if (self._failed or self._fatal) else self._produce_some(self._producer)
         waiting = bool(self._in_flight) and not produced
+        # Waiting in poll lets rows and reports gather, so each cycle's Python work (and each
+        # delivery-mark transaction) covers many events; a backlog is drained without a pause.
+        linger = 0.01 if waiting else (0.0 if produced >= self._batch_size else _LINGER_S)
         try:
-            self._producer.poll(0.01 if waiting else 0)
+            self._producer.poll(linger)
         except KafkaException as exc:  # poll raises the producer's fatal error as well as reporting it
             error = exc.args[0]
             if not (isinstance(error, KafkaError) and error.fatal()):
                 raise
             self._fatal = error
-        self._write_marks()
+        self._write_marks(force=not self._in_flight)
         if self._fatal is not None:
             self._errors.record(
                 f"fatal producer error, starting a new producer: {self._fatal.str()}", always_log=True
@@ -281,8 +305,14 @@ class KafkaRelay:
         if err.fatal():
             self._fatal = err
 
-    def _write_marks(self) -> None:
+    def _write_marks(self, *, force: bool = True) -> None:
         if not self._marks:
+            return
+        if (
+            not force
+            and len(self._marks) < _MARK_BATCH
+            and time.time() - self._marks[0].delivered_at < _MARK_AGE_S
+        ):
             return
         marks, self._marks = self._marks, []
         for start in range(0, len(marks), _MARK_CHUNK):

@@ -7,6 +7,7 @@ runtime as its recorder factory.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -17,6 +18,7 @@ from bridge.capture.outcome import record_outcome
 from bridge.capture.recorder import EpisodeRecorder
 from bridge.capture.redactor import Redactor, SnapshotRedact
 from bridge.capture.relay import KafkaRelay
+from bridge.capture.relay_process import ProcessRelay
 from bridge.capture.tokenizer import PhiTokenizer
 from bridge.capture.vault import PhiVault
 from schemas import Event, new_id
@@ -33,7 +35,7 @@ class CaptureService:
         outbox: SqliteOutbox,
         vault: PhiVault,
         redactor: Redactor,
-        relay: KafkaRelay | None,
+        relay: KafkaRelay | ProcessRelay | None,
     ) -> None:
         self.config = config
         self.outbox = outbox
@@ -50,15 +52,14 @@ class CaptureService:
         vault = PhiVault.open(config.vault_url, keys)
         redactor = Redactor(PhiTokenizer(keys, vault), config.tenant, unmodelled=config.unmodelled)
         outbox = SqliteOutbox(config.outbox_path, durability=config.durability)
-        relay = None
+        relay: KafkaRelay | ProcessRelay | None = None
         if config.kafka:
-            relay = KafkaRelay(
-                outbox,
-                topic=config.topic,
-                kafka_config=config.kafka,
-                retention_s=config.retention_s,
-                head_retention_s=config.head_retention_s,
-            )
+            options: dict[str, Any] = {
+                "retention_s": config.retention_s,
+                "head_retention_s": config.head_retention_s,
+            }
+            relay_class = ProcessRelay if config.relay_process else KafkaRelay
+            relay = relay_class(outbox, topic=config.topic, kafka_config=config.kafka, **options)
             if start_relay:
                 relay.start()
         return cls(config, outbox=outbox, vault=vault, redactor=redactor, relay=relay)

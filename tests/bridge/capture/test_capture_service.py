@@ -7,9 +7,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pydantic import SecretStr
 
-from bridge.capture import OPERATOR_ROLE, CaptureConfig, CaptureService
+from bridge.capture import OPERATOR_ROLE, CaptureConfig, CaptureService, KafkaRelay, ProcessRelay
 from schemas import from_kafka, verify_chain
 from schemas.events import OutcomeObserved
 from tests.bridge.capture.brokers import create_topic, read_topic
@@ -37,11 +38,14 @@ def test_a_service_without_kafka_records_durably_and_reveals_to_operators(tmp_pa
         assert service.vault.reveal(token, OPERATOR_ROLE) == "Ada Lovelace"
 
 
+@pytest.mark.parametrize("relay_process", [False, True], ids=["relay-thread", "relay-process"])
 def test_a_service_ships_episodes_and_later_outcomes_to_kafka(
-    tmp_path: Path, kafka_config: dict[str, Any], unique_topic: str
+    tmp_path: Path, kafka_config: dict[str, Any], unique_topic: str, relay_process: bool
 ) -> None:
     create_topic(kafka_config, unique_topic)
-    with CaptureService.open(config(tmp_path, kafka=kafka_config, topic=unique_topic)) as service:
+    settings = config(tmp_path, kafka=kafka_config, topic=unique_topic, relay_process=relay_process)
+    with CaptureService.open(settings) as service:
+        assert isinstance(service.relay, ProcessRelay if relay_process else KafkaRelay)
         events = record_episode(service.recorder("ep-1", args_models=ARGS_MODELS))
         outcome = OutcomeObserved(kind="paid", item_id="CLM-1", observed_at=datetime(2025, 3, 1, tzinfo=UTC))
         events.append(service.record_outcome("ep-1", outcome))

@@ -1,0 +1,249 @@
+"""`ProcessRelay`: the `KafkaRelay` in a child process, so its Python work never takes the agent's GIL.
+
+The relay's work per event (building the Kafka record, `produce`, the delivery callback) is about
+20 us of Python. On the agent's process it shares the GIL with the recording threads, and every
+hand-over between the two costs a thread wake-up on each side: measured, the capture cost per tool
+call goes from about 0.09 ms with the relay idle to 0.3 to 0.4 ms with it producing
+(docs/capture.md). In a child process that work runs on its own interpreter.
+
+The outbox stays in this process (it is opened in EXCLUSIVE mode, one process per file): the child
+runs the very same `KafkaRelay` against an `OutboxProxy`, whose calls (`pending`, `mark_delivered`,
+`pending_count`, ...) come back over a pipe to a server thread here that runs them on the real
+outbox. Rows this process just appended are served from memory (`SqliteOutbox.pending`), so the
+work left on this side is pickling rows and writing delivery marks.
+
+Lifecycle: `start` spawns the child; `flush` waits on the outbox here; `close` flushes, then asks the
+child to stop and joins it. If this process dies (SIGKILL included), the child's next call finds the
+pipe closed and it exits; anything it produced but did not get marked is produced again by the next
+relay (at least once, as ever). If the child dies, `metrics().running` turns false and what it left
+undelivered stays in the outbox.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import multiprocessing
+import multiprocessing.connection
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bridge.capture.outbox import SqliteOutbox
+from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
+from bridge.capture.relay import KafkaRelay
+from bridge.capture.relay_report import RelayMetrics
+
+_log = logging.getLogger(__name__)
+_SERVED = frozenset(
+    {"pending", "mark_delivered", "pending_count", "last_pos", "wait_for_append", "prune_expired"}
+)
+_REPORT = "report_metrics"
+_START_TIMEOUT_S = 60.0
+
+
+class RemoteOutboxError(RuntimeError):
+    """The outbox in the parent process refused a call, or the parent is gone."""
+
+
+class OutboxProxy:
+    """The relay's view of an outbox that lives in the parent process (`RelaySource`)."""
+
+    def __init__(self, conn: multiprocessing.connection.Connection) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self.broken = False
+
+    def _call(self, method: str, *args: Any) -> Any:
+        with self._lock:
+            try:
+                self._conn.send((method, args))
+                status, value = self._conn.recv()
+            except (EOFError, OSError) as exc:
+                self.broken = True
+                raise RemoteOutboxError(f"the capturing process is gone: {exc!r}") from None
+        if status != "ok":
+            raise RemoteOutboxError(str(value))
+        return value
+
+    def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
+        """See `SqliteOutbox.pending`."""
+        rows: list[OutboxRow] = self._call("pending", after_pos, limit)
+        return rows
+
+    def mark_delivered(self, marks: Sequence[DeliveryMark]) -> None:
+        """See `SqliteOutbox.mark_delivered`."""
+        self._call("mark_delivered", list(marks))
+
+    def pending_count(self, upto_pos: int | None = None) -> int:
+        """See `SqliteOutbox.pending_count`."""
+        return int(self._call("pending_count", upto_pos))
+
+    def last_pos(self) -> int:
+        """See `SqliteOutbox.last_pos`."""
+        return int(self._call("last_pos"))
+
+    def wait_for_append(self, timeout: float) -> bool:
+        """See `SqliteOutbox.wait_for_append`."""
+        return bool(self._call("wait_for_append", timeout))
+
+    def prune_expired(self, retention_s: float, head_retention_s: float | None, *, budget_s: float) -> int:
+        """See `SqliteOutbox.prune_expired`."""
+        return int(self._call("prune_expired", retention_s, head_retention_s, budget_s))
+
+    def report(self, metrics: RelayMetrics) -> None:
+        """Hand the relay's counters to the parent (for `ProcessRelay.metrics`)."""
+        self._call(_REPORT, metrics)
+
+
+def _child_main(
+    conn: multiprocessing.connection.Connection,
+    stop: Any,
+    topic: str,
+    kafka_config: dict[str, Any],
+    options: dict[str, Any],
+    close_timeout: Any,
+) -> None:
+    """The child: run a `KafkaRelay` on the proxy until told to stop or the parent is gone."""
+    parent = os.getppid()
+    proxy = OutboxProxy(conn)
+    relay = KafkaRelay(proxy, topic=topic, kafka_config=kafka_config, **options).start()
+    while not stop.wait(0.5):
+        if proxy.broken or os.getppid() != parent:
+            relay.abandon()  # nobody left to mark deliveries for: stop without flushing
+            return
+        try:
+            proxy.report(relay.metrics(pending=-1))
+        except RemoteOutboxError:
+            continue
+    try:
+        relay.close(close_timeout.value)
+        proxy.report(relay.metrics(pending=-1))
+    except RemoteOutboxError:
+        relay.abandon()
+
+
+class ProcessRelay:
+    """Drains one `SqliteOutbox` into one topic from a child process; same controls as `KafkaRelay`."""
+
+    def __init__(
+        self, outbox: SqliteOutbox, *, topic: str, kafka_config: Mapping[str, Any], **options: Any
+    ) -> None:
+        self.topic = topic
+        self._outbox = outbox
+        self._kafka_config = dict(kafka_config)
+        self._options = options
+        context = multiprocessing.get_context("spawn")
+        self._context = context
+        self._stop = context.Event()
+        self._close_timeout = context.Value("d", 10.0)
+        self._process: multiprocessing.process.BaseProcess | None = None
+        self._conn: multiprocessing.connection.Connection | None = None
+        self._server: threading.Thread | None = None
+        self._metrics: RelayMetrics | None = None
+        self._closed: bool | None = None
+
+    def start(self) -> ProcessRelay:
+        """Spawn the child and the thread that serves its outbox calls (once)."""
+        if self._process is not None:
+            return self
+        ours, theirs = self._context.Pipe()
+        args = (theirs, self._stop, self.topic, self._kafka_config, self._options, self._close_timeout)
+        self._process = self._context.Process(
+            target=_child_main, args=args, name=f"capture-relay-{self.topic}", daemon=True
+        )
+        self._process.start()
+        theirs.close()
+        self._conn = ours
+        self._server = threading.Thread(
+            target=self._serve, name=f"capture-relay-server-{self.topic}", daemon=True
+        )
+        self._server.start()
+        return self
+
+    def _serve(self) -> None:
+        assert self._conn is not None
+        while True:
+            try:
+                method, args = self._conn.recv()
+            except (EOFError, OSError):
+                return  # the child is gone
+            try:
+                if method == _REPORT:
+                    self._metrics = args[0]
+                    reply: tuple[str, Any] = ("ok", None)
+                elif method in _SERVED:
+                    reply = ("ok", self._run(method, args))
+                else:
+                    reply = ("error", f"the outbox serves no {method!r}")
+            except Exception as exc:  # the child's relay decides what a failure means
+                reply = ("error", f"{type(exc).__name__}: {exc}")
+            try:
+                self._conn.send(reply)
+            except (OSError, ValueError):
+                return
+
+    def _run(self, method: str, args: tuple[Any, ...]) -> Any:
+        if method == "prune_expired":
+            retention_s, head_retention_s, budget_s = args
+            return self._outbox.prune_expired(retention_s, head_retention_s, budget_s=budget_s)
+        return getattr(self._outbox, method)(*args)
+
+    @property
+    def pid(self) -> int | None:
+        """The relay process's pid (None before `start`)."""
+        return self._process.pid if self._process is not None else None
+
+    def flush(self, timeout: float) -> bool:
+        """Wait until every event appended before this call has a delivery report; False on timeout."""
+        if self._process is None:
+            raise RuntimeError("the relay process was never started; call start() first")
+        target = self._outbox.last_pos()
+        deadline = time.monotonic() + timeout
+        while self._outbox.pending_count(target) > 0:
+            if time.monotonic() >= deadline or not self._process.is_alive():
+                return False
+            time.sleep(0.02)
+        return True
+
+    def close(self, timeout: float = 10.0) -> bool:
+        """Flush for up to `timeout`, stop the child, and say whether everything was delivered.
+
+        What is still undelivered stays in the outbox for the next start. Idempotent.
+        """
+        if self._closed is not None:
+            return self._closed
+        process = self._process
+        running = process is not None and process.is_alive()
+        flushed = self.flush(timeout) if running else self._outbox.pending_count() == 0
+        if process is not None:
+            self._close_timeout.value = 1.0
+            self._stop.set()
+            process.join(_START_TIMEOUT_S)
+            if process.is_alive():
+                _log.warning("relay process %s did not stop; terminating it", process.pid)
+                process.terminate()
+                process.join(5)
+        if self._conn is not None:
+            self._conn.close()
+        if self._server is not None:
+            self._server.join(5)
+        self._closed = flushed
+        return flushed
+
+    def metrics(self) -> RelayMetrics:
+        """The child's last reported counters, with pending from the outbox here."""
+        running = self._process is not None and self._process.is_alive()
+        last = self._metrics or RelayMetrics(
+            pending=0, in_flight=0, delivered=0, failed=0, producer_restarts=0,
+            last_error=None, last_error_at=None, running=running,
+        )  # fmt: skip
+        return dataclasses.replace(last, pending=self._outbox.pending_count(), running=running)
+
+    def __enter__(self) -> ProcessRelay:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
