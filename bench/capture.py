@@ -155,7 +155,9 @@ def latency_round(
         if kafka is not None:
             relay_class = ProcessRelay if relay_kind == "process" else KafkaRelay
             relay = relay_class(outbox, topic=kafka["topic"], kafka_config=without_topic(kafka)).start()
-            time_calls(min(500, calls), make)  # the relay (and its process) up and producing
+            time_calls(min(500, calls), make)
+            if not relay.flush(60):  # the relay (its process started, imports done) has caught up
+                raise RuntimeError("the relay did not deliver the warm-up calls within 60 s")
         try:
             with_capture, control = time_calls(calls, make)
         finally:

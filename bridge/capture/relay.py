@@ -22,20 +22,16 @@ from typing import Any, Protocol
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
+from bridge.capture.outbox import YIELD_S
 from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
 from bridge.capture.relay_report import ErrorReport, RelayMetrics
 
 _log = logging.getLogger(__name__)
-_MARK_CHUNK = 16  # rows per delivery-mark transaction: keeps the appenders' wait for the lock short
-_MARK_BATCH = 256  # delivery marks gathered before they are written (or _MARK_AGE_S, or idle)
-_MARK_AGE_S = 0.05
-_LINGER_S = 0.002  # poll timeout after a short batch: rows and reports gather meanwhile
-_READ_CHUNK = 512  # rows per outbox read, for the same reason (the outbox has one connection)
+_MARK_BATCH = 4096  # delivery marks gathered before they are written (or _MARK_AGE_S, or idle)
+_MARK_AGE_S = 0.25
+_CYCLE_S = 0.005  # shortest cycle unless draining a backlog (librdkafka's linger.ms is 5 ms too)
+_READ_CHUNK = 512  # rows per outbox read of a backlog (the appenders wait for the lock meanwhile)
 _YIELD_EVERY = 16  # rows between GIL hand-overs (about 0.1 ms of Python work)
-_YIELD_S = 50e-6
-"""How long a hand-over sleeps. `sleep(0)` is not enough: the relay takes the GIL straight back
-before a waiting agent thread has even woken up, and the agent then waits for the 5 ms switch
-interval. A real sleep leaves it the GIL."""
 _PASSES_BEFORE_NEW_PRODUCER = 3
 
 ProducerFactory = Callable[[dict[str, Any]], Producer]
@@ -89,6 +85,7 @@ class KafkaRelay:
         head_retention_s: float | None = 7 * 86_400.0,
         maintenance_interval_s: float = 30.0,
         producer_factory: ProducerFactory = Producer,
+        yield_gil: bool = True,
     ) -> None:
         self.topic = topic
         self._outbox = outbox
@@ -101,6 +98,7 @@ class KafkaRelay:
         self._retention = (retention_s, head_retention_s)
         self._maintenance_interval_s = maintenance_interval_s
         self._factory = producer_factory
+        self._yield_every = _YIELD_EVERY if yield_gil else 0
         self._producer: Producer | None = None
         self._generation = 0  # reports from a discarded producer must not count as failures of this one
         self._cursor = 0  # highest pos handed to the current producer in this pass
@@ -194,17 +192,22 @@ class KafkaRelay:
         self._discard_producer()
 
     def _cycle(self) -> None:
+        started = time.monotonic()
         if self._producer is None:
             self._producer = self._factory(dict(self._config))
             self._generation += 1
             self._cursor = 0  # a fresh producer starts from the oldest undelivered row
         produced = 0 if (self._failed or self._fatal) else self._produce_some(self._producer)
         waiting = bool(self._in_flight) and not produced
-        # Waiting in poll lets rows and reports gather, so each cycle's Python work (and each
-        # delivery-mark transaction) covers many events; a backlog is drained without a pause.
-        linger = 0.01 if waiting else (0.0 if produced >= self._batch_size else _LINGER_S)
+        # Serving reports until the cycle is `_CYCLE_S` old lets rows and reports gather, so each
+        # cycle's reads (an RPC, for a relay process), Python work and delivery-mark transaction
+        # cover many events; a backlog is drained without a pause. Without it the relay came back
+        # for every few rows, thousands of times a second, each time taking the agent's lock or GIL.
+        deadline = 0.0 if produced >= self._batch_size else started + (0.01 if waiting else _CYCLE_S)
         try:
-            self._producer.poll(linger)
+            self._producer.poll(0)
+            while (left := deadline - time.monotonic()) > 0 and not self._stopping.is_set():
+                self._producer.poll(left)
         except KafkaException as exc:  # poll raises the producer's fatal error as well as reporting it
             error = exc.args[0]
             if not (isinstance(error, KafkaError) and error.fatal()):
@@ -245,13 +248,14 @@ class KafkaRelay:
             return 0
         produced = 0
         while produced < room:
-            rows = self._outbox.pending(self._cursor, min(_READ_CHUNK, room - produced))
-            if not rows:
-                break
+            chunk = min(_READ_CHUNK, room - produced)
+            rows = self._outbox.pending(self._cursor, chunk)
             taken = self._produce_rows(producer, rows)
             produced += taken
-            if taken < len(rows):
-                break  # a full queue or a refusal: serve reports first
+            if taken < chunk:
+                # Caught up (or a full queue, or a refusal): rows appended meanwhile wait for the
+                # next cycle, instead of the relay chasing the agent a row or two at a time.
+                break
         return produced
 
     def _produce_rows(self, producer: Producer, rows: list[OutboxRow]) -> int:
@@ -276,10 +280,10 @@ class KafkaRelay:
             self._in_flight.add(row.pos)
             self._cursor = row.pos
             produced += 1
-            if produced % _YIELD_EVERY == 0:
+            if self._yield_every and produced % self._yield_every == 0:
                 # Hand the GIL to a waiting agent thread now rather than at the 5 ms switch
                 # interval: the relay's Python work must not show up in the agent's p99.
-                time.sleep(_YIELD_S)
+                time.sleep(YIELD_S)
         return produced
 
     def _on_delivery(self, pos: int, generation: int, err: KafkaError | None, msg: Message) -> None:
@@ -315,10 +319,7 @@ class KafkaRelay:
         ):
             return
         marks, self._marks = self._marks, []
-        for start in range(0, len(marks), _MARK_CHUNK):
-            if start:
-                time.sleep(_YIELD_S)  # let a waiting appender have the lock and the GIL
-            self._outbox.mark_delivered(marks[start : start + _MARK_CHUNK])
+        self._outbox.mark_delivered(marks)  # in short transactions (SqliteOutbox.mark_delivered)
         with self._progress:
             self._progress.notify_all()
 

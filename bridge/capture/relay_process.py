@@ -31,7 +31,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bridge.capture.outbox import SqliteOutbox
+from bridge.capture.outbox import PendingRecord, SqliteOutbox
 from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
 from bridge.capture.relay import KafkaRelay
 from bridge.capture.relay_report import RelayMetrics
@@ -69,9 +69,9 @@ class OutboxProxy:
         return value
 
     def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
-        """See `SqliteOutbox.pending`."""
-        rows: list[OutboxRow] = self._call("pending", after_pos, limit)
-        return rows
+        """See `SqliteOutbox.pending` (rows travel as plain tuples: cheaper to pickle)."""
+        records: list[PendingRecord] = self._call("pending", after_pos, limit)
+        return [OutboxRow(*record, None, None, None) for record in records]
 
     def mark_delivered(self, marks: Sequence[DeliveryMark]) -> None:
         """See `SqliteOutbox.mark_delivered`."""
@@ -109,7 +109,8 @@ def _child_main(
     """The child: run a `KafkaRelay` on the proxy until told to stop or the parent is gone."""
     parent = os.getppid()
     proxy = OutboxProxy(conn)
-    relay = KafkaRelay(proxy, topic=topic, kafka_config=kafka_config, **options).start()
+    # Its own interpreter: no agent thread to hand the GIL to.
+    relay = KafkaRelay(proxy, topic=topic, kafka_config=kafka_config, yield_gil=False, **options).start()
     while not stop.wait(0.5):
         if proxy.broken or os.getppid() != parent:
             relay.abandon()  # nobody left to mark deliveries for: stop without flushing
@@ -189,6 +190,8 @@ class ProcessRelay:
         if method == "prune_expired":
             retention_s, head_retention_s, budget_s = args
             return self._outbox.prune_expired(retention_s, head_retention_s, budget_s=budget_s)
+        if method == "pending":
+            return self._outbox.pending_records(*args)
         return getattr(self._outbox, method)(*args)
 
     @property

@@ -161,8 +161,9 @@ def test_durability_modes_set_the_sqlite_pragmas_they_promise(
 ) -> None:
     process = open_outbox(tmp_path / "a.db", durability="process")
     power = open_outbox(tmp_path / "b.db", durability="power")
-    assert process.pragmas() == {"journal_mode": "wal", "synchronous": "NORMAL", "locking_mode": "exclusive"}
-    assert power.pragmas() == {"journal_mode": "wal", "synchronous": "FULL", "locking_mode": "exclusive"}
+    common = {"journal_mode": "wal", "locking_mode": "exclusive", "page_size": "2048"}
+    assert process.pragmas() == {**common, "synchronous": "NORMAL"}
+    assert power.pragmas() == {**common, "synchronous": "FULL"}
 
 
 def test_an_open_outbox_belongs_to_its_process_and_is_readable_once_closed(tmp_path: Path) -> None:
