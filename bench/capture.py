@@ -58,6 +58,8 @@ from schemas.events import ToolCalled
 from schemas.phi import phi_field
 
 RESULTS = Path(__file__).parent / "results" / "capture.json"
+PACED_RATE = 1_000.0
+"""Tool calls per second of the paced runs: one process serving, say, 100 agents at 10 calls/s."""
 CALLS_PER_EPISODE = 20
 console = Console()
 
@@ -95,16 +97,22 @@ def control_work() -> int:
 
 
 def time_calls(
-    n: int, recorder_for: Callable[[int], EpisodeRecorder] | None
+    n: int, recorder_for: Callable[[int], EpisodeRecorder] | None, rate: float | None = None
 ) -> tuple[list[float], list[float]]:
     """Seconds per simulated tool call (recorded when `recorder_for` is given), and seconds per
     `control_work()` run right after each call: the control shows what the machine itself adds
-    to the tail (other processes on shared cores, interrupts) under the same conditions."""
+    to the tail (other processes on shared cores, interrupts) under the same conditions.
+
+    Back to back, or `rate` calls per second (sleeping between them, as an agent waits on its
+    model and the live API)."""
     samples: list[float] = []
     control: list[float] = []
     recorder: EpisodeRecorder | None = None
     clock = time.perf_counter
+    begun = clock()
     for i in range(n):
+        if rate is not None and (wait := begun + i / rate - clock()) > 0:
+            time.sleep(wait)
         call = ToolCall(call_id=f"c{i}", name="lookup_claim", arguments={"claim_id": f"CLM-{i // CALLS_PER_EPISODE}",
                         "member_id": f"MBR-{i // CALLS_PER_EPISODE}"})  # fmt: skip
         if recorder_for is not None and i % CALLS_PER_EPISODE == 0:
@@ -138,7 +146,12 @@ def capture_stack(folder: Path, durability: str) -> Iterator[tuple[SqliteOutbox,
 
 
 def latency_round(
-    folder: Path, calls: int, durability: str, kafka: dict[str, Any] | None, relay_kind: str
+    folder: Path,
+    calls: int,
+    durability: str,
+    kafka: dict[str, Any] | None,
+    relay_kind: str,
+    rate: float | None = None,
 ) -> dict[str, list[float]]:
     """One round: the tool alone, then with capture (and the relay, when `kafka` is given).
 
@@ -159,7 +172,7 @@ def latency_round(
             if not relay.flush(60):  # the relay (its process started, imports done) has caught up
                 raise RuntimeError("the relay did not deliver the warm-up calls within 60 s")
         try:
-            with_capture, control = time_calls(calls, make)
+            with_capture, control = time_calls(calls, make, rate)
         finally:
             delivered = relay.close(60) if relay is not None else None
         if delivered is False:
@@ -178,6 +191,7 @@ def latency(
     durability: str,
     kafka: dict[str, Any] | None,
     relay_kind: str = "thread",
+    rate: float | None = None,
 ) -> dict[str, Any]:
     per_round = max(200, calls // rounds)
     cost: list[float] = []
@@ -187,7 +201,7 @@ def latency(
     tool_medians: list[float] = []
     busy = 0.0
     for index in range(rounds):
-        samples = latency_round(folder / f"round-{index}", per_round, durability, kafka, relay_kind)
+        samples = latency_round(folder / f"round-{index}", per_round, durability, kafka, relay_kind, rate)
         base_median = statistics.median(samples["base"])
         round_cost = [s - base_median for s in samples["with_capture"]]
         cost += round_cost
@@ -197,7 +211,8 @@ def latency(
         tool_medians.append(base_median)
         busy += sum(samples["with_capture"])
     return {"calls": per_round * rounds, "rounds": rounds, "durability": durability,
-            "relay_running": kafka is not None, "relay": relay_kind if kafka is not None else None, "tool_median_ms": statistics.median(tool_medians) * 1e3,
+            "relay_running": kafka is not None, "relay": relay_kind if kafka is not None else None,
+            "calls_per_s": rate, "tool_median_ms": statistics.median(tool_medians) * 1e3,
             "cost_median_ms": statistics.median(round_medians) * 1e3,
             "cost_round_medians_ms": [m * 1e3 for m in round_medians],
             "cost_pooled_median_ms": statistics.median(cost) * 1e3,
@@ -351,7 +366,8 @@ def render(results: dict[str, Any]) -> None:
         table.add_column(column)
     for row in results["latency"]:
         relay = {None: "relay off", "thread": "relay thread producing", "process": "relay process producing"}
-        label = f"{row['durability']}, {relay[row['relay']]}"
+        pace = f"{row['calls_per_s']:,.0f} calls/s" if row["calls_per_s"] else "back to back"
+        label = f"{row['durability']}, {relay[row['relay']]}, {pace}"
         target = row["durability"] == "process"
         table.add_row(f"capture cost / tool call, {label}: median", f"{row['cost_median_ms']:.3f} ms",
                       "<= 0.1 ms" if target else "")  # fmt: skip
@@ -393,13 +409,20 @@ def main() -> None:
         console.print(f"[bold]capture bench[/] in {folder}; broker {kafka['bootstrap.servers']}")
         gc.collect()
         results: dict[str, Any] = {"latency": [], "throughput": {}}
-        configurations = (("process", None, args.calls), ("process", "thread", args.calls),
-                          ("process", "process", args.calls), ("power", None, max(200, args.calls // 10)))  # fmt: skip
-        for durability, relay_kind, calls in configurations:
-            console.print(f"(a) {calls} tool calls, {durability} durability, relay {relay_kind or 'off'}")
+        paced = max(200, args.calls // 4)
+        configurations = (("process", None, args.calls, None), ("process", "thread", args.calls, None),
+                          ("process", "process", args.calls, None), ("process", None, paced, PACED_RATE),
+                          ("process", "thread", paced, PACED_RATE),
+                          ("process", "process", paced, PACED_RATE),
+                          ("power", None, max(200, args.calls // 10), None))  # fmt: skip
+        for durability, relay_kind, calls, rate in configurations:
+            pace = f"{rate:,.0f} calls/s" if rate else "back to back"
+            console.print(
+                f"(a) {calls} tool calls, {pace}, {durability} durability, relay {relay_kind or 'off'}"
+            )
             relay_kafka = {**kafka, "topic": f"bench-latency-{uuid.uuid4().hex[:8]}"} if relay_kind else None
-            results["latency"].append(latency(folder / f"latency-{durability}-{relay_kind}", calls,
-                                              args.rounds, durability, relay_kafka, relay_kind or "thread"))  # fmt: skip
+            results["latency"].append(latency(folder / f"latency-{durability}-{relay_kind}-{rate}", calls,
+                                              args.rounds, durability, relay_kafka, relay_kind or "thread", rate))  # fmt: skip
         results["breakdown"] = breakdown(folder)
         console.print(f"(b) {args.events} prebuilt events into the outbox")
         events = prebuilt_events(args.events)

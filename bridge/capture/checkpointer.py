@@ -18,6 +18,7 @@ every second keeps that wait to copying about a second of appends.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from contextlib import nullcontext
@@ -37,9 +38,11 @@ class WalCheckpointer:
         *,
         interval_s: float = 1.0,
         restart_frames: int = 4096,
+        wal_file: Path | None = None,
     ) -> None:
         """Checkpoint the file at `target` on a connection of its own, or the store whose one
-        connection `target` is (then every checkpoint holds `write_lock`, which must be given)."""
+        connection `target` is (then every checkpoint holds `write_lock`, which must be given, and
+        `wal_file`, when given, is fsynced first, outside the lock)."""
         self._borrowed = isinstance(target, sqlite3.Connection)
         if self._borrowed and write_lock is None:
             raise ValueError("a borrowed connection is shared: pass the lock that guards it")
@@ -50,6 +53,7 @@ class WalCheckpointer:
         )
         self._restart_frames = restart_frames
         self._write_lock = write_lock
+        self._wal_path = wal_file
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(
@@ -61,6 +65,7 @@ class WalCheckpointer:
         """One checkpoint now: the bulk without blocking writers, then the tail if the WAL is big."""
         with self._lock:
             if self._write_lock is not None and self._borrowed:
+                self._presync()
                 with self._write_lock:  # nothing else uses the connection meanwhile: it copies all
                     self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
                 return
@@ -68,6 +73,20 @@ class WalCheckpointer:
             if frames > self._restart_frames:  # writes during that checkpoint left a tail
                 with self._write_lock or nullcontext():
                     self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+
+    def _presync(self) -> None:
+        # The checkpoint fsyncs the WAL before copying it; most of that flush is done here, before
+        # the appenders are shut out, so what they wait for is mostly the database file's fsync.
+        if self._wal_path is None:
+            return
+        try:
+            fd = os.open(self._wal_path, os.O_RDONLY)
+        except FileNotFoundError:
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def _loop(self, interval_s: float) -> None:
         while not self._stop.wait(interval_s):

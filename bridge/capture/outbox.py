@@ -140,6 +140,7 @@ class SqliteOutbox:
             self._lock,
             interval_s=checkpoint_interval_s,
             restart_frames=wal_restart_frames,
+            wal_file=Path(f"{self.path}-wal"),
         )
 
     def _create_schema(self) -> None:

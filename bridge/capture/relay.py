@@ -48,6 +48,10 @@ class RelaySource(Protocol):
     def prune_expired(
         self, retention_s: float, head_retention_s: float | None, *, budget_s: float
     ) -> int: ...
+    @property
+    def commits(self) -> int:
+        """Append transactions so far (a relay sharing the GIL yields only while appenders append)."""
+        ...
 
 
 def producer_config(kafka_config: Mapping[str, Any]) -> dict[str, Any]:
@@ -99,6 +103,7 @@ class KafkaRelay:
         self._maintenance_interval_s = maintenance_interval_s
         self._factory = producer_factory
         self._yield_every = _YIELD_EVERY if yield_gil else 0
+        self._commits_seen = 0
         self._producer: Producer | None = None
         self._generation = 0  # reports from a discarded producer must not count as failures of this one
         self._cursor = 0  # highest pos handed to the current producer in this pass
@@ -281,9 +286,12 @@ class KafkaRelay:
             self._cursor = row.pos
             produced += 1
             if self._yield_every and produced % self._yield_every == 0:
-                # Hand the GIL to a waiting agent thread now rather than at the 5 ms switch
-                # interval: the relay's Python work must not show up in the agent's p99.
-                time.sleep(YIELD_S)
+                commits = self._outbox.commits
+                if commits != self._commits_seen:
+                    # An agent is recording: hand it the GIL now rather than at the 5 ms switch
+                    # interval, so the relay's Python work stays out of the agent's p99.
+                    self._commits_seen = commits
+                    time.sleep(YIELD_S)
         return produced
 
     def _on_delivery(self, pos: int, generation: int, err: KafkaError | None, msg: Message) -> None:

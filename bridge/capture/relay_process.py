@@ -93,6 +93,11 @@ class OutboxProxy:
         """See `SqliteOutbox.prune_expired`."""
         return int(self._call("prune_expired", retention_s, head_retention_s, budget_s))
 
+    @property
+    def commits(self) -> int:
+        """Not asked over the pipe: a relay process has a GIL of its own and never yields it."""
+        return 0
+
     def report(self, metrics: RelayMetrics) -> None:
         """Hand the relay's counters to the parent (for `ProcessRelay.metrics`)."""
         self._call(_REPORT, metrics)
