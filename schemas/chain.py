@@ -178,7 +178,9 @@ class EpisodeChain:
         structured = {
             **attributes,
             "time": _TIME.dump_python(attributes["time"], mode="json"),
-            "data": data.model_dump(mode="json"),
+            "data": data.__pydantic_serializer__.to_python(
+                data, mode="json"
+            ),  # model_dump, minus its wrapper
         }
         canonical = canonical_json(structured)  # it holds exactly what canonical_bytes keeps
         digest = hashlib.sha256(canonical).hexdigest()

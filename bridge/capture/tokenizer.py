@@ -101,4 +101,4 @@ class PhiTokenizer:
             redacted = apply_plan(plan, data, tokenize_one)
         if raw_by_token:
             self._vault.put_many(tenant, raw_by_token)
-        return dict(redacted)
+        return redacted if isinstance(redacted, dict) else dict(redacted)

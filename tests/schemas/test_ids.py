@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 
@@ -43,3 +44,18 @@ def test_out_of_range_timestamps_are_refused() -> None:
         uuid7(-1)
     with pytest.raises(ValueError, match="not a UUIDv7"):
         uuid7_time_ms(uuid.uuid4())
+
+
+def test_a_forked_child_never_repeats_its_parents_next_ids() -> None:
+    new_id()  # the parent now holds a pool of random bytes
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report its next ids and leave without running any test teardown
+        os.write(write_end, ",".join(new_id() for _ in range(3)).encode())
+        os._exit(0)
+    os.close(write_end)
+    os.waitpid(pid, 0)
+    with os.fdopen(read_end) as pipe:
+        child = pipe.read().split(",")
+    parent = [new_id() for _ in range(3)]
+    assert {text[19:] for text in child}.isdisjoint(text[19:] for text in parent)
