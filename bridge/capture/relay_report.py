@@ -28,7 +28,7 @@ class RelayMetrics:
     last_error_at: float | None
     """When it happened (Unix time)."""
     running: bool
-    """Whether the relay thread is alive."""
+    """Whether the relay (its thread, or its process) is alive."""
 
 
 class ErrorReport:
