@@ -60,32 +60,47 @@ def token_table(settings: BridgeSettings) -> TokenTable:
     return TokenTable(digests)
 
 
-def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -> BridgeProcess:
-    """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo)."""
-    capture = CaptureService.open(capture_config(settings))
-    live = LiveBackend(settings.live_url, timeout_s=settings.live_timeout_s)
-    toolbox = Toolbox(RCM_TOOLS, live)
+def rcm_services(
+    capture: CaptureService,
+    toolbox: Toolbox,
+    policy: PolicyClient,
+    config: RunnerConfig,
+    archive: SqlEventArchive,
+) -> BridgeServices:
+    """What the API serves, over one capture service: recorders that redact by the rcm tools'
+    models and world snapshots by `World`, the runner, outcomes, the read side and PHI reveal.
+
+    The bridge uses it with the live backend; tests with the sim backend and a scripted policy.
+    """
     args_models = {spec.name: spec.args_model for spec in RCM_TOOLS}
     snapshot = capture.redactor.snapshot_redactor(World)
 
     def recorders(episode_id: str) -> Recorder:
         return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
 
-    config = RunnerConfig(
-        max_steps=settings.max_steps,
-        max_seconds=settings.max_seconds,
-        escalate_tool="escalate_to_human",  # the rcm domain's only terminal tool, as in envs.rcm
-    )
-    runner = EpisodeRunner(policy or make_policy(settings), toolbox, recorders, config)
-    archive = SqlEventArchive(settings.db_url)
-    archive.create_schema()
-    services = BridgeServices(
-        runner=runner,
+    return BridgeServices(
+        runner=EpisodeRunner(policy, toolbox, recorders, config),
         toolbox=toolbox,
         recorders=recorders,
         record_outcome=capture.record_outcome,
         reader=SqlEpisodeReader(archive.engine),
         reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
+    )
+
+
+def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -> BridgeProcess:
+    """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo)."""
+    capture = CaptureService.open(capture_config(settings))
+    live = LiveBackend(settings.live_url, timeout_s=settings.live_timeout_s)
+    config = RunnerConfig(
+        max_steps=settings.max_steps,
+        max_seconds=settings.max_seconds,
+        escalate_tool="escalate_to_human",  # the rcm domain's only terminal tool, as in envs.rcm
+    )
+    archive = SqlEventArchive(settings.db_url)
+    archive.create_schema()
+    services = rcm_services(
+        capture, Toolbox(RCM_TOOLS, live), policy or make_policy(settings), config, archive
     )
     return BridgeProcess(settings, capture, services, token_table(settings), live)
 

@@ -15,8 +15,8 @@ from datetime import date, timedelta
 from typing import Literal
 
 from adapters.rcm.era import AdjSpec, build_remittance
+from adapters.rcm.filing import filed_claim
 from adapters.rcm.models import (
-    Acknowledgment,
     Address,
     Claim,
     Coverage,
@@ -193,37 +193,25 @@ class WorldBuilder:
         sent = submitted or dos + timedelta(days=rng.randrange(1, 6))
         claim_id = self.new_id("CLM-")
         pcn = f"{payer_id}{sent:%y%j}{rng.randrange(10000, 99999)}"
-        ack = Acknowledgment(
-            action="accepted",
-            ack_date=accepted or sent + timedelta(days=1),
-            status_category_code="A2",
-            payer_claim_control_number=pcn,
-            message="accepted into adjudication",
-        )
         coverage = self.coverage_of(patient, payer_id)
         member = member_id or (coverage.member_id if coverage else None)
         if member is None:
             raise ValueError(f"patient {patient.patient_id} has no coverage at {payer_id}; give member_id")
-        claim = Claim(
+        claim = filed_claim(
             claim_id=claim_id,
-            patient_id=patient.patient_id,
+            patient=patient,
             payer_id=payer_id,
-            payer_sequence=sequence or (coverage.cob_order if coverage else "primary"),
+            member_id=member,
             billing_npi=self.practice.billing_npi,
             rendering_npi=rendering or self.clinicians[0].npi,
-            patient_first_name=patient.first_name,
-            patient_last_name=patient.last_name,
-            patient_birth_date=patient.birth_date,
-            member_id=member,
-            subscriber_first_name=patient.first_name,
-            subscriber_last_name=patient.last_name,
             payer_claim_control_number=pcn,
-            diagnosis_codes=diagnoses,
-            prior_auth_number=auth,
+            diagnoses=diagnoses,
             lines=service_lines,
-            submitted_date=sent,
+            submitted=sent,
             status="denied",
-            acknowledgments=(ack,),
+            accepted=accepted,
+            prior_auth_number=auth,
+            payer_sequence=sequence or (coverage.cob_order if coverage else "primary"),
         )
         self.claims[claim_id] = claim
         return claim

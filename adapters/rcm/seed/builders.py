@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 
 from adapters.rcm.era import AdjSpec, build_remittance
+from adapters.rcm.filing import filed_claim
 from adapters.rcm.models import (
-    Acknowledgment,
     Claim,
     ClaimStatus,
     Document,
@@ -44,34 +44,20 @@ def claim(
     rendering: str = DR_ORTIZ,
     auth: str | None = None,
 ) -> Claim:
-    p = BY_ID[patient_id]
-    pcn = f"{payer_id}25{claim_id[-4:]}00"
-    ack = Acknowledgment(
-        action="accepted",
-        ack_date=accepted or submitted + timedelta(days=1),
-        status_category_code="A2",
-        payer_claim_control_number=pcn,
-        message="accepted into adjudication",
-    )
-    return Claim(
+    return filed_claim(
         claim_id=claim_id,
-        patient_id=patient_id,
+        patient=BY_ID[patient_id],
         payer_id=payer_id,
+        member_id=member_id,
         billing_npi=BILLING_NPI,
         rendering_npi=rendering,
-        patient_first_name=p.first_name,
-        patient_last_name=p.last_name,
-        patient_birth_date=p.birth_date,
-        member_id=member_id,
-        subscriber_first_name=p.first_name,
-        subscriber_last_name=p.last_name,
-        payer_claim_control_number=pcn,
-        diagnosis_codes=dx,
-        prior_auth_number=auth,
+        payer_claim_control_number=f"{payer_id}25{claim_id[-4:]}00",
+        diagnoses=dx,
         lines=lines,
-        submitted_date=submitted,
+        submitted=submitted,
         status=status,
-        acknowledgments=(ack,),
+        accepted=accepted,
+        prior_auth_number=auth,
     )
 
 

@@ -10,15 +10,14 @@ import httpx
 import pytest
 
 from adapters import Toolbox
-from adapters.rcm import RCM_TOOLS, SimBackend, World, seed_world
+from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
 from adapters.serving import serve_in_thread
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
-from bridge.api.services import BridgeServices
 from bridge.capture import CaptureConfig, CaptureService
-from bridge.capture.vault import OPERATOR_ROLE
-from bridge.runtime import EpisodeRunner, RunnerConfig, ScriptedPolicy, act, call, say
-from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
+from bridge.runtime import RunnerConfig, ScriptedPolicy, act, call, say
+from bridge.store import ArchiveRecord, SqlEventArchive
+from loopline.bridge_app import rcm_services
 from schemas.codec import from_structured
 
 TOKENS = {"agent-token": Role.AGENT, "reviewer-token": Role.REVIEWER, "operator-token": Role.OPERATOR}
@@ -60,28 +59,14 @@ def bridge(tmp_path: Path) -> Iterator[Bridge]:
             environment="test",
         )
     )
-    toolbox = Toolbox(RCM_TOOLS, SimBackend(seed_world()))
-    args_models = {spec.name: spec.args_model for spec in RCM_TOOLS}
-    snapshot = capture.redactor.snapshot_redactor(World)
-
-    def recorders(episode_id: str):  # type: ignore[no-untyped-def]
-        return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
-
-    runner = EpisodeRunner(
-        ScriptedPolicy(_reference_script),  # type: ignore[arg-type]
-        toolbox,
-        recorders,
-        RunnerConfig(max_steps=6, escalate_tool="escalate_to_human"),
-    )
     archive = SqlEventArchive(f"sqlite:///{tmp_path / 'archive.db'}")
     archive.create_schema()
-    services = BridgeServices(
-        runner=runner,
-        toolbox=toolbox,
-        recorders=recorders,
-        record_outcome=capture.record_outcome,
-        reader=SqlEpisodeReader(archive.engine),
-        reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
+    services = rcm_services(
+        capture,
+        Toolbox(RCM_TOOLS, SimBackend(seed_world())),
+        ScriptedPolicy(_reference_script),  # type: ignore[arg-type]
+        RunnerConfig(max_steps=6, escalate_tool="escalate_to_human"),
+        archive,
     )
     with serve_in_thread(create_app(services, TokenTable.from_tokens(TOKENS)), name="bridge-api") as url:
         yield Bridge(url, capture, archive)
