@@ -9,7 +9,10 @@
     next to the median of a fixed slice of pure Python timed in the same round (the control):
     this shared 2-core machine has phases where everything runs about 1.5x slower, and the
     control shows them. The headline median is the median of the round medians; p99 and p99.9
-    are over every call of every round;
+    are over every call of every round. Runs paced at 1,000 calls/s (the thread sleeps between
+    calls, as an agent waits on its model) take their no-capture base at the same pace, and add
+    a second control: the same pure Python timed straight after the same sleeps, which shows
+    what waking up alone costs on this machine;
 (b) throughput into the outbox (events/s) and through the relay until every delivery report is in;
 (c) plain confluent-kafka producing the same messages (same bytes) with the same settings.
 
@@ -132,6 +135,22 @@ def time_calls(
     return samples, control
 
 
+def time_woken_control(n: int, rate: float) -> list[float]:
+    """Seconds per `control_work()` run straight after the same sleeps as a paced run: what waking
+    up costs pure Python on this machine (caches and, on a VM, the vCPU's idle state), which the
+    capture of a paced call pays too and the control after it no longer does."""
+    samples: list[float] = []
+    clock = time.perf_counter
+    begun = clock()
+    for i in range(n):
+        if (wait := begun + i / rate - clock()) > 0:
+            time.sleep(wait)
+        started = clock()
+        control_work()
+        samples.append(clock() - started)
+    return samples
+
+
 @contextmanager
 def capture_stack(folder: Path, durability: str) -> Iterator[tuple[SqliteOutbox, Redactor]]:
     folder.mkdir(parents=True, exist_ok=True)
@@ -163,7 +182,8 @@ def latency_round(
                                          redactor=redactor, source="loopline://bench/capture")  # fmt: skip
         time_calls(min(500, calls), make)  # warm-up: imports, caches, statement cache, the WAL's blocks
         outbox.checkpoint()
-        base, _ = time_calls(calls, None)
+        base, _ = time_calls(calls, None, rate)  # the same call without capture, at the same pace
+        woken = time_woken_control(calls, rate) if rate is not None else []
         relay: KafkaRelay | ProcessRelay | None = None
         if kafka is not None:
             relay_class = ProcessRelay if relay_kind == "process" else KafkaRelay
@@ -177,7 +197,7 @@ def latency_round(
             delivered = relay.close(60) if relay is not None else None
         if delivered is False:
             raise RuntimeError("the relay did not deliver the latency run's events within 60 s")
-    return {"base": base, "with_capture": with_capture, "control": control}
+    return {"base": base, "with_capture": with_capture, "control": control, "woken_control": woken}
 
 
 def without_topic(kafka: dict[str, Any]) -> dict[str, Any]:
@@ -198,6 +218,7 @@ def latency(
     control: list[float] = []
     round_medians: list[float] = []
     control_medians: list[float] = []
+    woken_medians: list[float] = []
     tool_medians: list[float] = []
     busy = 0.0
     for index in range(rounds):
@@ -208,6 +229,8 @@ def latency(
         control += samples["control"]
         round_medians.append(statistics.median(round_cost))
         control_medians.append(statistics.median(samples["control"]))
+        if samples["woken_control"]:
+            woken_medians.append(statistics.median(samples["woken_control"]))
         tool_medians.append(base_median)
         busy += sum(samples["with_capture"])
     return {"calls": per_round * rounds, "rounds": rounds, "durability": durability,
@@ -219,6 +242,7 @@ def latency(
             "cost_p99_ms": pct(cost, 0.99) * 1e3, "cost_p999_ms": pct(cost, 0.999) * 1e3,
             "control_median_ms": statistics.median(control) * 1e3, "control_p99_ms": pct(control, 0.99) * 1e3,
             "control_round_medians_ms": [m * 1e3 for m in control_medians],
+            "woken_control_median_ms": statistics.median(woken_medians) * 1e3 if woken_medians else None,
             "events_per_s": 2 * per_round * rounds / busy}  # fmt: skip
 
 
@@ -375,6 +399,9 @@ def render(results: dict[str, Any]) -> None:
                       "<= 1 ms" if target else "")  # fmt: skip
         table.add_row("  control work in the same run: median / p99",
                       f"{row['control_median_ms']:.3f} / {row['control_p99_ms']:.3f} ms", "")  # fmt: skip
+        if row["woken_control_median_ms"] is not None:
+            table.add_row("  control work right after the same sleeps: median",
+                          f"{row['woken_control_median_ms']:.3f} ms", "")  # fmt: skip
         table.add_row("  round medians: capture cost | control",
                       " ".join(f"{m:.3f}" for m in row["cost_round_medians_ms"]) + " | "
                       + " ".join(f"{m:.3f}" for m in row["control_round_medians_ms"]), "")  # fmt: skip

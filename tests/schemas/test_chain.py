@@ -84,6 +84,14 @@ def test_a_chain_refuses_invalid_stream_attributes_up_front() -> None:
     chain = EpisodeChain("ep-1", tenant="acme", source="loopline://test")
     with pytest.raises(ValueError, match="subject"):
         chain.append(Escalated(reason="r", trigger="rule"), subject="x" * 300)
+    for unreadable in (
+        "",
+        "tab\there",
+        "nul\x00",
+        "newline at the end\n",
+    ):  # the envelope's decoder would refuse them
+        with pytest.raises(ValueError, match="subject"):
+            chain.append(Escalated(reason="r", trigger="rule"), subject=unreadable)
     assert chain.next_seq == 0  # a refused append takes no seq
 
 
@@ -116,3 +124,36 @@ def test_a_sealed_doc_is_the_structured_event_and_verifies_as_stored(sealed: Sea
     assert hash_structured(stored) == sealed.event.hash
     assert sealed.doc == canonical_bytes(stored)[:-1] + f',"hash":"{sealed.event.hash}"}}'.encode()
     assert sealed.doc.isascii()
+
+
+printable = st.text(
+    st.characters(blacklist_categories=("Cs",), blacklist_characters="".join(map(chr, [*range(32), 127]))),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    episode_id=printable,
+    source=printable,
+    subject=st.none() | printable,
+    traceparent=st.none() | st.text(max_size=64),
+    event_id=st.text(min_size=1, max_size=40),
+    reason=st.text(max_size=30),
+)
+def test_the_seal_writes_exactly_the_canonical_json_of_hostile_attribute_text(
+    episode_id: str, source: str, subject: str | None, traceparent: str | None, event_id: str, reason: str
+) -> None:
+    # seal writes the envelope from per-stream templates; quotes, backslashes, non-ASCII and
+    # control characters in any attribute must come out as canonical_json would write them
+    chain = EpisodeChain(episode_id, tenant="t-1", source=source, id_factory=lambda: event_id)
+    for _ in range(2):  # the second event comes from the cached template
+        event, doc = chain.seal(
+            Escalated(reason=reason, trigger="rule"), subject=subject, traceparent=traceparent
+        )
+        stored = json.loads(doc)
+        assert stored == to_structured(event)
+        assert doc == canonical_bytes(stored)[:-1] + f',"hash":"{event.hash}"}}'.encode()
+        assert hash_structured(stored) == event.hash
+    assert verify_chain([json.loads(to_json(e)) for e in (event,)], start_seq=1) is None
