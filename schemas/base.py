@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+"""No control characters (NUL cannot be stored in Postgres text; none belong in an identifier).
+
+For anything that becomes an event's `subject` or id: work item ids, tool names."""
+
 
 class Contract(BaseModel):
     """Immutable, strict-about-extras wire model."""

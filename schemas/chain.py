@@ -18,7 +18,8 @@ from typing import Any, NamedTuple
 
 from pydantic import TypeAdapter, ValidationError
 
-from schemas.envelope import GENESIS_HASH, PRINTABLE, Event
+from schemas.base import PRINTABLE
+from schemas.envelope import GENESIS_HASH, Event
 from schemas.ids import new_id
 from schemas.registry import EventData
 

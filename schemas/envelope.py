@@ -15,15 +15,13 @@ from typing import Any, Literal
 
 from pydantic import Field, SerializeAsAny, ValidationInfo, field_validator
 
-from schemas.base import Contract
+from schemas.base import PRINTABLE, Contract
 from schemas.registry import DEFAULT_REGISTRY, EventData
 
 GENESIS_HASH = "0" * 64
 """`prevhash` of an episode's first event."""
 
 HASH_PATTERN = r"^[0-9a-f]{64}$"
-PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
-"""No control characters (NUL cannot be stored in Postgres text; none belong in an identifier)."""
 
 
 class Event(Contract):

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemas.base import Contract
+from schemas.base import PRINTABLE, Contract
 from schemas.lora import AdapterMeta
 from schemas.registry import DEFAULT_REGISTRY, EventData
 from schemas.tasks import WorkItem
@@ -195,8 +195,8 @@ class OutcomeObserved(EventData):
 
     kind: str
     """Domain outcome, e.g. `paid`, `denied`, `appeal_won`, `covenant_breach`."""
-    item_id: str
-    """The work item it is about."""
+    item_id: str = Field(min_length=1, max_length=256, pattern=PRINTABLE)
+    """The work item it is about (the event's subject)."""
     observed_at: datetime
     """When the business system recorded it."""
     amount: Decimal | None = None

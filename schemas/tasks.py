@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemas.base import Contract
+from schemas.base import PRINTABLE, Contract
 from schemas.tools import ToolCall
 
 
@@ -20,8 +20,9 @@ class WorkItem(Contract):
     """Domain name, e.g. `rcm` or `credit`."""
     kind: str
     """Kind of work, e.g. `denial` or `credit_package`."""
-    item_id: str
-    """The business system's id for the item (claim id, deal id)."""
+    item_id: str = Field(min_length=1, max_length=256, pattern=PRINTABLE)
+    """The business system's id for the item (claim id, deal id); the subject of its episode's first
+    event."""
     instructions: str
     """What the agent is asked to do, in plain words."""
     payload: dict[str, Any] = Field(default_factory=dict)

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from schemas.base import Contract
+from schemas.base import PRINTABLE, Contract
 
 
 class SideEffect(StrEnum):
@@ -43,7 +43,7 @@ class ToolCall(Contract):
 
     call_id: str = Field(min_length=1, max_length=128)
     """Id the model (or runtime) gave this call; results refer to it."""
-    name: str = Field(min_length=1, max_length=128)
+    name: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
     """Tool name, as in the tool's spec."""
     arguments: dict[str, Any] = Field(default_factory=dict)
     """Arguments as JSON, before validation against the tool's argument model."""
@@ -69,7 +69,7 @@ class ToolResult(Contract):
 
     call_id: str
     """The call this result answers."""
-    name: str
+    name: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
     """Tool name."""
     outcome: ToolOutcome
     """ok, failed, or unknown (a write whose effect cannot be confirmed)."""

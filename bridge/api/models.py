@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from schemas.base import PRINTABLE
 from schemas.tasks import WorkItem
 
 Id = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:-]+$")
@@ -59,7 +60,7 @@ class GatewayEpisode(Body):
 class GatewayToolCall(Body):
     """One tool call from the external agent."""
 
-    name: str = Field(min_length=1, max_length=128)
+    name: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
     """Tool name."""
     arguments: dict[str, Any] = Field(default_factory=dict)
     """Arguments as JSON."""
@@ -85,7 +86,7 @@ class ObservedOutcome(Body):
     """The episode whose work item this is about."""
     kind: str = Field(min_length=1, max_length=64)
     """`paid`, `denied`, `appeal_won`, ..."""
-    item_id: str = Field(min_length=1, max_length=128)
+    item_id: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
     """The work item's id in the business system."""
     observed_at: datetime
     """When the business system recorded it (timezone-aware)."""

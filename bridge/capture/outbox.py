@@ -2,7 +2,7 @@
 
 Why stdlib `sqlite3` and not SQLAlchemy: `append` sits on the agent's hot path (target: 0.1 ms per
 tool call for two events), and an ORM or Core round trip alone costs more than that. The schema is
-one table; nothing here needs a portable dialect.
+two tables (events, and their delivery reports); nothing here needs a portable dialect.
 
 One connection, in SQLite's EXCLUSIVE locking mode: the process holds the file's locks from open
 to close, so a commit makes no lock or shared-memory system calls (about 8 us less per append,
@@ -39,10 +39,13 @@ from typing import Any, Literal
 from bridge.capture.checkpointer import AUTOCHECKPOINT_BACKSTOP, WalCheckpointer
 from bridge.capture.group_commit import GroupCommitter
 from bridge.capture.outbox_rows import (
-    COLUMNS,
-    PRUNE,
+    MARK,
+    MIGRATIONS,
+    PRUNABLE,
+    ROWS,
     SCHEMA,
     SCHEMA_VERSION,
+    UNDELIVERED,
     DeliveryMark,
     OutboxRow,
     Row,
@@ -145,14 +148,28 @@ class SqliteOutbox:
 
     def _create_schema(self) -> None:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-        if version not in (0, SCHEMA_VERSION):
+        if version not in (0, SCHEMA_VERSION, *MIGRATIONS):
             self._conn.close()
             raise RuntimeError(
                 f"{self.path} has outbox schema {version}; this release reads {SCHEMA_VERSION}"
+                f" and migrates {sorted(MIGRATIONS)}"
             )
         with self._lock:
-            self._conn.execute(SCHEMA)
-            self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in SCHEMA:
+                    self._conn.execute(statement)
+                for statement in MIGRATIONS.get(version, ()):
+                    self._conn.execute(statement)
+                # A report for a position past the newest row could only mislabel a future row.
+                self._conn.execute(
+                    "DELETE FROM delivery WHERE pos > (SELECT coalesce(max(pos), 0) FROM outbox)"
+                )
+                self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
 
     # -- appending ---------------------------------------------------------------------------------
 
@@ -275,8 +292,8 @@ class SqliteOutbox:
                     taken.append((pos, event_id, episode_id, seq, doc, appended_at))
                 return taken
         sql = (
-            "SELECT pos, event_id, episode_id, seq, doc, appended_at FROM outbox"
-            " WHERE pos > ? AND delivered_at IS NULL ORDER BY pos LIMIT ?"
+            "SELECT o.pos, o.event_id, o.episode_id, o.seq, o.doc, o.appended_at FROM outbox o"
+            f" WHERE o.pos > ? AND {UNDELIVERED} ORDER BY o.pos LIMIT ?"
         )
         return [tuple(values) for values in self._read(sql, (after_pos, limit))]
 
@@ -292,7 +309,7 @@ class SqliteOutbox:
             if self._closed:
                 raise OutboxClosed(str(self.path))
             first = self._conn.execute(
-                "SELECT min(pos) FROM outbox WHERE pos > ? AND delivered_at IS NULL", (self._floor,)
+                f"SELECT min(o.pos) FROM outbox o WHERE o.pos > ? AND {UNDELIVERED}", (self._floor,)
             ).fetchone()[0]
             if first is None:
                 self._floor = int(
@@ -300,7 +317,7 @@ class SqliteOutbox:
                 )
                 return 0
             self._floor = int(first) - 1
-            sql = "SELECT count(*) FROM outbox WHERE pos > ? AND pos <= ? AND delivered_at IS NULL"
+            sql = f"SELECT count(*) FROM outbox o WHERE o.pos > ? AND o.pos <= ? AND {UNDELIVERED}"
             return int(self._conn.execute(sql, (self._floor, limit)).fetchone()[0])
 
     def last_pos(self) -> int:
@@ -310,8 +327,8 @@ class SqliteOutbox:
     def rows(self, episode_id: str | None = None) -> list[OutboxRow]:
         """Stored rows (of one episode, in seq order; else all, in append order)."""
         if episode_id is None:
-            return [decode_row(v) for v in self._read(f"SELECT {COLUMNS} FROM outbox ORDER BY pos")]
-        sql = f"SELECT {COLUMNS} FROM outbox WHERE episode_id = ? ORDER BY seq"
+            return [decode_row(v) for v in self._read(f"{ROWS} ORDER BY o.pos")]
+        sql = f"{ROWS} WHERE o.episode_id = ? ORDER BY o.seq"
         return [decode_row(v) for v in self._read(sql, (episode_id,))]
 
     def events(self, episode_id: str) -> list[dict[str, Any]]:
@@ -330,35 +347,46 @@ class SqliteOutbox:
     # -- relay bookkeeping ------------------------------------------------------------------------
 
     def mark_delivered(self, marks: Sequence[DeliveryMark]) -> None:
-        """Record delivery reports, `MARK_CHUNK` per transaction, letting appenders in between."""
+        """Record delivery reports (the first for a row stands), `MARK_CHUNK` per transaction,
+        letting appenders in between."""
         if not marks:
             return
         with self._fresh_read:
             if self._fresh and max(m.pos for m in marks) >= self._fresh[0][0]:
                 self._fresh.clear()  # marked before it was read: `pending` asks SQLite instead
-        params = [(m.delivered_at, m.partition, m.offset, m.pos) for m in marks]
-        sql = "UPDATE outbox SET delivered_at = ?, kafka_partition = ?, kafka_offset = ? WHERE pos = ?"
-        for start in range(0, len(params), MARK_CHUNK):
+        for start in range(0, len(marks), MARK_CHUNK):
             if start:
                 time.sleep(YIELD_S)  # a waiting appender gets the lock and the GIL
             with self._bookkeeping() as conn:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
-                    conn.executemany(sql, params[start : start + MARK_CHUNK])
+                    conn.executemany(MARK, marks[start : start + MARK_CHUNK])
                 except BaseException:
                     conn.execute("ROLLBACK")
                     raise
                 conn.execute("COMMIT")
 
     def prune(self, delivered_before: float, *, heads_before: float | None = None, limit: int = 64) -> int:
-        """Delete up to `limit` rows delivered before `delivered_before`; returns how many.
+        """Delete up to `limit` rows delivered before `delivered_before`, with their delivery
+        reports; returns how many.
 
         An episode's last event survives until `heads_before` (never, when None), so its stream
         can be resumed; the newest row of the table always survives.
         """
         params = {"cutoff": delivered_before, "heads_cutoff": heads_before or -1.0, "limit": limit}
         with self._bookkeeping() as conn:
-            return int(conn.execute(PRUNE, params).rowcount)
+            doomed = conn.execute(PRUNABLE, params).fetchall()
+            if not doomed:
+                return 0
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                deleted = conn.executemany("DELETE FROM outbox WHERE pos = ?", doomed).rowcount
+                conn.executemany("DELETE FROM delivery WHERE pos = ?", doomed)
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+            return int(deleted)
 
     @contextmanager
     def _bookkeeping(self) -> Iterator[sqlite3.Connection]:

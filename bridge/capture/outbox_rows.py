@@ -1,6 +1,6 @@
-"""The outbox's stored form: the table, its statements, rows, and their Kafka binary-mode records.
+"""The outbox's stored form: the tables, their statements, rows, and their Kafka binary-mode records.
 
-A row holds the event in CloudEvents structured JSON: from the recorder, the canonical bytes the
+An `outbox` row holds the event in CloudEvents structured JSON: from the recorder, the canonical bytes the
 chain hashed plus `hash` (`SealedEvent.doc`, so the agent's thread serialises each event once);
 from other writers, what pydantic writes. The relay turns it into Kafka binary mode with `kafka_record`,
 which works on the JSON alone, without the event registry: an event written by an older release
@@ -10,6 +10,8 @@ Idempotency is keyed on the stream position: one unique index on (episode_id, se
 forks and makes a repeated append a no-op when the stored event has the same id. A second unique
 index on the event id alone would cost about 15 us per append (measured, docs/capture.md) and add
 nothing: ids are fresh UUIDv7s, and consumers deduplicate on (source, id) anyway.
+
+Delivery reports live in a `delivery` table keyed by `pos`, not in the outbox row (see SCHEMA).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 import sqlite3
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from bridge.capture.sink import StreamConflict
 from schemas import Event, KafkaRecord, to_json
@@ -26,40 +28,70 @@ from schemas.chain import ATTRIBUTES, canonical_json
 from schemas.codec import CONTENT_TYPE
 
 Row = tuple[Any, ...]
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
-SCHEMA = """
+SCHEMA = (
+    """
 CREATE TABLE IF NOT EXISTS outbox (
-    pos INTEGER PRIMARY KEY,          -- append order; rowids only grow, see PRUNE
+    pos INTEGER PRIMARY KEY,          -- append order; rowids only grow, see PRUNABLE
     episode_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     event_id TEXT NOT NULL,
     hash TEXT NOT NULL,
     doc BLOB NOT NULL,                -- CloudEvents structured JSON, as written
     appended_at REAL NOT NULL,
-    delivered_at REAL,                -- set from the broker's delivery report, never before
-    kafka_partition INTEGER,
-    kafka_offset INTEGER,
     UNIQUE (episode_id, seq)          -- forks are refused; a repeated append is a no-op
+)""",
+    """
+CREATE TABLE IF NOT EXISTS delivery (  -- a row per broker delivery report, never before one
+    pos INTEGER PRIMARY KEY,          -- the outbox row delivered
+    kafka_partition INTEGER NOT NULL,
+    kafka_offset INTEGER NOT NULL,
+    delivered_at REAL NOT NULL
+)""",
 )
-"""
+# Why a table of its own: a report marked in the outbox row rewrote that row's page, a 2 KB WAL frame
+# for every 3 events and about 3 us each under the lock the agent appends through. A delivery row is
+# 20 bytes appended in pos order: a page holds about 100 (docs/capture.md).
+
+MIGRATIONS = {
+    1: (  # v1 kept the delivery report in the outbox row itself
+        "INSERT OR IGNORE INTO delivery (pos, kafka_partition, kafka_offset, delivered_at)"
+        " SELECT pos, coalesce(kafka_partition, 0), coalesce(kafka_offset, -1), delivered_at"
+        " FROM outbox WHERE delivered_at IS NOT NULL",
+        "ALTER TABLE outbox DROP COLUMN delivered_at",
+        "ALTER TABLE outbox DROP COLUMN kafka_partition",
+        "ALTER TABLE outbox DROP COLUMN kafka_offset",
+    ),
+}
+"""Statements that bring an outbox file of an older schema version to this one (after SCHEMA)."""
+
 INSERT = (
     "INSERT INTO outbox (episode_id, seq, event_id, hash, doc, appended_at) VALUES (?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (episode_id, seq) DO NOTHING"
 )
-COLUMNS = "pos, event_id, episode_id, seq, doc, appended_at, delivered_at, kafka_partition, kafka_offset"
-PRUNE = """
-DELETE FROM outbox WHERE pos IN (
-    SELECT o.pos FROM outbox o
-    WHERE o.delivered_at IS NOT NULL AND o.delivered_at < :cutoff
-      AND o.pos < (SELECT max(pos) FROM outbox)
-      AND (o.delivered_at < :heads_cutoff
-           OR EXISTS (SELECT 1 FROM outbox n WHERE n.episode_id = o.episode_id AND n.seq > o.seq))
-    LIMIT :limit)
+MARK = "INSERT OR IGNORE INTO delivery (pos, kafka_partition, kafka_offset, delivered_at) VALUES (?, ?, ?, ?)"
+"""A delivery report; the first one for a row stands (a second is a duplicate send's)."""
+UNDELIVERED = "NOT EXISTS (SELECT 1 FROM delivery d WHERE d.pos = o.pos)"
+"""`WHERE` clause of an undelivered outbox row `o` (one primary-key probe)."""
+COLUMNS = (
+    "o.pos, o.event_id, o.episode_id, o.seq, o.doc, o.appended_at,"
+    " d.delivered_at, d.kafka_partition, d.kafka_offset"
+)
+ROWS = f"SELECT {COLUMNS} FROM outbox o LEFT JOIN delivery d ON d.pos = o.pos"
+"""Stored rows with their delivery reports (add WHERE / ORDER BY)."""
+PRUNABLE = """
+SELECT o.pos FROM outbox o JOIN delivery d ON d.pos = o.pos
+WHERE d.delivered_at < :cutoff
+  AND o.pos < (SELECT max(pos) FROM outbox)
+  AND (d.delivered_at < :heads_cutoff
+       OR EXISTS (SELECT 1 FROM outbox n WHERE n.episode_id = o.episode_id AND n.seq > o.seq))
+LIMIT :limit
 """
 # The newest row is never pruned: SQLite gives a new row max(rowid) + 1, so keeping it keeps
-# `pos` strictly increasing for the relay. An episode's last event is kept (until heads_cutoff)
-# so `stream_head` can still resume the stream when its outcome arrives days later.
+# `pos` strictly increasing for the relay (and a position's delivery row can never be mistaken for
+# a later event's). An episode's last event is kept (until heads_cutoff) so `stream_head` can still
+# resume the stream when its outcome arrives days later.
 
 _HEADERS = tuple((name, f"ce_{name}") for name in (*ATTRIBUTES, "hash") if name != "datacontenttype")
 _CONTENT_TYPE = CONTENT_TYPE.encode()
@@ -127,9 +159,9 @@ class OutboxRow:
         return kafka_record_of(self.doc)
 
 
-@dataclass(frozen=True)
-class DeliveryMark:
-    """A broker delivery report for one outbox row."""
+class DeliveryMark(NamedTuple):
+    """A broker delivery report for one outbox row (a tuple: a relay process sends thousands a
+    second over a pipe, and its fields are `MARK`'s parameters in order)."""
 
     pos: int
     partition: int
@@ -143,7 +175,7 @@ def encode_row(event: Event, appended_at: float, doc: bytes | None = None) -> Ro
 
 
 def decode_row(values: Sequence[Any]) -> OutboxRow:
-    """An `OutboxRow` from a `SELECT COLUMNS` result."""
+    """An `OutboxRow` from a `ROWS` result."""
     return OutboxRow(*values)
 
 

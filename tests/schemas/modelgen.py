@@ -66,6 +66,10 @@ def _for_field(tp: Any, metadata: list[Any]) -> st.SearchStrategy[Any]:
     if tp is str:
         lo = bounds[at.MinLen].min_length if at.MinLen in bounds else 0
         hi = bounds[at.MaxLen].max_length if at.MaxLen in bounds else 40
+        pattern = next((m.pattern for m in metadata if getattr(m, "pattern", None)), None)
+        if pattern is not None:
+            regex = st.from_regex(pattern, fullmatch=True)
+            return regex.filter(lambda v: lo <= len(v) <= min(hi, 40) and "\n" not in v[-1:])
         return st.text(min_size=lo, max_size=min(hi, 40))
     if tp is Decimal:
         return st.decimals(min_value=-(10**9), max_value=10**9, places=2, allow_nan=False)

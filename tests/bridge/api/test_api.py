@@ -150,6 +150,22 @@ def test_bad_requests_get_4xx_with_a_message(bridge: Bridge) -> None:
     assert missing.status_code == 404 and "no open gateway episode" in missing.json()["detail"]
 
 
+def test_ids_that_would_make_an_invalid_event_subject_are_refused_with_422(bridge: Bridge) -> None:
+    # a work item id or tool name becomes its event's CloudEvents subject, which may hold no control
+    # characters: refused at the door, not a 500 from the recorder or a dead-lettered event later
+    agent = bridge.client("agent-token")
+    bad_item = agent.post("/v1/episodes", json={"work_item": {**WORK_ITEM, "item_id": "CLM-1\n"}})
+    assert bad_item.status_code == 422 and "item_id" in bad_item.text
+    opened = agent.post("/v1/gateway/episodes", json={"work_item": WORK_ITEM}).json()
+    bad_tool = agent.post(f"/v1/gateway/episodes/{opened['episode_id']}/calls", json={"name": "get\tclaim"})
+    assert bad_tool.status_code == 422 and "name" in bad_tool.text
+    fine = agent.post(
+        f"/v1/gateway/episodes/{opened['episode_id']}/calls",
+        json={"name": "get_claim", "arguments": {"claim_id": "CLM-1001"}},
+    )
+    assert fine.status_code == 200
+
+
 def test_the_process_remembers_a_bounded_number_of_runs(
     bridge: Bridge, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -262,6 +262,86 @@ def test_an_outbox_of_an_unknown_schema_version_is_refused(tmp_path: Path) -> No
         SqliteOutbox(path)
 
 
+V1_SCHEMA = """
+CREATE TABLE outbox (
+    pos INTEGER PRIMARY KEY, episode_id TEXT NOT NULL, seq INTEGER NOT NULL, event_id TEXT NOT NULL,
+    hash TEXT NOT NULL, doc BLOB NOT NULL, appended_at REAL NOT NULL, delivered_at REAL,
+    kafka_partition INTEGER, kafka_offset INTEGER, UNIQUE (episode_id, seq)
+)"""
+
+
+def test_an_outbox_of_schema_1_is_migrated_with_its_delivery_reports(tmp_path: Path) -> None:
+    # schema 1 kept the delivery report in the outbox row; a bridge upgraded with an outbox still
+    # holding undelivered events must neither lose them nor re-send the delivered ones
+    path = tmp_path / "v1.db"
+    c = chain("ep-1")
+    events = [c.append(escalation(i)) for i in range(3)]
+    conn = sqlite3.connect(path)
+    conn.execute(V1_SCHEMA)
+    conn.executemany(
+        "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (1, "ep-1", 0, events[0].id, events[0].hash, to_json(events[0]), 1.0, 5.0, 2, 40),
+            (2, "ep-1", 1, events[1].id, events[1].hash, to_json(events[1]), 2.0, None, None, None),
+            (3, "ep-1", 2, events[2].id, events[2].hash, to_json(events[2]), 3.0, None, None, None),
+        ],
+    )
+    conn.execute("PRAGMA user_version=1")
+    conn.commit()
+    conn.close()
+
+    with SqliteOutbox(path) as outbox:
+        assert [r.pos for r in outbox.pending(0, 10)] == [2, 3]
+        first = outbox.rows("ep-1")[0]
+        assert (first.delivered_at, first.partition, first.offset) == (5.0, 2, 40)
+        assert outbox.stream_head("ep-1") == StreamHead(3, c.prevhash)
+        outbox.append(c.append(escalation(3)))
+        assert outbox.pending_count() == 3
+    reader = sqlite3.connect(path)
+    assert reader.execute("PRAGMA user_version").fetchone()[0] == 2
+    columns = {row[1] for row in reader.execute("PRAGMA table_info(outbox)")}
+    assert not columns & {"delivered_at", "kafka_partition", "kafka_offset"}
+    reader.close()
+
+
+def test_the_first_delivery_report_of_a_row_stands(outbox: SqliteOutbox) -> None:
+    # a row produced twice (a discarded producer's report arriving late) is reported twice
+    outbox.append(chain("ep-1").append(escalation(0)))
+    [row] = outbox.rows()
+    outbox.mark_delivered([DeliveryMark(row.pos, 1, 7, 10.0)])
+    outbox.mark_delivered([DeliveryMark(row.pos, 1, 9, 11.0), DeliveryMark(row.pos, 1, 10, 12.0)])
+    [marked] = outbox.rows()
+    assert (marked.delivered_at, marked.partition, marked.offset) == (10.0, 1, 7)
+    assert outbox.pending_count() == 0
+
+
+def test_pruned_rows_take_their_delivery_reports_with_them(tmp_path: Path) -> None:
+    path = tmp_path / "prune.db"
+    c = chain("ep-1")
+    with SqliteOutbox(path) as outbox:
+        for i in range(4):
+            outbox.append(c.append(escalation(i)))
+        outbox.mark_delivered([DeliveryMark(r.pos, 0, r.pos, 1.0) for r in outbox.rows()])
+        assert outbox.prune(delivered_before=10.0, heads_before=10.0) == 3
+    reader = sqlite3.connect(path)
+    assert reader.execute("SELECT pos FROM delivery").fetchall() == [(4,)]
+    reader.close()
+
+
+def test_a_delivery_report_past_the_newest_row_is_dropped_at_open(tmp_path: Path) -> None:
+    # it could only mislabel the row that will next take that position as delivered
+    path = tmp_path / "stale.db"
+    with SqliteOutbox(path) as outbox:
+        outbox.append(chain("ep-1").append(escalation(0)))
+        outbox.mark_delivered([DeliveryMark(5, 0, 0, 1.0)])
+    with SqliteOutbox(path) as outbox:
+        c = chain("ep-2")
+        for i in range(5):
+            outbox.append(c.append(escalation(i)))
+        assert outbox.pending_count() == 6  # ep-1#0 was never delivered either
+        assert [r.pos for r in outbox.pending(0, 10)] == [1, 2, 3, 4, 5, 6]
+
+
 def largest_wal(path: Path, events: list[Event], **options: float) -> int:
     outbox = SqliteOutbox(path, **options)  # type: ignore[arg-type]
     try:
