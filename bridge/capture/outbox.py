@@ -45,7 +45,7 @@ from bridge.capture.outbox_rows import (
     ROWS,
     SCHEMA,
     SCHEMA_VERSION,
-    UNDELIVERED,
+    UNSETTLED,
     DeliveryMark,
     OutboxRow,
     Row,
@@ -293,7 +293,7 @@ class SqliteOutbox:
                 return taken
         sql = (
             "SELECT o.pos, o.event_id, o.episode_id, o.seq, o.doc, o.appended_at FROM outbox o"
-            f" WHERE o.pos > ? AND {UNDELIVERED} ORDER BY o.pos LIMIT ?"
+            f" WHERE o.pos > ? AND {UNSETTLED} ORDER BY o.pos LIMIT ?"
         )
         return [tuple(values) for values in self._read(sql, (after_pos, limit))]
 
@@ -309,7 +309,7 @@ class SqliteOutbox:
             if self._closed:
                 raise OutboxClosed(str(self.path))
             first = self._conn.execute(
-                f"SELECT min(o.pos) FROM outbox o WHERE o.pos > ? AND {UNDELIVERED}", (self._floor,)
+                f"SELECT min(o.pos) FROM outbox o WHERE o.pos > ? AND {UNSETTLED}", (self._floor,)
             ).fetchone()[0]
             if first is None:
                 self._floor = int(
@@ -317,7 +317,7 @@ class SqliteOutbox:
                 )
                 return 0
             self._floor = int(first) - 1
-            sql = f"SELECT count(*) FROM outbox o WHERE o.pos > ? AND o.pos <= ? AND {UNDELIVERED}"
+            sql = f"SELECT count(*) FROM outbox o WHERE o.pos > ? AND o.pos <= ? AND {UNSETTLED}"
             return int(self._conn.execute(sql, (self._floor, limit)).fetchone()[0])
 
     def last_pos(self) -> int:
@@ -330,6 +330,11 @@ class SqliteOutbox:
             return [decode_row(v) for v in self._read(f"{ROWS} ORDER BY o.pos")]
         sql = f"{ROWS} WHERE o.episode_id = ? ORDER BY o.seq"
         return [decode_row(v) for v in self._read(sql, (episode_id,))]
+
+    def rejected_rows(self) -> list[OutboxRow]:
+        """Rows the relay gave up on for good (too large for the broker, unreadable), in append
+        order: kept here, never pruned, for an operator to inspect (`OutboxRow.rejected` says why)."""
+        return [decode_row(v) for v in self._read(f"{ROWS} WHERE d.rejected IS NOT NULL ORDER BY o.pos")]
 
     def events(self, episode_id: str) -> list[dict[str, Any]]:
         """One episode's stored events in structured form, as written, in seq order."""

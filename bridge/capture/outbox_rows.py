@@ -43,11 +43,12 @@ CREATE TABLE IF NOT EXISTS outbox (
     UNIQUE (episode_id, seq)          -- forks are refused; a repeated append is a no-op
 )""",
     """
-CREATE TABLE IF NOT EXISTS delivery (  -- a row per broker delivery report, never before one
-    pos INTEGER PRIMARY KEY,          -- the outbox row delivered
-    kafka_partition INTEGER NOT NULL,
-    kafka_offset INTEGER NOT NULL,
-    delivered_at REAL NOT NULL
+CREATE TABLE IF NOT EXISTS delivery (  -- the final word on an outbox row, never before it came
+    pos INTEGER PRIMARY KEY,          -- the outbox row
+    kafka_partition INTEGER,          -- where the broker put it (NULL when rejected)
+    kafka_offset INTEGER,
+    delivered_at REAL NOT NULL,       -- when the report came
+    rejected TEXT                     -- why it can never be produced (too large, unreadable), else NULL
 )""",
 )
 # Why a table of its own: a report marked in the outbox row rewrote that row's page, a 2 KB WAL frame
@@ -57,7 +58,7 @@ CREATE TABLE IF NOT EXISTS delivery (  -- a row per broker delivery report, neve
 MIGRATIONS = {
     1: (  # v1 kept the delivery report in the outbox row itself
         "INSERT OR IGNORE INTO delivery (pos, kafka_partition, kafka_offset, delivered_at)"
-        " SELECT pos, coalesce(kafka_partition, 0), coalesce(kafka_offset, -1), delivered_at"
+        " SELECT pos, kafka_partition, kafka_offset, delivered_at"
         " FROM outbox WHERE delivered_at IS NOT NULL",
         "ALTER TABLE outbox DROP COLUMN delivered_at",
         "ALTER TABLE outbox DROP COLUMN kafka_partition",
@@ -70,24 +71,29 @@ INSERT = (
     "INSERT INTO outbox (episode_id, seq, event_id, hash, doc, appended_at) VALUES (?, ?, ?, ?, ?, ?)"
     " ON CONFLICT (episode_id, seq) DO NOTHING"
 )
-MARK = "INSERT OR IGNORE INTO delivery (pos, kafka_partition, kafka_offset, delivered_at) VALUES (?, ?, ?, ?)"
-"""A delivery report; the first one for a row stands (a second is a duplicate send's)."""
-UNDELIVERED = "NOT EXISTS (SELECT 1 FROM delivery d WHERE d.pos = o.pos)"
-"""`WHERE` clause of an undelivered outbox row `o` (one primary-key probe)."""
+MARK = (
+    "INSERT OR IGNORE INTO delivery (pos, kafka_partition, kafka_offset, delivered_at, rejected)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
+"""The final word on a row; the first one stands (a second is a duplicate send's report)."""
+UNSETTLED = "NOT EXISTS (SELECT 1 FROM delivery d WHERE d.pos = o.pos)"
+"""`WHERE` clause of an outbox row `o` still waiting for its final word, a delivery report or a
+rejection: what the relay has left to produce (one primary-key probe)."""
 COLUMNS = (
     "o.pos, o.event_id, o.episode_id, o.seq, o.doc, o.appended_at,"
-    " d.delivered_at, d.kafka_partition, d.kafka_offset"
+    " d.delivered_at, d.kafka_partition, d.kafka_offset, d.rejected"
 )
 ROWS = f"SELECT {COLUMNS} FROM outbox o LEFT JOIN delivery d ON d.pos = o.pos"
 """Stored rows with their delivery reports (add WHERE / ORDER BY)."""
 PRUNABLE = """
 SELECT o.pos FROM outbox o JOIN delivery d ON d.pos = o.pos
-WHERE d.delivered_at < :cutoff
+WHERE d.delivered_at < :cutoff AND d.rejected IS NULL
   AND o.pos < (SELECT max(pos) FROM outbox)
   AND (d.delivered_at < :heads_cutoff
        OR EXISTS (SELECT 1 FROM outbox n WHERE n.episode_id = o.episode_id AND n.seq > o.seq))
 LIMIT :limit
 """
+# Rejected rows are never pruned: they wait for an operator (`SqliteOutbox.rejected_rows`).
 # The newest row is never pruned: SQLite gives a new row max(rowid) + 1, so keeping it keeps
 # `pos` strictly increasing for the relay (and a position's delivery row can never be mistaken for
 # a later event's). An episode's last event is kept (until heads_cutoff) so `stream_head` can still
@@ -148,6 +154,8 @@ class OutboxRow:
     delivered_at: float | None
     partition: int | None
     offset: int | None
+    rejected: str | None = None
+    """Why the relay gave up on this row for good (it is kept, not shipped), else None."""
 
     def structured(self) -> dict[str, Any]:
         """The event in CloudEvents structured form, as written (hash-verifiable)."""
@@ -160,13 +168,20 @@ class OutboxRow:
 
 
 class DeliveryMark(NamedTuple):
-    """A broker delivery report for one outbox row (a tuple: a relay process sends thousands a
-    second over a pipe, and its fields are `MARK`'s parameters in order)."""
+    """The final word on one outbox row: a broker delivery report, or a rejection (a tuple: a relay
+    process sends thousands a second over a pipe, and its fields are `MARK`'s parameters in order)."""
 
     pos: int
-    partition: int
-    offset: int
+    partition: int | None
+    offset: int | None
     delivered_at: float
+    rejected: str | None = None
+    """Why the row can never be produced (partition and offset are then None)."""
+
+    @classmethod
+    def rejection(cls, pos: int, reason: str, at: float) -> DeliveryMark:
+        """A row given up on for good: it stays in the outbox, settled but not delivered."""
+        return cls(pos, None, None, at, reason)
 
 
 def encode_row(event: Event, appended_at: float, doc: bytes | None = None) -> Row:

@@ -8,7 +8,10 @@ The only module that imports confluent_kafka (design.md §2). It guarantees:
   `message.timeout.ms`; what still fails is produced again from the outbox once every report of
   the pass is in; a fatal or wedged producer is replaced by a new one (new producer id);
 - a restarted process resumes from the outbox: rows with a delivery report are never re-sent,
-  rows without one are, so consumers deduplicate on (source, id) (design.md §3).
+  rows without one are, so consumers deduplicate on (source, id) (design.md §3);
+- a row that can never be produced (larger than the producer or broker accepts, or unreadable)
+  does not hold up the rows behind it: it is rejected, i.e. settled in the outbox with the reason,
+  kept there (never pruned) for an operator, counted in `metrics().rejected` and logged.
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ _CYCLE_S = 0.005  # shortest cycle unless draining a backlog (librdkafka's linge
 _READ_CHUNK = 512  # rows per outbox read of a backlog (the appenders wait for the lock meanwhile)
 _YIELD_EVERY = 16  # rows between GIL hand-overs (about 0.1 ms of Python work)
 _PASSES_BEFORE_NEW_PRODUCER = 3
+REJECTED_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.INVALID_RECORD})
+"""Errors about the message itself, not the broker or the connection: producing it again can only
+fail again, and retrying it forever would hold up every row behind it."""
 
 ProducerFactory = Callable[[dict[str, Any]], Producer]
 
@@ -114,7 +120,7 @@ class KafkaRelay:
         self._delay_s = 0.0
         self._failed_passes = 0  # passes over the outbox that ended in failures and no delivery
         self._next_maintenance = 0.0
-        self._delivered = self._failures = self._restarts = 0
+        self._delivered = self._failures = self._restarts = self._rejected = 0
         self._errors = ErrorReport(_log)
         self._progress = threading.Condition()
         self._stopping = threading.Event()
@@ -172,6 +178,7 @@ class KafkaRelay:
             in_flight=len(self._in_flight),
             delivered=self._delivered,
             failed=self._failures,
+            rejected=self._rejected,
             producer_restarts=self._restarts,
             last_error=error[0] if error else None,
             last_error_at=error[1] if error else None,
@@ -267,7 +274,12 @@ class KafkaRelay:
         produced = 0
         for row in rows:
             report = functools.partial(self._on_delivery, row.pos, self._generation)
-            record = row.record()
+            try:
+                record = row.record()
+            except (ValueError, KeyError, TypeError) as exc:  # JSON or UTF-8 errors are ValueErrors
+                self._reject(row.pos, f"the outbox row is unreadable ({type(exc).__name__}: {exc})")
+                self._cursor = row.pos
+                continue
             headers: list[tuple[str, str | bytes | None]] = [*record.headers]
             try:
                 producer.produce(self.topic, record.value, record.key, on_delivery=report, headers=headers)
@@ -278,6 +290,12 @@ class KafkaRelay:
                 if isinstance(error, KafkaError) and error.fatal():
                     self._fatal = error
                     break
+                if isinstance(error, KafkaError) and error.code() in REJECTED_CODES:
+                    self._reject(
+                        row.pos, f"the producer refuses it: {error.str()} ({len(record.value)} bytes)"
+                    )
+                    self._cursor = row.pos
+                    continue
                 self._errors.record(f"produce of outbox row {row.pos} refused: {exc}")
                 self._failures += 1
                 self._failed.add(row.pos)
@@ -304,12 +322,21 @@ class KafkaRelay:
             self._delivered += 1
             self._delay_s = 0.0
             self._failed_passes = 0
+        elif err.code() in REJECTED_CODES:
+            self._reject(pos, f"the broker refuses it: {err.str()}")
         elif generation == self._generation:
             self._failures += 1
             self._failed.add(pos)
             self._errors.record(f"delivery of outbox row {pos} failed: {err.str()}")
             if err.fatal():
                 self._fatal = err
+
+    def _reject(self, pos: int, reason: str) -> None:
+        self._marks.append(DeliveryMark.rejection(pos, reason, time.time()))
+        self._rejected += 1
+        self._errors.record(
+            f"outbox row {pos} rejected, kept in the outbox, not shipped: {reason}", always_log=True
+        )
 
     def _on_error(self, err: KafkaError) -> None:
         # Broker down, connection refused: librdkafka keeps retrying; only fatal errors need us.

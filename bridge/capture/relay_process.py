@@ -245,7 +245,7 @@ class ProcessRelay:
         """The child's last reported counters, with pending from the outbox here."""
         running = self._process is not None and self._process.is_alive()
         last = self._metrics or RelayMetrics(
-            pending=0, in_flight=0, delivered=0, failed=0, producer_restarts=0,
+            pending=0, in_flight=0, delivered=0, failed=0, rejected=0, producer_restarts=0,
             last_error=None, last_error_at=None, running=running,
         )  # fmt: skip
         return dataclasses.replace(last, pending=self._outbox.pending_count(), running=running)

@@ -21,6 +21,8 @@ class RelayMetrics:
     """Successful delivery reports received by this relay."""
     failed: int
     """Failed delivery attempts (each such row is produced again)."""
+    rejected: int
+    """Rows given up on for good (too large, unreadable): kept in the outbox, not shipped."""
     producer_restarts: int
     """Producers discarded after a fatal error."""
     last_error: str | None

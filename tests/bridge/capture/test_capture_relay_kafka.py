@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bridge.capture import EpisodeRecorder, KafkaRelay, SqliteOutbox
-from schemas import Event, from_kafka, to_kafka
+from bridge.capture import EpisodeRecorder, KafkaRelay, ProcessRelay, SqliteOutbox
+from schemas import EpisodeChain, Event, from_kafka, to_kafka
+from schemas.events import Escalated
 from tests.bridge.capture.brokers import create_topic, read_topic
 from tests.bridge.capture.episodes import ARGS_MODELS, record_episode
 
@@ -74,3 +76,35 @@ def test_a_restarted_process_sends_only_what_was_never_delivered(
         assert relay.metrics().delivered == len(after)
     consumed = read_topic(kafka_config, unique_topic, {e.id for e in before + after}, settle_s=1.0)
     assert sorted(m.event_id for m in consumed) == sorted(e.id for e in before + after)  # no resend
+
+
+@pytest.mark.parametrize("relay_class", [KafkaRelay, ProcessRelay])
+def test_a_row_that_can_never_be_produced_is_rejected_and_does_not_hold_up_the_rest(
+    kafka_config: dict[str, Any], unique_topic: str, outbox: SqliteOutbox, relay_class: type[Any]
+) -> None:
+    # Before, an event over the producer's 1 MB limit was produced again forever, and nothing after
+    # it ever reached the broker. Now it is settled as rejected, kept in the outbox, and counted.
+    create_topic(kafka_config, unique_topic)
+    chain = EpisodeChain("ep-big", tenant="clinic-a", source="loopline://tests/capture")
+    small = chain.append(Escalated(reason="before", trigger="rule"))
+    huge = chain.append(Escalated(reason="x" * 1_200_000, trigger="rule"))
+    broken = chain.append(Escalated(reason="stored unreadable", trigger="rule"))
+    after = chain.append(Escalated(reason="after", trigger="rule"))
+    outbox.append(small)
+    outbox.append(huge)
+    outbox.append(broken, b'{"data": not json')
+    outbox.append(after)
+    with relay_class(outbox, topic=unique_topic, kafka_config=kafka_config) as relay:
+        assert relay.flush(30)
+        time.sleep(0.6)  # a relay process reports its counters twice a second
+        metrics = relay.metrics()
+    assert (metrics.pending, metrics.delivered, metrics.rejected) == (0, 2, 2)
+    rejected = {row.event_id: row.rejected or "" for row in outbox.rejected_rows()}
+    assert set(rejected) == {huge.id, broken.id}
+    assert "MSG_SIZE_TOO_LARGE" in rejected[huge.id] or "too large" in rejected[huge.id].lower()
+    assert "unreadable" in rejected[broken.id]
+    consumed = read_topic(kafka_config, unique_topic, {small.id, after.id})
+    assert sorted(m.event_id for m in consumed) == sorted([small.id, after.id])
+    # kept for an operator: a prune of everything delivered leaves the rejected rows in place
+    outbox.prune(delivered_before=time.time() + 10, heads_before=time.time() + 10)
+    assert {row.event_id for row in outbox.rows()} >= {huge.id, broken.id}

@@ -105,6 +105,25 @@ def test_a_failed_delivery_is_produced_again_and_marked_only_when_it_succeeds(ou
     assert metrics.last_error is not None and "timed out" in metrics.last_error
 
 
+def test_a_row_the_broker_refuses_as_too_large_is_rejected_not_produced_again(outbox: SqliteOutbox) -> None:
+    # the producer's own size check passed, but the broker's limit is lower: the report says so
+    ids = fill(outbox, 4)
+    too_large = KafkaError(KafkaError.MSG_SIZE_TOO_LARGE)
+    producers: list[ScriptedProducer] = []
+    relay = make_relay(
+        outbox, producers, lambda c: ScriptedProducer(lambda i: too_large if i == 1 else None, c)
+    )
+    with relay:
+        assert relay.flush(5)
+    [producer] = producers
+    assert len(producer.produced) == 4  # nothing went out twice
+    [rejected] = outbox.rejected_rows()
+    assert rejected.event_id == ids[1] and "broker refuses" in (rejected.rejected or "")
+    assert (rejected.partition, rejected.offset) == (None, None)
+    metrics = relay.metrics()
+    assert (metrics.delivered, metrics.rejected, metrics.failed, metrics.pending) == (3, 1, 0, 0)
+
+
 def test_the_producer_config_always_asks_for_idempotence_and_all_acks(outbox: SqliteOutbox) -> None:
     fill(outbox, 1)
     producers: list[ScriptedProducer] = []
