@@ -15,8 +15,10 @@ work left on this side is pickling rows and writing delivery marks.
 Lifecycle: `start` spawns the child; `flush` waits on the outbox here; `close` flushes, then asks the
 child to stop and joins it. If this process dies (SIGKILL included), the child's next call finds the
 pipe closed and it exits; anything it produced but did not get marked is produced again by the next
-relay (at least once, as ever). If the child dies, `metrics().running` turns false and what it left
-undelivered stays in the outbox.
+relay (at least once, as ever). If the child dies (an OOM kill, a crash in librdkafka), the server
+thread here starts a new one after a backoff (`restart`, on by default): it resumes from the outbox
+like any restarted relay, and `metrics().relay_restarts` counts it. Without `restart`,
+`metrics().running` turns false and what it left undelivered stays in the outbox.
 """
 
 from __future__ import annotations
@@ -42,6 +44,12 @@ _SERVED = frozenset(
 )
 _REPORT = "report_metrics"
 _START_TIMEOUT_S = 60.0
+_REPORT_S = 0.5  # how often the child reports its counters and checks its parent
+_STOP_POLL_S = 0.05
+_RESTART_DELAY_S = (0.5, 30.0)
+"""First and longest wait before a dead relay process is replaced (doubling while it keeps dying)."""
+_HEALTHY_RUN_S = 60.0
+"""A relay process that ran this long before dying starts the backoff over."""
 
 
 class RemoteOutboxError(RuntimeError):
@@ -111,12 +119,21 @@ def _child_main(
     options: dict[str, Any],
     close_timeout: Any,
 ) -> None:
-    """The child: run a `KafkaRelay` on the proxy until told to stop or the parent is gone."""
+    """The child: run a `KafkaRelay` on the proxy until told to stop or the parent is gone.
+
+    `stop` and `close_timeout` are lock-free shared values, polled: a `multiprocessing.Event` would
+    hang the parent's `set()` for good if this process were killed while waiting on it (its
+    condition waits for every sleeper to acknowledge, and a dead one never does)."""
     parent = os.getppid()
     proxy = OutboxProxy(conn)
     # Its own interpreter: no agent thread to hand the GIL to.
     relay = KafkaRelay(proxy, topic=topic, kafka_config=kafka_config, yield_gil=False, **options).start()
-    while not stop.wait(0.5):
+    next_report = time.monotonic() + _REPORT_S
+    while not stop.value:
+        time.sleep(_STOP_POLL_S)
+        if time.monotonic() < next_report:
+            continue
+        next_report = time.monotonic() + _REPORT_S
         if proxy.broken or os.getppid() != parent:
             relay.abandon()  # nobody left to mark deliveries for: stop without flushing
             return
@@ -135,16 +152,27 @@ class ProcessRelay:
     """Drains one `SqliteOutbox` into one topic from a child process; same controls as `KafkaRelay`."""
 
     def __init__(
-        self, outbox: SqliteOutbox, *, topic: str, kafka_config: Mapping[str, Any], **options: Any
+        self,
+        outbox: SqliteOutbox,
+        *,
+        topic: str,
+        kafka_config: Mapping[str, Any],
+        restart: bool = True,
+        **options: Any,
     ) -> None:
         self.topic = topic
         self._outbox = outbox
         self._kafka_config = dict(kafka_config)
         self._options = options
+        self._restart = restart
+        self._closing = threading.Event()
+        self._started_at = 0.0
+        self._restarts = 0
+        self._carried: RelayMetrics | None = None  # counters of the relay processes that died
         context = multiprocessing.get_context("spawn")
         self._context = context
-        self._stop = context.Event()
-        self._close_timeout = context.Value("d", 10.0)
+        self._stop = context.RawValue("b", 0)  # lock-free: see _child_main
+        self._close_timeout = context.RawValue("d", 10.0)
         self._process: multiprocessing.process.BaseProcess | None = None
         self._conn: multiprocessing.connection.Connection | None = None
         self._server: threading.Thread | None = None
@@ -155,27 +183,57 @@ class ProcessRelay:
         """Spawn the child and the thread that serves its outbox calls (once)."""
         if self._process is not None:
             return self
-        ours, theirs = self._context.Pipe()
-        args = (theirs, self._stop, self.topic, self._kafka_config, self._options, self._close_timeout)
-        self._process = self._context.Process(
-            target=_child_main, args=args, name=f"capture-relay-{self.topic}", daemon=True
-        )
-        self._process.start()
-        theirs.close()
-        self._conn = ours
+        self._spawn()
         self._server = threading.Thread(
             target=self._serve, name=f"capture-relay-server-{self.topic}", daemon=True
         )
         self._server.start()
         return self
 
+    def _spawn(self) -> None:
+        ours, theirs = self._context.Pipe()
+        args = (theirs, self._stop, self.topic, self._kafka_config, self._options, self._close_timeout)
+        process = self._context.Process(
+            target=_child_main, args=args, name=f"capture-relay-{self.topic}", daemon=True
+        )
+        process.start()
+        theirs.close()
+        self._process, self._conn, self._started_at = process, ours, time.monotonic()
+
+    def _replace_dead_child(self, delay: float) -> float | None:
+        """After the child's pipe closed: start a new child and return the next delay, or None when
+        the relay is closing (or not restarting)."""
+        if self._closing.is_set() or not self._restart:
+            return None
+        process = self._process
+        assert process is not None and self._conn is not None
+        process.join(1)
+        ran = time.monotonic() - self._started_at
+        delay = _RESTART_DELAY_S[0] if ran >= _HEALTHY_RUN_S else delay
+        _log.error(
+            "relay process %s exited (code %s) after %.1f s; starting a new one in %.1f s",
+            process.pid, process.exitcode, ran, delay,
+        )  # fmt: skip
+        if self._closing.wait(delay):
+            return None
+        self._conn.close()
+        self._carried = _added(self._carried, self._metrics)
+        self._metrics = None
+        self._spawn()
+        self._restarts += 1
+        return min(_RESTART_DELAY_S[1], delay * 2)
+
     def _serve(self) -> None:
-        assert self._conn is not None
+        delay: float | None = _RESTART_DELAY_S[0]
         while True:
+            assert self._conn is not None
             try:
                 method, args = self._conn.recv()
-            except (EOFError, OSError):
-                return  # the child is gone
+            except (EOFError, OSError):  # the child is gone
+                delay = self._replace_dead_child(delay or _RESTART_DELAY_S[0])
+                if delay is None:
+                    return
+                continue
             try:
                 if method == _REPORT:
                     self._metrics = args[0]
@@ -189,7 +247,7 @@ class ProcessRelay:
             try:
                 self._conn.send(reply)
             except (OSError, ValueError):
-                return
+                continue  # the child is gone: the next recv says so
 
     def _run(self, method: str, args: tuple[Any, ...]) -> Any:
         if method == "prune_expired":
@@ -211,7 +269,7 @@ class ProcessRelay:
         target = self._outbox.last_pos()
         deadline = time.monotonic() + timeout
         while self._outbox.pending_count(target) > 0:
-            if time.monotonic() >= deadline or not self._process.is_alive():
+            if time.monotonic() >= deadline or not (self._restart or self._process.is_alive()):
                 return False
             time.sleep(0.02)
         return True
@@ -223,35 +281,56 @@ class ProcessRelay:
         """
         if self._closed is not None:
             return self._closed
-        process = self._process
-        running = process is not None and process.is_alive()
+        running = self._process is not None and (self._restart or self._process.is_alive())
         flushed = self.flush(timeout) if running else self._outbox.pending_count() == 0
-        if process is not None:
-            self._close_timeout.value = 1.0
-            self._stop.set()
-            process.join(_START_TIMEOUT_S)
-            if process.is_alive():
-                _log.warning("relay process %s did not stop; terminating it", process.pid)
-                process.terminate()
-                process.join(5)
+        self._closing.set()  # no more restarts
+        self._close_timeout.value = 1.0
+        self._stop.value = 1
+        for _ in range(2):  # the one running, and one the server thread may have been starting
+            process = self._process
+            if process is not None:
+                process.join(_START_TIMEOUT_S)
+                if process.is_alive():
+                    _log.warning("relay process %s did not stop; terminating it", process.pid)
+                    process.terminate()
+                    process.join(5)
+            if self._server is not None:
+                self._server.join(5)
+            if self._process is process:
+                break
         if self._conn is not None:
             self._conn.close()
-        if self._server is not None:
-            self._server.join(5)
         self._closed = flushed
         return flushed
 
     def metrics(self) -> RelayMetrics:
         """The child's last reported counters, with pending from the outbox here."""
         running = self._process is not None and self._process.is_alive()
-        last = self._metrics or RelayMetrics(
+        last = _added(self._carried, self._metrics) or RelayMetrics(
             pending=0, in_flight=0, delivered=0, failed=0, rejected=0, producer_restarts=0,
             last_error=None, last_error_at=None, running=running,
         )  # fmt: skip
-        return dataclasses.replace(last, pending=self._outbox.pending_count(), running=running)
+        return dataclasses.replace(
+            last, pending=self._outbox.pending_count(), running=running, relay_restarts=self._restarts
+        )
 
     def __enter__(self) -> ProcessRelay:
         return self.start()
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+
+def _added(earlier: RelayMetrics | None, current: RelayMetrics | None) -> RelayMetrics | None:
+    """The counters of a relay process that died, added to its successor's (the newest error wins)."""
+    if earlier is None or current is None:
+        return current or earlier
+    return dataclasses.replace(
+        current,
+        delivered=earlier.delivered + current.delivered,
+        failed=earlier.failed + current.failed,
+        rejected=earlier.rejected + current.rejected,
+        producer_restarts=earlier.producer_restarts + current.producer_restarts,
+        last_error=current.last_error or earlier.last_error,
+        last_error_at=current.last_error_at or earlier.last_error_at,
+    )

@@ -31,6 +31,8 @@ class RelayMetrics:
     """When it happened (Unix time)."""
     running: bool
     """Whether the relay (its thread, or its process) is alive."""
+    relay_restarts: int = 0
+    """Relay processes started again after one died (`ProcessRelay`); 0 for a relay thread."""
 
 
 class ErrorReport:

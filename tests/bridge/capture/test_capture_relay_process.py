@@ -52,11 +52,36 @@ def test_the_relay_process_delivers_what_is_appended_before_and_while_it_runs(
     assert all(rows[m.event_id].offset == m.offset for m in consumed)  # marked in this process
 
 
-def test_a_dead_relay_process_shows_in_metrics_and_leaves_rows_undelivered(
+def test_a_relay_process_that_dies_is_replaced_and_its_successor_delivers_everything(
+    kafka_config: dict[str, Any], unique_topic: str, make_recorder: MakeRecorder, outbox: SqliteOutbox
+) -> None:
+    create_topic(kafka_config, unique_topic)
+    relay = ProcessRelay(outbox, topic=unique_topic, kafka_config=kafka_config).start()
+    try:
+        before = record_many(make_recorder, outbox, "before", 2)
+        assert relay.flush(60)
+        first = relay.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)  # an OOM kill, say
+        during = record_many(make_recorder, outbox, "during", 2)  # appended while it is down
+        assert relay.flush(60)
+        assert relay.pid not in (None, first)
+        metrics = relay.metrics()
+        assert (metrics.running, metrics.relay_restarts, metrics.pending) == (True, 1, 0)
+    finally:
+        assert relay.close(30)
+    appended = before + during
+    consumed = read_topic(kafka_config, unique_topic, {e.id for e in appended})
+    assert {m.event_id for m in consumed} == {e.id for e in appended}
+
+
+def test_without_restart_a_dead_relay_process_shows_in_metrics_and_leaves_rows_undelivered(
     make_recorder: MakeRecorder, outbox: SqliteOutbox
 ) -> None:
     # A broker nobody listens on: nothing can be delivered, so the rows must stay pending.
-    relay = ProcessRelay(outbox, topic="t", kafka_config={"bootstrap.servers": "127.0.0.1:9"}).start()
+    relay = ProcessRelay(
+        outbox, topic="t", kafka_config={"bootstrap.servers": "127.0.0.1:9"}, restart=False
+    ).start()
     appended = record_many(make_recorder, outbox, "ep", 1)
     assert relay.metrics().running
     pid = relay.pid
