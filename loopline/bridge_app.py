@@ -85,6 +85,7 @@ def rcm_services(
         record_outcome=capture.record_outcome,
         reader=SqlEpisodeReader(archive.engine),
         reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
+        capture_health=capture.health,
     )
 
 

@@ -75,8 +75,13 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
     @app.get("/healthz", tags=["ops"])
-    def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    def healthz() -> dict[str, Any]:
+        """`ok`, or `degraded` when the relay should run and does not (events then wait, safe, in
+        the outbox); with capture's counters: pending, delivered, rejected, restarts, last error."""
+        if services.capture_health is None:
+            return {"status": "ok"}
+        capture = services.capture_health()
+        return {"status": capture["status"], "capture": capture}
 
     @app.post("/v1/episodes", tags=["episodes"], response_model=EpisodeRun, dependencies=[AGENT])
     def start_episode(body: StartEpisode) -> Any:

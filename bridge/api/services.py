@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -34,5 +35,7 @@ class BridgeServices:
     """Looks a PHI token up in the vault (operator only; the route checks the role)."""
     payload_model: type[BaseModel] | None = None
     """The model of work-item payloads, so their PHI is tokenised."""
+    capture_health: Callable[[], dict[str, Any]] | None = None
+    """Capture's state for `/healthz` (`CaptureService.health`: the relay, its counters)."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""

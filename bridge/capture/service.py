@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from bridge.capture.config import CaptureConfig
 from bridge.capture.keys import PhiKeys
-from bridge.capture.outbox import SqliteOutbox
+from bridge.capture.outbox import OutboxClosed, SqliteOutbox
 from bridge.capture.outcome import record_outcome
 from bridge.capture.recorder import EpisodeRecorder
 from bridge.capture.redactor import Redactor, SnapshotRedact
@@ -95,6 +95,25 @@ class CaptureService:
             source=self.config.source,
             details_model=details_model,
         )
+
+    def health(self) -> dict[str, Any]:
+        """Capture's state for `/healthz`: `degraded` when the relay should run and does not (rows
+        then wait in the outbox, safe but undelivered); the relay's counters otherwise."""
+        try:
+            if self.relay is None:
+                return {"status": "ok", "relay": "off", "pending": self.outbox.pending_count()}
+            metrics = self.relay.metrics()
+        except OutboxClosed:
+            return {"status": "closed", "relay": "off"}
+        return {
+            "status": "ok" if metrics.running else "degraded",
+            "relay": "running" if metrics.running else "stopped",
+            **{
+                name: getattr(metrics, name)
+                for name in ("pending", "in_flight", "delivered", "failed", "rejected",
+                             "producer_restarts", "relay_restarts", "last_error", "last_error_at")
+            },
+        }  # fmt: skip
 
     def close(self, timeout: float = 10.0) -> bool:
         """Drain the relay for up to `timeout`, then close everything; True if all was delivered.

@@ -135,6 +135,15 @@ def test_phi_is_tokenised_in_events_and_revealed_only_to_operators(bridge: Bridg
     assert bridge.client("reviewer-token").get(f"/v1/phi/{token}").status_code == 403
 
 
+def test_healthz_shows_capture(bridge: Bridge) -> None:
+    agent = bridge.client("agent-token")
+    assert agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).status_code == 200
+    health = bridge.client(None).get("/healthz").json()  # no token needed: probes have none
+    assert health["status"] == "ok"
+    assert health["capture"]["relay"] == "off"  # this bridge has no broker
+    assert health["capture"]["pending"] == bridge.capture.outbox.pending_count() > 0
+
+
 def test_bad_requests_get_4xx_with_a_message(bridge: Bridge) -> None:
     agent = bridge.client("agent-token")
     assert agent.post("/v1/episodes", json={"work_item": {"domain": "rcm"}}).status_code == 422

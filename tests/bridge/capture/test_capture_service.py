@@ -56,3 +56,23 @@ def test_a_service_ships_episodes_and_later_outcomes_to_kafka(
     )
     assert [e.id for e in decoded] == [e.id for e in events]
     assert verify_chain(decoded) is None  # the chain survives the trip, outcome included
+
+
+def test_health_shows_the_relay_and_turns_degraded_when_it_should_run_and_does_not(
+    tmp_path: Path, kafka_config: dict[str, Any], unique_topic: str
+) -> None:
+    (tmp_path / "off").mkdir()
+    with CaptureService.open(config(tmp_path / "off")) as without_kafka:
+        assert without_kafka.health() == {"status": "ok", "relay": "off", "pending": 0}
+    create_topic(kafka_config, unique_topic)
+    with CaptureService.open(config(tmp_path, kafka=kafka_config, topic=unique_topic)) as service:
+        events = record_episode(service.recorder("ep-1", args_models=ARGS_MODELS))
+        assert service.relay is not None and service.relay.flush(30)
+        health = service.health()
+        assert (health["status"], health["relay"], health["pending"]) == ("ok", "running", 0)
+        assert health["delivered"] == len(events) and health["rejected"] == 0
+        service.relay.close(5)  # a relay that stopped while the service runs
+        service.recorder("ep-2", args_models=ARGS_MODELS).escalated("stuck", trigger="rule")
+        health = service.health()
+        assert (health["status"], health["relay"], health["pending"]) == ("degraded", "stopped", 1)
+    assert service.health()["status"] == "closed"
