@@ -11,7 +11,7 @@ from adapters.rcm.live import LiveBackend
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable, token_digest
 from bridge.api.services import BridgeServices
-from bridge.capture import CaptureConfig, CaptureService
+from bridge.capture import CaptureConfig, CaptureService, CaptureUnavailable
 from bridge.capture.vault import OPERATOR_ROLE
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
 from bridge.runtime.recorder import Recorder
@@ -86,6 +86,7 @@ def rcm_services(
         reader=SqlEpisodeReader(archive.engine),
         reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
         capture_health=capture.health,
+        unavailable=(CaptureUnavailable,),
     )
 
 

@@ -74,6 +74,13 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     async def session_error(_: Request, exc: SessionError) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=exc.status)
 
+    for unavailable in services.unavailable:
+
+        @app.exception_handler(unavailable)
+        async def recording_unavailable(_: Request, exc: Exception) -> JSONResponse:
+            detail = f"events cannot be recorded, so nothing more was run: {exc}"
+            return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "5"})
+
     @app.get("/healthz", tags=["ops"])
     def healthz() -> dict[str, Any]:
         """`ok`, or `degraded` when the relay should run and does not (events then wait, safe, in

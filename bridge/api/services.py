@@ -37,5 +37,8 @@ class BridgeServices:
     """The model of work-item payloads, so their PHI is tokenised."""
     capture_health: Callable[[], dict[str, Any]] | None = None
     """Capture's state for `/healthz` (`CaptureService.health`: the relay, its counters)."""
+    unavailable: tuple[type[Exception], ...] = ()
+    """Errors that mean events cannot be recorded right now (capture's `CaptureUnavailable`): the
+    API answers them with 503, since nothing may run unrecorded."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""

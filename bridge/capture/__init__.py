@@ -21,6 +21,7 @@ from bridge.capture.relay_report import RelayMetrics
 from bridge.capture.service import CaptureService
 from bridge.capture.sink import (
     GENESIS_HEAD,
+    CaptureUnavailable,
     EventSink,
     InMemoryEventSink,
     StreamConflict,
@@ -37,6 +38,7 @@ __all__ = [
     "OPERATOR_ROLE",
     "CaptureConfig",
     "CaptureService",
+    "CaptureUnavailable",
     "DeliveryMark",
     "Durability",
     "EpisodeRecorder",

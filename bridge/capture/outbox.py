@@ -53,7 +53,7 @@ from bridge.capture.outbox_rows import (
     encode_row,
     insert_rows,
 )
-from bridge.capture.sink import StreamHead, UnknownStream
+from bridge.capture.sink import CaptureUnavailable, StreamHead, UnknownStream
 from schemas import Event
 
 Durability = Literal["process", "power"]
@@ -72,7 +72,7 @@ FRESH_LIMIT = 8_192
 """Rows kept in memory for the relay; past this it has fallen behind and reads SQLite instead."""
 
 
-class OutboxClosed(RuntimeError):
+class OutboxClosed(CaptureUnavailable):
     """The outbox was closed; nothing more can be appended."""
 
 
@@ -192,12 +192,18 @@ class SqliteOutbox:
         self._append_rows([encode_row(event, now, doc) for event, doc in zip(events, sealed, strict=True)])
 
     def _append_rows(self, rows: list[Row]) -> None:
+        try:
+            self._store(rows)
+        except sqlite3.Error as exc:  # a full disk, an I/O error: the event is not stored
+            raise CaptureUnavailable(f"the outbox {self.path} cannot store events: {exc}") from exc
+
+    def _store(self, rows: list[Row]) -> None:
         if self._committer is not None:
             self._submit(rows)
             return
         with self._lock:
             if self._closed:
-                raise OutboxClosed(str(self.path))
+                raise OutboxClosed(f"the outbox {self.path} is closed")
             if len(rows) == 1:
                 insert_rows(self._insert, rows)  # autocommit: the INSERT is its own transaction
                 if self._relay_reads and self._insert.rowcount == 1:
@@ -227,7 +233,7 @@ class SqliteOutbox:
         try:
             future = self._committer.submit(rows)
         except RuntimeError:
-            raise OutboxClosed(str(self.path)) from None
+            raise OutboxClosed(f"the outbox {self.path} is closed") from None
         future.result()
 
     def _wake(self) -> None:
@@ -265,7 +271,7 @@ class SqliteOutbox:
     def _read(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
         with self._lock:
             if self._closed:
-                raise OutboxClosed(str(self.path))
+                raise OutboxClosed(f"the outbox {self.path} is closed")
             return self._conn.execute(sql, params).fetchall()
 
     def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
@@ -307,7 +313,7 @@ class SqliteOutbox:
         limit = upto_pos if upto_pos is not None else 2**62
         with self._lock:
             if self._closed:
-                raise OutboxClosed(str(self.path))
+                raise OutboxClosed(f"the outbox {self.path} is closed")
             first = self._conn.execute(
                 f"SELECT min(o.pos) FROM outbox o WHERE o.pos > ? AND {UNSETTLED}", (self._floor,)
             ).fetchone()[0]
@@ -399,7 +405,7 @@ class SqliteOutbox:
         delivery mark or prune only means a re-send or a later prune), in any durability."""
         with self._lock:
             if self._closed:
-                raise OutboxClosed(str(self.path))
+                raise OutboxClosed(f"the outbox {self.path} is closed")
             relaxed = self._append_sync != "NORMAL"
             if relaxed:
                 self._conn.execute("PRAGMA synchronous=NORMAL")

@@ -16,6 +16,12 @@ from typing import NamedTuple, Protocol
 from schemas import GENESIS_HASH, Event
 
 
+class CaptureUnavailable(RuntimeError):
+    """Events cannot be stored right now (the outbox or the vault failed: a full disk, an I/O error,
+    a closed store). Nothing was recorded, so the caller must not act as if it had been: the bridge
+    answers 503 and does not run the tool or the episode on without a record."""
+
+
 class StreamConflict(Exception):
     """Another event already holds this (stream, seq): two writers forked the stream."""
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Mapping
@@ -33,10 +34,12 @@ from sqlalchemy import (
     event,
     select,
 )
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
 from bridge.capture.checkpointer import AUTOCHECKPOINT_BACKSTOP, WalCheckpointer
 from bridge.capture.keys import PhiKeys
+from bridge.capture.sink import CaptureUnavailable
 
 OPERATOR_ROLE = "operator"
 """The only role `reveal` answers."""
@@ -139,7 +142,10 @@ class PhiVault:
         # One writer at a time inside the process: SQLite would otherwise make the losers sleep
         # in its busy handler (milliseconds) instead of waiting microseconds for this lock.
         with self._write_lock:
-            self._insert(rows)
+            try:
+                self._insert(rows)
+            except (SQLAlchemyError, sqlite3.Error) as exc:  # no token may be used whose value is lost
+                raise CaptureUnavailable(f"the PHI vault cannot store values: {exc}") from exc
         if len(self._known) > _KNOWN_LIMIT:
             self._known.clear()
         self._known.update((tenant, token) for token in fresh)

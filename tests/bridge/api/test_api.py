@@ -135,6 +135,34 @@ def test_phi_is_tokenised_in_events_and_revealed_only_to_operators(bridge: Bridg
     assert bridge.client("reviewer-token").get(f"/v1/phi/{token}").status_code == 403
 
 
+def test_when_events_cannot_be_recorded_the_api_answers_503_and_runs_nothing(bridge: Bridge) -> None:
+    # the bridge never acts on a live system without a record: a broken outbox (full disk, closed
+    # store) stops episodes, tool calls and outcomes with a clear 503, not a 500
+    agent = bridge.client("agent-token")
+    opened = agent.post("/v1/gateway/episodes", json={"work_item": WORK_ITEM}).json()
+    bridge.capture.outbox.close()
+    answers = [
+        bridge.client("agent-token").post("/v1/episodes", json={"work_item": WORK_ITEM}),
+        bridge.client("agent-token").post(
+            f"/v1/gateway/episodes/{opened['episode_id']}/calls",
+            json={"name": "get_claim", "arguments": {"claim_id": "CLM-1001"}},
+        ),
+        bridge.client("agent-token").post(
+            "/v1/outcomes",
+            json={
+                "episode_id": opened["episode_id"],
+                "kind": "paid",
+                "item_id": "CLM-1001",
+                "observed_at": "2025-01-01T00:00:00Z",
+            },
+        ),
+    ]
+    for answer in answers:
+        assert answer.status_code == 503, answer.text
+        assert "cannot be recorded" in answer.json()["detail"] and "closed" in answer.json()["detail"]
+        assert answer.headers["retry-after"] == "5"
+
+
 def test_healthz_shows_capture(bridge: Bridge) -> None:
     agent = bridge.client("agent-token")
     assert agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).status_code == 200

@@ -253,6 +253,29 @@ def test_append_after_close_is_refused(open_outbox: OpenOutbox, tmp_path: Path) 
             outbox.append(chain("ep-1").append(escalation(0)))
 
 
+def test_a_full_disk_is_a_clear_capture_error_and_the_recorder_leaves_no_gap(outbox: SqliteOutbox) -> None:
+    from bridge.capture import CaptureUnavailable, EpisodeRecorder, PhiKeys, PhiTokenizer, Redactor
+    from bridge.capture.vault import PhiVault
+
+    vault = PhiVault.open("sqlite://", PhiKeys.from_master(b"k" * 32))
+    recorder = EpisodeRecorder(
+        "ep-1", sink=outbox, redactor=Redactor(PhiTokenizer(PhiKeys.from_master(b"k" * 32), vault), "t"),
+        source="loopline://tests/capture",
+    )  # fmt: skip
+    recorder.escalated("first", trigger="rule")
+    pages = outbox._conn.execute("PRAGMA page_count").fetchone()[0]
+    outbox._conn.execute(f"PRAGMA max_page_count={pages}")  # the disk is full from here on
+    with pytest.raises(CaptureUnavailable, match="full"):
+        for _ in range(200):
+            recorder.escalated("x" * 1000, trigger="rule")
+    stored = outbox.events("ep-1")
+    assert recorder.head.next_seq == len(stored)  # the refused event took no seq
+    outbox._conn.execute("PRAGMA max_page_count=1073741823")  # space again
+    recorder.escalated("after", trigger="rule")
+    assert verify_chain(outbox.events("ep-1")) is None
+    vault.close()
+
+
 def test_an_outbox_of_an_unknown_schema_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "future.db"
     conn = sqlite3.connect(path)
