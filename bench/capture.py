@@ -8,7 +8,8 @@
     The calls run in rounds, each in a fresh episode stream and outbox. A round's median is
     next to the median of a fixed slice of pure Python timed in the same round (the control):
     this shared 2-core machine has phases where everything runs about 1.5x slower, and the
-    control shows them. The headline median is the median of the round medians; p99 and p99.9
+    control shows them, and the configurations take turns round by round, so a slow phase lands on
+    all of them. The headline median is the median of the round medians; p99 and p99.9
     are over every call of every round. Runs paced at 1,000 calls/s (the thread sleeps between
     calls, as an agent waits on its model) take their no-capture base at the same pace, and add
     a second control: the same pure Python timed straight after the same sleeps, which shows
@@ -204,16 +205,10 @@ def without_topic(kafka: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in kafka.items() if key != "topic"}
 
 
-def latency(
-    folder: Path,
-    calls: int,
-    rounds: int,
-    durability: str,
-    kafka: dict[str, Any] | None,
-    relay_kind: str = "thread",
-    rate: float | None = None,
+def summarise(
+    rounds: list[dict[str, list[float]]], durability: str, relay_kind: str | None, rate: float | None
 ) -> dict[str, Any]:
-    per_round = max(200, calls // rounds)
+    """One configuration's rounds: per-round medians against the round's own base and control."""
     cost: list[float] = []
     control: list[float] = []
     round_medians: list[float] = []
@@ -221,8 +216,7 @@ def latency(
     woken_medians: list[float] = []
     tool_medians: list[float] = []
     busy = 0.0
-    for index in range(rounds):
-        samples = latency_round(folder / f"round-{index}", per_round, durability, kafka, relay_kind, rate)
+    for samples in rounds:
         base_median = statistics.median(samples["base"])
         round_cost = [s - base_median for s in samples["with_capture"]]
         cost += round_cost
@@ -233,8 +227,9 @@ def latency(
             woken_medians.append(statistics.median(samples["woken_control"]))
         tool_medians.append(base_median)
         busy += sum(samples["with_capture"])
-    return {"calls": per_round * rounds, "rounds": rounds, "durability": durability,
-            "relay_running": kafka is not None, "relay": relay_kind if kafka is not None else None,
+    calls = sum(len(samples["with_capture"]) for samples in rounds)
+    return {"calls": calls, "rounds": len(rounds), "durability": durability,
+            "relay_running": relay_kind is not None, "relay": relay_kind,
             "calls_per_s": rate, "tool_median_ms": statistics.median(tool_medians) * 1e3,
             "cost_median_ms": statistics.median(round_medians) * 1e3,
             "cost_round_medians_ms": [m * 1e3 for m in round_medians],
@@ -243,7 +238,7 @@ def latency(
             "control_median_ms": statistics.median(control) * 1e3, "control_p99_ms": pct(control, 0.99) * 1e3,
             "control_round_medians_ms": [m * 1e3 for m in control_medians],
             "woken_control_median_ms": statistics.median(woken_medians) * 1e3 if woken_medians else None,
-            "events_per_s": 2 * per_round * rounds / busy}  # fmt: skip
+            "events_per_s": 2 * calls / busy}  # fmt: skip
 
 
 def breakdown(folder: Path, n: int = 3000) -> dict[str, float]:
@@ -442,14 +437,20 @@ def main() -> None:
                           ("process", "thread", paced, PACED_RATE),
                           ("process", "process", paced, PACED_RATE),
                           ("power", None, max(200, args.calls // 10), None))  # fmt: skip
-        for durability, relay_kind, calls, rate in configurations:
-            pace = f"{rate:,.0f} calls/s" if rate else "back to back"
-            console.print(
-                f"(a) {calls} tool calls, {pace}, {durability} durability, relay {relay_kind or 'off'}"
-            )
-            relay_kafka = {**kafka, "topic": f"bench-latency-{uuid.uuid4().hex[:8]}"} if relay_kind else None
-            results["latency"].append(latency(folder / f"latency-{durability}-{relay_kind}-{rate}", calls,
-                                              args.rounds, durability, relay_kafka, relay_kind or "thread", rate))  # fmt: skip
+        # Round-robin: round 1 of every configuration, then round 2, ... so a slow phase of this
+        # shared machine (tens of seconds) lands on all of them rather than on one.
+        collected: list[list[dict[str, list[float]]]] = [[] for _ in configurations]
+        for index in range(args.rounds):
+            console.print(f"(a) round {index + 1} of {args.rounds}: {len(configurations)} configurations")
+            for number, (durability, relay_kind, calls, rate) in enumerate(configurations):
+                relay_kafka = (
+                    {**kafka, "topic": f"bench-latency-{uuid.uuid4().hex[:8]}"} if relay_kind else None
+                )
+                collected[number].append(latency_round(folder / f"latency-{number}-round-{index}",
+                                                       max(200, calls // args.rounds), durability,
+                                                       relay_kafka, relay_kind or "thread", rate))  # fmt: skip
+        for (durability, relay_kind, _, rate), rounds in zip(configurations, collected, strict=True):
+            results["latency"].append(summarise(rounds, durability, relay_kind, rate))
         results["breakdown"] = breakdown(folder)
         console.print(f"(b) {args.events} prebuilt events into the outbox")
         events = prebuilt_events(args.events)
