@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from bridge.capture import EpisodeRecorder, ProcessRelay, SqliteOutbox
+from bridge.capture.relay_process import RELAY_NICE
 from schemas import from_kafka, to_kafka
 from tests.bridge.capture.brokers import create_topic, read_topic
 from tests.bridge.capture.test_capture_relay_kafka import record_many
@@ -35,6 +36,9 @@ def test_the_relay_process_delivers_what_is_appended_before_and_while_it_runs(
         during = record_many(make_recorder, outbox, "during", 3)  # fresh rows: served from memory
         assert relay.flush(60)
         assert relay.metrics().pending == 0
+        assert relay.pid is not None  # background work, niced below the agents' threads
+        expected = min(19, os.getpriority(os.PRIO_PROCESS, 0) + RELAY_NICE)
+        assert os.getpriority(os.PRIO_PROCESS, relay.pid) == expected
     finally:
         assert relay.close(30)
     appended = before + during
