@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from adapters import Toolbox
@@ -10,6 +11,7 @@ from adapters.rcm import RCM_TOOLS, World
 from adapters.rcm.live import LiveBackend
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable, token_digest
+from bridge.api.models import RejectedEvent
 from bridge.api.services import BridgeServices
 from bridge.capture import CaptureConfig, CaptureService, CaptureUnavailable
 from bridge.capture.vault import OPERATOR_ROLE
@@ -86,8 +88,24 @@ def rcm_services(
         reader=SqlEpisodeReader(archive.engine),
         reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
         capture_health=capture.health,
+        rejected_events=lambda: rejected_events(capture),
         unavailable=(CaptureUnavailable,),
     )
+
+
+def rejected_events(capture: CaptureService) -> list[RejectedEvent]:
+    """The outbox's rejected rows, as the operator API shows them."""
+    return [
+        RejectedEvent(
+            event_id=row.event_id,
+            episode_id=row.episode_id,
+            seq=row.seq,
+            size_bytes=len(row.doc),
+            reason=row.rejected or "",
+            rejected_at=datetime.fromtimestamp(row.delivered_at or 0.0, UTC),
+        )
+        for row in capture.outbox.rejected_rows()
+    ]
 
 
 def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -> BridgeProcess:

@@ -23,6 +23,7 @@ from bridge.api.models import (
     ObservedOutcome,
     OpenGatewayEpisode,
     Recorded,
+    RejectedEvent,
     Revealed,
     StartEpisode,
 )
@@ -238,6 +239,14 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     @app.get("/v1/tool-error-rates", tags=["read"], response_model=list[ToolErrorRate], dependencies=[READER])
     def tool_error_rates() -> list[ToolErrorRate]:
         return services.reader.tool_error_rates()
+
+    @app.get(
+        "/v1/capture/rejected", tags=["operator"], response_model=list[RejectedEvent], dependencies=[OPERATOR]
+    )
+    def rejected_events() -> list[RejectedEvent]:
+        """Events this bridge recorded but the relay could never ship (too large for the broker,
+        unreadable), oldest first: kept in the outbox, counted in `/healthz` (operators only)."""
+        return services.rejected_events() if services.rejected_events is not None else []
 
     @app.get("/v1/phi/{token}", tags=["operator"], response_model=Revealed, dependencies=[OPERATOR])
     def reveal(token: PathId) -> Revealed:

@@ -103,6 +103,20 @@ class Recorded(Body):
     seq: int
 
 
+class RejectedEvent(Body):
+    """An event the relay gave up on for good: kept in this bridge's outbox, never shipped."""
+
+    event_id: str
+    episode_id: str
+    seq: int
+    size_bytes: int
+    """Size of its stored JSON."""
+    reason: str
+    """Why it can never be produced (too large for the broker, unreadable)."""
+    rejected_at: datetime
+    """When the relay gave up on it."""
+
+
 class Revealed(Body):
     token: str
     value: str

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from adapters import Toolbox
+from bridge.api.models import RejectedEvent
 from bridge.runtime import EpisodeRunner
 from bridge.runtime.recorder import Recorder
 from bridge.store.reader import EpisodeStore
@@ -37,6 +38,8 @@ class BridgeServices:
     """The model of work-item payloads, so their PHI is tokenised."""
     capture_health: Callable[[], dict[str, Any]] | None = None
     """Capture's state for `/healthz` (`CaptureService.health`: the relay, its counters)."""
+    rejected_events: Callable[[], list[RejectedEvent]] | None = None
+    """Events capture kept but could never ship (the outbox's rejected rows), for operators."""
     unavailable: tuple[type[Exception], ...] = ()
     """Errors that mean events cannot be recorded right now (capture's `CaptureUnavailable`): the
     API answers them with 503, since nothing may run unrecorded."""

@@ -337,10 +337,12 @@ class SqliteOutbox:
         sql = f"{ROWS} WHERE o.episode_id = ? ORDER BY o.seq"
         return [decode_row(v) for v in self._read(sql, (episode_id,))]
 
-    def rejected_rows(self) -> list[OutboxRow]:
-        """Rows the relay gave up on for good (too large for the broker, unreadable), in append
-        order: kept here, never pruned, for an operator to inspect (`OutboxRow.rejected` says why)."""
-        return [decode_row(v) for v in self._read(f"{ROWS} WHERE d.rejected IS NOT NULL ORDER BY o.pos")]
+    def rejected_rows(self, limit: int = 100) -> list[OutboxRow]:
+        """The oldest `limit` rows the relay gave up on for good (too large for the broker,
+        unreadable), in append order: kept here, never pruned, for an operator to inspect
+        (`OutboxRow.rejected` says why)."""
+        sql = f"{ROWS} WHERE d.rejected IS NOT NULL ORDER BY o.pos LIMIT ?"
+        return [decode_row(v) for v in self._read(sql, (limit,))]
 
     def events(self, episode_id: str) -> list[dict[str, Any]]:
         """One episode's stored events in structured form, as written, in seq order."""

@@ -163,6 +163,24 @@ def test_when_events_cannot_be_recorded_the_api_answers_503_and_runs_nothing(bri
         assert answer.headers["retry-after"] == "5"
 
 
+def test_operators_see_the_events_the_relay_rejected(bridge: Bridge) -> None:
+    from bridge.capture import DeliveryMark
+
+    agent = bridge.client("agent-token")
+    episode_id = agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).json()["episode_id"]
+    row = bridge.capture.outbox.rows(episode_id)[2]
+    # what the relay records when the broker refuses an event for good (tested with the relay itself)
+    bridge.capture.outbox.mark_delivered(
+        [DeliveryMark.rejection(row.pos, "the broker refuses it: too large", 1e9)]
+    )
+    operator = bridge.client("operator-token")
+    [rejected] = operator.get("/v1/capture/rejected").json()
+    assert (rejected["event_id"], rejected["episode_id"], rejected["seq"]) == (row.event_id, episode_id, 2)
+    assert rejected["size_bytes"] == len(row.doc) and "too large" in rejected["reason"]
+    assert rejected["rejected_at"].startswith("2001-09-09")
+    assert agent.get("/v1/capture/rejected").status_code == 403
+
+
 def test_healthz_shows_capture(bridge: Bridge) -> None:
     agent = bridge.client("agent-token")
     assert agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).status_code == 200
