@@ -3,8 +3,8 @@
 The relay's work per event (building the Kafka record, `produce`, the delivery callback) is about
 20 us of Python. On the agent's process it shares the GIL with the recording threads, and every
 hand-over between the two costs a thread wake-up on each side: measured back to back, the capture
-cost per tool call is 0.11 to 0.14 ms median with a p99 over 1 ms with a relay thread, against
-about 0.10 ms and 0.6 to 0.7 ms with this (docs/capture.md).
+cost per tool call is 0.11 to 0.15 ms median with a p99 about 1 ms with a relay thread, against
+about 0.10 ms and 0.5 to 0.7 ms with this (docs/capture.md).
 
 The outbox stays in this process (it is opened in EXCLUSIVE mode, one process per file): the child
 runs the very same `KafkaRelay` against an `OutboxProxy`, whose calls (`pending`, `mark_delivered`,
