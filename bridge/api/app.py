@@ -79,7 +79,10 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
 
         @app.exception_handler(unavailable)
         async def recording_unavailable(_: Request, exc: Exception) -> JSONResponse:
-            detail = f"events cannot be recorded, so nothing more was run: {exc}"
+            detail = (
+                "an event could not be recorded, and the bridge does nothing further without a record"
+                f" (a tool whose call could not be recorded was not run): {exc}"
+            )
             return JSONResponse({"detail": detail}, status_code=503, headers={"Retry-After": "5"})
 
     @app.get("/healthz", tags=["ops"])

@@ -159,7 +159,7 @@ def test_when_events_cannot_be_recorded_the_api_answers_503_and_runs_nothing(bri
     ]
     for answer in answers:
         assert answer.status_code == 503, answer.text
-        assert "cannot be recorded" in answer.json()["detail"] and "closed" in answer.json()["detail"]
+        assert "could not be recorded" in answer.json()["detail"] and "closed" in answer.json()["detail"]
         assert answer.headers["retry-after"] == "5"
 
 
