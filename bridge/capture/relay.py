@@ -137,7 +137,8 @@ class KafkaRelay:
         return self
 
     def flush(self, timeout: float) -> bool:
-        """Wait until every event appended before this call has a delivery report; False on timeout."""
+        """Wait until every event appended before this call has a delivery report (or was rejected for
+        good: `metrics().rejected`); False on timeout."""
         if self._thread is None or not self._thread.is_alive():
             raise RuntimeError("the relay is not running; call start() first")
         target = self._outbox.last_pos()
@@ -151,7 +152,7 @@ class KafkaRelay:
         return True
 
     def close(self, timeout: float = 10.0) -> bool:
-        """Flush for up to `timeout`, then stop; True when everything was delivered.
+        """Flush for up to `timeout`, then stop; True when every event was delivered or rejected.
 
         What is still undelivered stays in the outbox for the next start. Idempotent.
         """

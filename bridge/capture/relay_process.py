@@ -275,7 +275,8 @@ class ProcessRelay:
         return self._process.pid if self._process is not None else None
 
     def flush(self, timeout: float) -> bool:
-        """Wait until every event appended before this call has a delivery report; False on timeout."""
+        """Wait until every event appended before this call has a delivery report (or was rejected for
+        good: `metrics().rejected`); False on timeout."""
         if self._process is None:
             raise RuntimeError("the relay process was never started; call start() first")
         target = self._outbox.last_pos()
@@ -287,7 +288,8 @@ class ProcessRelay:
         return True
 
     def close(self, timeout: float = 10.0) -> bool:
-        """Flush for up to `timeout`, stop the child, and say whether everything was delivered.
+        """Flush for up to `timeout`, stop the child, and say whether every event was delivered or
+        rejected.
 
         What is still undelivered stays in the outbox for the next start. Idempotent.
         """

@@ -116,7 +116,8 @@ class CaptureService:
         }  # fmt: skip
 
     def close(self, timeout: float = 10.0) -> bool:
-        """Drain the relay for up to `timeout`, then close everything; True if all was delivered.
+        """Drain the relay for up to `timeout`, then close everything; True if every event was
+        delivered (or rejected for good: `health()["rejected"]`).
 
         Idempotent: a second call returns the first call's answer.
         """
