@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(PY) bench/env_steps.py
 	$(PY) bench/baselines.py
 	$(PY) bench/capture.py
+	$(PY) bench/capture_floor.py
 	$(PY) bench/projector.py
 
 up: $(STAMP)
