@@ -15,7 +15,10 @@
     a second control: the same pure Python timed straight after the same sleeps, which shows
     what waking up alone costs on this machine;
 (b) throughput into the outbox (events/s) and through the relay until every delivery report is in;
-(c) plain confluent-kafka producing the same messages (same bytes) with the same settings.
+(c) plain confluent-kafka producing the same messages (same bytes) with the same settings;
+(d) the projector: one round of `bench/projector.py` on the same broker, one faust worker (as
+    deployed) next to a plain confluent-kafka consumer doing the same SQL work (`--projector-episodes
+    0` skips it; `bench/projector.py` runs three rounds and is the number the README gives).
 
 Without --bootstrap-servers it starts its own Tansu broker (memory storage) via loopline.stack.
 Prints a table and writes bench/results/capture.json.
@@ -379,6 +382,20 @@ def broker(bootstrap: str | None, folder: Path) -> Iterator[dict[str, Any]]:
         yield scratch.config()
 
 
+def projector_round(bootstrap: str, folder: Path, episodes: int) -> dict[str, Any]:
+    """One round of bench/projector.py (beside this script) on this run's broker."""
+    import projector  # bench/projector.py: run as a script, this folder is on sys.path
+
+    topic = f"bench-projector-{uuid.uuid4().hex[:8]}"
+    total = projector.produce(bootstrap, topic, episodes, partitions=4)
+    (folder / "projector").mkdir(exist_ok=True)
+    run = projector.run_once(bootstrap, topic, total, 500, folder / "projector", None)
+    return {
+        "events": total,
+        **{f"{mode}_events_per_s": run[mode]["events_per_s"] for mode in projector.MODES},
+    }
+
+
 def render(results: dict[str, Any]) -> None:
     table = Table(title="bridge.capture (this machine)")
     for column in ("measurement", "value", "target"):
@@ -409,8 +426,14 @@ def render(results: dict[str, Any]) -> None:
         table.add_row(
             key.replace("_", " "),
             f"{value:,.1f}",
-            ">= 20,000/s" if key == "append_process_events_per_s" else "",
+            ">= 20,000/s" if key in ("append_process_events_per_s", "relay_events_per_s") else "",
         )
+    for key, value in results.get("projector", {}).items():
+        if key == "events":
+            continue
+        target = ">= 5,000/s" if key == "faust_worker_events_per_s" else ""
+        label = f"projector ({results['projector']['events']:,} events): {key.replace('_', ' ')}"
+        table.add_row(label, f"{value:,.1f}" if value else "-", target)
     console.print(table)
 
 
@@ -422,6 +445,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="rounds the latency calls are split into")
     parser.add_argument("--events", type=int, default=50_000, help="events per throughput run")
     parser.add_argument("--bootstrap-servers", help="use this broker instead of starting Tansu")
+    parser.add_argument(
+        "--projector-episodes", type=int, default=3000, help="ten-event episodes; 0 skips (d)"
+    )
     parser.add_argument("--dir", type=Path, help="where the SQLite files go (default: a temp dir)")
     parser.add_argument("--out", type=Path, default=RESULTS)
     args = parser.parse_args()
@@ -462,6 +488,13 @@ def main() -> None:
         results["throughput"]["recorder_events_per_s_process_relay_off"] = results["latency"][0][
             "events_per_s"
         ]
+        if args.projector_episodes:
+            console.print(
+                f"(d) the projector: {args.projector_episodes} episodes, one faust worker, then plain"
+            )
+            results["projector"] = projector_round(
+                kafka["bootstrap.servers"], folder, args.projector_episodes
+            )
     results["machine"] = {"python": sys.version.split()[0], "platform": platform.platform(),
                           "cpus": __import__("os").cpu_count(), "sqlite": sqlite3.sqlite_version,
                           "librdkafka": confluent_kafka.libversion()[0], "argv": sys.argv[1:],
