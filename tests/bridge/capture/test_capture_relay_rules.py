@@ -87,16 +87,24 @@ def make_relay(
     )  # fmt: skip
 
 
-def test_a_failed_delivery_is_produced_again_and_marked_only_when_it_succeeds(outbox: SqliteOutbox) -> None:
-    fill(outbox, 5)
-    timeout = KafkaError(KafkaError._MSG_TIMED_OUT)
+def drain_with_one_failure(
+    outbox: SqliteOutbox, failing: int, error: KafkaError
+) -> tuple[KafkaRelay, ScriptedProducer]:
+    """Drain the outbox through one scripted producer whose report for message `failing` is
+    `error` (every other report, and any resend, succeeds); the relay is closed when it returns."""
     producers: list[ScriptedProducer] = []
     relay = make_relay(
-        outbox, producers, lambda c: ScriptedProducer(lambda i: timeout if i == 2 else None, c)
+        outbox, producers, lambda c: ScriptedProducer(lambda i: error if i == failing else None, c)
     )
     with relay:
         assert relay.flush(5)
     [producer] = producers
+    return relay, producer
+
+
+def test_a_failed_delivery_is_produced_again_and_marked_only_when_it_succeeds(outbox: SqliteOutbox) -> None:
+    fill(outbox, 5)
+    relay, producer = drain_with_one_failure(outbox, 2, KafkaError(KafkaError._MSG_TIMED_OUT))
     values = producer.produced
     assert len(values) == 6 and values[5] == values[2]  # only the failed row went out twice
     assert all(row.delivered_at is not None for row in outbox.rows())
@@ -108,14 +116,7 @@ def test_a_failed_delivery_is_produced_again_and_marked_only_when_it_succeeds(ou
 def test_a_row_the_broker_refuses_as_too_large_is_rejected_not_produced_again(outbox: SqliteOutbox) -> None:
     # the producer's own size check passed, but the broker's limit is lower: the report says so
     ids = fill(outbox, 4)
-    too_large = KafkaError(KafkaError.MSG_SIZE_TOO_LARGE)
-    producers: list[ScriptedProducer] = []
-    relay = make_relay(
-        outbox, producers, lambda c: ScriptedProducer(lambda i: too_large if i == 1 else None, c)
-    )
-    with relay:
-        assert relay.flush(5)
-    [producer] = producers
+    relay, producer = drain_with_one_failure(outbox, 1, KafkaError(KafkaError.MSG_SIZE_TOO_LARGE))
     assert len(producer.produced) == 4  # nothing went out twice
     [rejected] = outbox.rejected_rows()
     assert rejected.event_id == ids[1] and "broker refuses" in (rejected.rejected or "")
