@@ -27,6 +27,7 @@ A row holds the event's structured JSON; the relay makes its Kafka binary form (
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import threading
 import time
@@ -38,7 +39,11 @@ from typing import Any, Literal
 
 from bridge.capture.checkpointer import AUTOCHECKPOINT_BACKSTOP, WalCheckpointer
 from bridge.capture.group_commit import GroupCommitter
+from bridge.capture.journal import HEADER_SIZE, Journal
+from bridge.capture.journal import encode_row as journal_frame
 from bridge.capture.outbox_rows import (
+    INGESTED,
+    INSERT,
     MARK,
     MIGRATIONS,
     PRUNABLE,
@@ -53,8 +58,10 @@ from bridge.capture.outbox_rows import (
     encode_row,
     insert_rows,
 )
-from bridge.capture.sink import CaptureUnavailable, StreamHead, UnknownStream
+from bridge.capture.sink import CaptureUnavailable, StreamConflict, StreamHead, UnknownStream
 from schemas import Event
+
+log = logging.getLogger(__name__)
 
 Durability = Literal["process", "power"]
 PendingRecord = tuple[int, str, str, int, bytes, float]
@@ -70,6 +77,20 @@ the GIL straight back before a waiting appender thread has even woken up, and th
 waits out the 5 ms switch interval. A real sleep leaves it the GIL."""
 FRESH_LIMIT = 8_192
 """Rows kept in memory for the relay; past this it has fallen behind and reads SQLite instead."""
+INGEST_LINGER_S = 0.002
+"""How long the ingester lets journal appends gather before it moves them into SQLite: one
+transaction per batch instead of one per event."""
+UNFLUSHED_LIMIT = 65_536
+"""Journaled rows not yet ingested, at most: past this SQLite has been failing for a while (a full
+disk), and appends are refused (`CaptureUnavailable`) rather than held in memory without bound."""
+HEADS_LIMIT = 65_536
+"""Streams whose newest seq is remembered for appends' fork check; past this the memory is dropped
+and a stream's next append asks SQLite once."""
+JOURNAL_RESET_BYTES = 4 * 1024 * 1024
+"""The journal is emptied (a new generation) once everything in it is ingested and it is this big."""
+JOURNAL_SYNC_S = 1.0
+"""How often the ingester fsyncs the journal (as the checkpointer does the WAL): what a power cut
+can take is about this much."""
 
 
 class OutboxClosed(CaptureUnavailable):
@@ -78,6 +99,13 @@ class OutboxClosed(CaptureUnavailable):
 
 class OutboxInUse(RuntimeError):
     """Another process has this outbox open (one outbox file belongs to one process)."""
+
+
+def _rollback(conn: sqlite3.Connection) -> None:
+    # SQLite rolls some failures back by itself (a full disk): a ROLLBACK then would raise and hide
+    # the error that matters.
+    if conn.in_transaction:
+        conn.execute("ROLLBACK")
 
 
 def _connect(path: Path, synchronous: str, open_timeout_s: float) -> sqlite3.Connection:
@@ -118,7 +146,14 @@ class SqliteOutbox:
         wal_restart_frames: int = 4096,
         clock: Callable[[], float] = time.time,
         open_timeout_s: float = 5.0,
+        journal: bool | None = None,
     ) -> None:
+        """Open (or create) the outbox at `path`. `journal` (default: on in `process` durability,
+        which it has; `power` has none) puts the journal in front of SQLite (see the module
+        docstring); off, each append is its own SQLite commit on the caller's thread."""
+        use_journal = durability == "process" if journal is None else journal
+        if use_journal and durability != "process":
+            raise ValueError("the journal has `process` durability: `power` appends commit and fsync")
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.durability: Durability = durability
@@ -135,6 +170,22 @@ class SqliteOutbox:
         self._conn = _connect(self.path, self._append_sync, open_timeout_s)
         self._insert = self._conn.cursor()
         self._create_schema()
+        self._jlock = threading.Lock()  # the journal and what is journaled but not yet ingested
+        self._unflushed: list[Row] = []
+        self._unflushed_ids: dict[tuple[str, int], str] = {}  # (episode, seq) -> event id
+        self._heads: dict[str, int] = {}  # episode -> newest seq stored or journaled
+        self._journal_failed: str | None = None
+        self.ingest_error: str | None = None
+        """Why the last move of journaled rows into SQLite failed (it is retried), else None."""
+        try:
+            self._journal = self._open_journal() if use_journal else None
+        except BaseException:
+            self._conn.close()
+            raise
+        self._ingest_wanted = threading.Event()
+        self._ingester = threading.Thread(target=self._ingest_loop, name="outbox-ingest", daemon=True)
+        if self._journal is not None:
+            self._ingester.start()
         self._committer = (
             GroupCommitter(self._conn, self._lock, on_commit=self._wake) if durability == "power" else None
         )
@@ -167,9 +218,200 @@ class SqliteOutbox:
                 )
                 self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                _rollback(self._conn)
                 raise
             self._conn.execute("COMMIT")
+
+    # -- the journal ------------------------------------------------------------------------------
+
+    def _open_journal(self) -> Journal:
+        """Open the journal and ingest what it holds past the stored offset (a previous process's
+        appends that had not reached SQLite when it died)."""
+        found = self._conn.execute("SELECT generation, ingested FROM journal WHERE id = 1").fetchone()
+        generation, ingested = (int(found[0]), int(found[1])) if found else (0, 0)
+        journal, rows = Journal.open(Path(f"{self.path}.journal"), generation, ingested)
+        with self._lock:
+            stored = self._commit_batch(rows, journal.generation, journal.end)
+        if rows:
+            log.info(
+                "outbox %s: %d journaled events ingested at open (%d new)", self.path, len(rows), len(stored)
+            )
+        return journal
+
+    def _commit_batch(self, rows: Sequence[Row], generation: int, end: int) -> list[tuple[int, Row]]:
+        """Insert journaled `rows` and the journal offset they end at, in one transaction; returns
+        the (pos, row) of those newly stored. Caller holds `_lock`.
+
+        A row whose position already holds the same event is skipped (a replay). One holding a
+        different event cannot come from this outbox's appends, which check for forks; it is
+        logged and kept in the journal file's history, not stored."""
+        cursor = self._insert
+        stored: list[tuple[int, Row]] = []
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            for row in rows:
+                cursor.execute(INSERT, row)
+                if cursor.rowcount == 1:
+                    stored.append((int(cursor.lastrowid or 0), row))
+                    continue
+                held = self._conn.execute(
+                    "SELECT event_id FROM outbox WHERE episode_id = ? AND seq = ?", (row[0], row[1])
+                ).fetchone()
+                if held is not None and held[0] != row[2]:
+                    log.error("outbox %s: journaled event %s forks %s#%s (held by %s); not stored",
+                              self.path, row[2], row[0], row[1], held[0])  # fmt: skip
+            self._conn.execute(INGESTED, (generation, end))
+        except BaseException:
+            _rollback(self._conn)
+            raise
+        self._conn.execute("COMMIT")
+        return stored
+
+    def _ingest_locked(self) -> None:
+        """Move every journaled row into SQLite (caller holds `_lock`); on a SQLite error the rows
+        stay journaled, in order, for the next try."""
+        journal = self._journal
+        if journal is None:
+            return
+        with self._jlock:
+            batch, self._unflushed = self._unflushed, []
+            generation, end = journal.generation, journal.end
+        if not batch:
+            return
+        try:
+            stored = self._commit_batch(batch, generation, end)
+        except BaseException:
+            with self._jlock:
+                self._unflushed[:0] = batch
+            raise
+        with self._jlock:
+            for row in batch:
+                del self._unflushed_ids[(row[0], row[1])]
+            if not self._unflushed and journal.end >= JOURNAL_RESET_BYTES:
+                self._reset_journal(journal)
+        self._commits += 1
+        if self._relay_reads and stored:
+            if len(self._fresh) + len(stored) > FRESH_LIMIT:
+                self._forget_fresh()  # the relay is far behind: it reads SQLite until it catches up
+            else:
+                self._fresh.extend(stored)
+        self._wake()
+
+    def _ingest_for_read(self) -> None:
+        # Under `_lock`: what is journaled is stored first, so every read sees it.
+        try:
+            self._ingest_locked()
+        except sqlite3.Error as exc:
+            raise CaptureUnavailable(
+                f"the outbox {self.path} cannot store its journaled events: {exc}"
+            ) from exc
+
+    def _reset_journal(self, journal: Journal) -> None:
+        # Under `_jlock`, with everything ingested. The file goes first: were the process to die
+        # before the next ingest stores the new generation, the file's newer generation says to
+        # read it from the start (journal.py).
+        try:
+            journal.reset(journal.generation + 1)
+        except OSError as exc:
+            self._journal_failed = f"the journal could not be emptied: {exc}"
+            log.error("outbox %s: %s; appends are refused", self.path, self._journal_failed)
+
+    def _ingest_loop(self) -> None:
+        journal = self._journal
+        assert journal is not None
+        synced, delay = time.monotonic(), 0.0
+        while not self._closed:
+            self._ingest_wanted.wait(0.5)
+            time.sleep(INGEST_LINGER_S + delay)
+            self._ingest_wanted.clear()
+            try:
+                with self._lock:
+                    if self._closed:
+                        return
+                    self._ingest_locked()
+                self.ingest_error, delay = None, 0.0
+            except sqlite3.Error as exc:
+                self.ingest_error = f"journaled events cannot be stored in SQLite: {exc}"
+                log.warning("outbox %s: %s; retrying", self.path, self.ingest_error)
+                delay = min(1.0, max(0.01, delay * 2))
+            if time.monotonic() - synced >= JOURNAL_SYNC_S:
+                synced = time.monotonic()
+                with self._jlock:
+                    if not self._closed:
+                        journal.sync()
+
+    def _journal_append(self, row: Row) -> None:
+        """Append one row to the journal: the agent's path. The fork check is answered from memory
+        when the stream's newest seq is known here (every append after a stream's first)."""
+        episode_id, seq, event_id = row[0], row[1], row[2]
+        frame = journal_frame(row)
+        if len(self._unflushed) >= UNFLUSHED_LIMIT:
+            self._catch_up()
+        with self._jlock:
+            self._check_open()
+            held = self._unflushed_ids.get((episode_id, seq))
+            if held is None:
+                head = self._heads.get(episode_id)
+                if head is not None and seq > head:
+                    self._journal_write(row, frame, head)
+                    self._want_ingest()
+                    return
+            elif held == event_id:
+                return  # a retry of an append that is journaled already
+            else:
+                raise StreamConflict(f"{episode_id}#{seq} already holds event {held}, not {event_id}")
+        # The stream's newest seq is not known here: SQLite has it, or a row still journaled (which
+        # `_unflushed_ids` catches), and `_heads` never holds less than the newest of either.
+        with self._lock, self._jlock:
+            self._check_open()
+            held = self._unflushed_ids.get((episode_id, seq))
+            if held is None:
+                found = self._conn.execute(
+                    "SELECT event_id FROM outbox WHERE episode_id = ? AND seq = ?", (episode_id, seq)
+                ).fetchone()
+                held = found[0] if found else None
+            if held == event_id:
+                return
+            if held is not None:
+                raise StreamConflict(f"{episode_id}#{seq} already holds event {held}, not {event_id}")
+            top = self._conn.execute(
+                "SELECT coalesce(max(seq), -1) FROM outbox WHERE episode_id = ?", (episode_id,)
+            ).fetchone()[0]
+            self._journal_write(row, frame, max(int(top), self._heads.get(episode_id, -1)))
+        self._want_ingest()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise OutboxClosed(f"the outbox {self.path} is closed")
+        if self._journal_failed is not None:
+            raise CaptureUnavailable(f"the outbox {self.path} cannot store events: {self._journal_failed}")
+
+    def _catch_up(self) -> None:
+        # Back-pressure: too much is journaled and not ingested (SQLite has been failing). The
+        # append ingests it first, on its own thread, or is refused.
+        with self._lock:
+            self._check_open()
+            try:
+                self._ingest_locked()
+            except sqlite3.Error as exc:
+                raise CaptureUnavailable(
+                    f"the outbox {self.path} cannot store events: {len(self._unflushed)} wait to be"
+                    f" ingested and SQLite refuses them: {exc}"
+                ) from exc
+
+    def _journal_write(self, row: Row, frame: bytes, head: int) -> None:
+        # Under `_jlock`; `head` is the stream's newest seq before this row.
+        assert self._journal is not None
+        self._journal.append(frame)  # CaptureUnavailable on a failed write, with nothing left behind
+        self._unflushed.append(row)
+        self._unflushed_ids[(row[0], row[1])] = row[2]
+        if len(self._heads) >= HEADS_LIMIT:
+            self._heads.clear()
+        self._heads[row[0]] = max(head, row[1])
+
+    def _want_ingest(self) -> None:
+        if not self._ingest_wanted.is_set():  # a plain read: skip the Event's lock when already set
+            self._ingest_wanted.set()
 
     # -- appending ---------------------------------------------------------------------------------
 
@@ -201,26 +443,50 @@ class SqliteOutbox:
         if self._committer is not None:
             self._submit(rows)
             return
+        if self._journal is not None and len(rows) == 1:
+            self._journal_append(rows[0])
+            return
         with self._lock:
             if self._closed:
                 raise OutboxClosed(f"the outbox {self.path} is closed")
-            if len(rows) == 1:
-                insert_rows(self._insert, rows)  # autocommit: the INSERT is its own transaction
-                if self._relay_reads and self._insert.rowcount == 1:
-                    if len(self._fresh) >= FRESH_LIMIT:
-                        self._forget_fresh()  # the relay is far behind: it reads SQLite until it catches up
-                    self._fresh.append((int(self._insert.lastrowid or 0), rows[0]))
+            if self._journal is None:
+                self._insert_now(rows)
             else:
-                self._forget_fresh()  # positions unknown here: the relay reads them from SQLite
-                self._conn.execute("BEGIN IMMEDIATE")
-                try:
-                    insert_rows(self._conn, rows)
-                except BaseException:
-                    self._conn.execute("ROLLBACK")
-                    raise
-                self._conn.execute("COMMIT")
+                # A batch goes straight to SQLite, after what is journaled, holding the journal so
+                # that no append slips a fork past either check meanwhile.
+                self._ingest_locked()
+                with self._jlock:
+                    rows = [row for row in rows if not self._journaled(row)]
+                    self._insert_now(rows)
+                    for row in rows:
+                        self._heads.pop(row[0], None)  # its next append asks SQLite
             self._commits += 1
         self._wake()
+
+    def _journaled(self, row: Row) -> bool:
+        """Whether `row` is journaled and not yet ingested (`StreamConflict` if another event is)."""
+        held = self._unflushed_ids.get((row[0], row[1]))
+        if held is not None and held != row[2]:
+            raise StreamConflict(f"{row[0]}#{row[1]} already holds event {held}, not {row[2]}")
+        return held is not None
+
+    def _insert_now(self, rows: list[Row]) -> None:
+        # Under `_lock`: the rows in one transaction, on this thread.
+        if len(rows) == 1:
+            insert_rows(self._insert, rows)  # autocommit: the INSERT is its own transaction
+            if self._relay_reads and self._insert.rowcount == 1:
+                if len(self._fresh) >= FRESH_LIMIT:
+                    self._forget_fresh()  # the relay is far behind: it reads SQLite until it catches up
+                self._fresh.append((int(self._insert.lastrowid or 0), rows[0]))
+        elif rows:
+            self._forget_fresh()  # positions unknown here: the relay reads them from SQLite
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                insert_rows(self._conn, rows)
+            except BaseException:
+                _rollback(self._conn)
+                raise
+            self._conn.execute("COMMIT")
 
     def _forget_fresh(self) -> None:
         # Appenders only add to the right end, which is safe beside a reader's pops; emptying it
@@ -272,6 +538,7 @@ class SqliteOutbox:
         with self._lock:
             if self._closed:
                 raise OutboxClosed(f"the outbox {self.path} is closed")
+            self._ingest_for_read()
             return self._conn.execute(sql, params).fetchall()
 
     def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
@@ -287,6 +554,11 @@ class SqliteOutbox:
         has read it); from SQLite otherwise.
         """
         self._relay_reads = True
+        if self._unflushed:  # journaled rows get their positions when they are ingested
+            with self._lock:
+                if self._closed:
+                    raise OutboxClosed(f"the outbox {self.path} is closed")
+                self._ingest_for_read()
         with self._fresh_read:
             fresh = self._fresh
             while fresh and fresh[0][0] <= after_pos:
@@ -314,6 +586,7 @@ class SqliteOutbox:
         with self._lock:
             if self._closed:
                 raise OutboxClosed(f"the outbox {self.path} is closed")
+            self._ingest_for_read()
             first = self._conn.execute(
                 f"SELECT min(o.pos) FROM outbox o WHERE o.pos > ? AND {UNSETTLED}", (self._floor,)
             ).fetchone()[0]
@@ -375,7 +648,7 @@ class SqliteOutbox:
                 try:
                     conn.executemany(MARK, marks[start : start + MARK_CHUNK])
                 except BaseException:
-                    conn.execute("ROLLBACK")
+                    _rollback(conn)
                     raise
                 conn.execute("COMMIT")
 
@@ -396,7 +669,7 @@ class SqliteOutbox:
                 deleted = conn.executemany("DELETE FROM outbox WHERE pos = ?", doomed).rowcount
                 conn.executemany("DELETE FROM delivery WHERE pos = ?", doomed)
             except BaseException:
-                conn.execute("ROLLBACK")
+                _rollback(conn)
                 raise
             conn.execute("COMMIT")
             return int(deleted)
@@ -436,17 +709,36 @@ class SqliteOutbox:
 
     def close(self) -> None:
         """Finish pending commits, checkpoint, and close every connection. Idempotent."""
-        with self._lock:
+        with self._lock, self._jlock:
             if self._closed:
                 return
             self._closed = True
         if self._committer is not None:
             self._committer.close()
+        if self._ingester.is_alive():
+            self._ingest_wanted.set()
+            self._ingester.join()
         self._checkpointer.close()
         with self._lock:
+            if self._journal is not None:
+                self._close_journal(self._journal)
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             self._insert.close()
             self._conn.close()  # releases the file's locks
+
+    def _close_journal(self, journal: Journal) -> None:
+        # Under `_lock`, closed to appends: the last ingest, then an empty journal for the next open.
+        try:
+            self._ingest_locked()
+        except sqlite3.Error as exc:  # the rows stay journaled: the next open ingests them
+            log.error("outbox %s: %d journaled events not ingested at close (%s); the next open will",
+                      self.path, len(self._unflushed), exc)  # fmt: skip
+        else:
+            if journal.end > HEADER_SIZE:
+                with self._jlock:
+                    self._reset_journal(journal)
+                self._conn.execute(INGESTED, (journal.generation, journal.end))
+        journal.close()
 
     def __enter__(self) -> SqliteOutbox:
         return self

@@ -28,7 +28,7 @@ from schemas.chain import ATTRIBUTES, canonical_json
 from schemas.codec import CONTENT_TYPE
 
 Row = tuple[Any, ...]
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 SCHEMA = (
     """
@@ -50,6 +50,12 @@ CREATE TABLE IF NOT EXISTS delivery (  -- the final word on an outbox row, never
     delivered_at REAL NOT NULL,       -- when the report came
     rejected TEXT                     -- why it can never be produced (too large, unreadable), else NULL
 )""",
+    """
+CREATE TABLE IF NOT EXISTS journal (  -- how far the journal in front of this file is ingested
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    generation INTEGER NOT NULL,      -- journal.py: the file's generation
+    ingested INTEGER NOT NULL         -- offset after the last frame ingested into `outbox`
+)""",
 )
 # Why a table of its own: a report marked in the outbox row rewrote that row's page, a 2 KB WAL frame
 # for every 3 events and about 3 us each under the lock the agent appends through. A delivery row is
@@ -64,6 +70,7 @@ MIGRATIONS = {
         "ALTER TABLE outbox DROP COLUMN kafka_partition",
         "ALTER TABLE outbox DROP COLUMN kafka_offset",
     ),
+    2: (),  # v3 only adds the `journal` table, which SCHEMA creates
 }
 """Statements that bring an outbox file of an older schema version to this one (after SCHEMA)."""
 
@@ -76,6 +83,11 @@ MARK = (
     " VALUES (?, ?, ?, ?, ?)"
 )
 """The final word on a row; the first one stands (a second is a duplicate send's report)."""
+INGESTED = (
+    "INSERT INTO journal (id, generation, ingested) VALUES (1, ?, ?)"
+    " ON CONFLICT (id) DO UPDATE SET generation = excluded.generation, ingested = excluded.ingested"
+)
+"""Where the journal is ingested up to, committed in the same transaction as the rows."""
 UNSETTLED = "NOT EXISTS (SELECT 1 FROM delivery d WHERE d.pos = o.pos)"
 """`WHERE` clause of an outbox row `o` still waiting for its final word, a delivery report or a
 rejection: what the relay has left to produce (one primary-key probe)."""

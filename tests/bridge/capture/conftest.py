@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,8 +45,8 @@ def open_outbox(tmp_path: Path) -> Iterator[Callable[..., SqliteOutbox]]:
     """Opens outboxes (default: tmp_path/outbox.db, process durability); closes them all after."""
     opened: list[SqliteOutbox] = []
 
-    def open_(path: Path | None = None, durability: Durability = "process") -> SqliteOutbox:
-        outbox = SqliteOutbox(path or tmp_path / "outbox.db", durability=durability)
+    def open_(path: Path | None = None, durability: Durability = "process", **options: Any) -> SqliteOutbox:
+        outbox = SqliteOutbox(path or tmp_path / "outbox.db", durability=durability, **options)
         opened.append(outbox)
         return outbox
 

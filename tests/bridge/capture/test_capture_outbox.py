@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bridge.capture import DeliveryMark, OutboxClosed, SqliteOutbox, StreamHead
-from bridge.capture.outbox_rows import kafka_record, kafka_record_of
+from bridge.capture.outbox_rows import SCHEMA_VERSION, kafka_record, kafka_record_of
 from schemas import EpisodeChain, Event, SideEffect, ToolCall, from_kafka, to_json, to_kafka, verify_chain
 from schemas.chain import SealedEvent, hash_structured
 from schemas.events import Escalated, ToolCalled
@@ -253,9 +253,11 @@ def test_append_after_close_is_refused(open_outbox: OpenOutbox, tmp_path: Path) 
             outbox.append(chain("ep-1").append(escalation(0)))
 
 
-def test_a_full_disk_is_a_clear_capture_error_and_the_recorder_leaves_no_gap(outbox: SqliteOutbox) -> None:
+def test_a_full_disk_is_a_clear_capture_error_and_the_recorder_leaves_no_gap(open_outbox: OpenOutbox) -> None:
     from bridge.capture import CaptureUnavailable, EpisodeRecorder, PhiKeys, PhiTokenizer, Redactor
     from bridge.capture.vault import PhiVault
+
+    outbox = open_outbox(journal=False)  # with the journal: test_capture_journal.py
 
     vault = PhiVault.open("sqlite://", PhiKeys.from_master(b"k" * 32))
     recorder = EpisodeRecorder(
@@ -321,7 +323,7 @@ def test_an_outbox_of_schema_1_is_migrated_with_its_delivery_reports(tmp_path: P
         outbox.append(c.append(escalation(3)))
         assert outbox.pending_count() == 3
     reader = sqlite3.connect(path)
-    assert reader.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert reader.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     columns = {row[1] for row in reader.execute("PRAGMA table_info(outbox)")}
     assert not columns & {"delivered_at", "kafka_partition", "kafka_offset"}
     reader.close()
@@ -366,7 +368,8 @@ def test_a_delivery_report_past_the_newest_row_is_dropped_at_open(tmp_path: Path
 
 
 def largest_wal(path: Path, events: list[Event], **options: float) -> int:
-    outbox = SqliteOutbox(path, **options)  # type: ignore[arg-type]
+    # journal=False: a commit per append, the most WAL frames per event there are
+    outbox = SqliteOutbox(path, journal=False, **options)  # type: ignore[arg-type]
     try:
         largest = 0
         for event in events:

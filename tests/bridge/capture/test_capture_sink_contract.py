@@ -1,4 +1,5 @@
-"""One contract, every EventSink: the in-memory fake and the SQLite outbox in both durability modes."""
+"""One contract, every EventSink: the in-memory fake and the SQLite outbox in both durability modes,
+with its journal (the `process` default) and without."""
 
 from __future__ import annotations
 
@@ -33,8 +34,8 @@ class Memory:
 
 
 class Outbox:
-    def __init__(self, path: Path, durability: Any) -> None:
-        self.sink = SqliteOutbox(path, durability=durability)
+    def __init__(self, path: Path, durability: Any, journal: bool | None = None) -> None:
+        self.sink = SqliteOutbox(path, durability=durability, journal=journal)
 
     def stored(self, episode: str) -> list[tuple[str, int]]:
         return [(row.event_id, row.seq) for row in self.sink.rows(episode)]
@@ -46,11 +47,12 @@ class Outbox:
 Backend = Memory | Outbox
 
 
-@pytest.fixture(params=["memory", "outbox-process", "outbox-power"])
+@pytest.fixture(params=["memory", "outbox-process", "outbox-process-direct", "outbox-power"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     makers: dict[str, Callable[[], Backend]] = {
         "memory": Memory,
         "outbox-process": lambda: Outbox(tmp_path / "o.db", "process"),
+        "outbox-process-direct": lambda: Outbox(tmp_path / "o.db", "process", journal=False),
         "outbox-power": lambda: Outbox(tmp_path / "o.db", "power"),
     }
     instance = makers[request.param]()

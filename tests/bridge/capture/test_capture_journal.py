@@ -1,0 +1,279 @@
+"""The journal in front of the outbox's SQLite tables: frames, torn tails, generations, recovery
+after SIGKILL, failures of the disk on either side, and back-pressure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bridge.capture import CaptureUnavailable, SqliteOutbox, StreamConflict
+from bridge.capture.journal import HEADER_SIZE, Journal, JournalCorrupt, decode_frames, encode_row, frames
+from schemas import EpisodeChain, Event, verify_chain
+from schemas.events import Escalated
+
+REPO = Path(__file__).resolve().parents[3]
+printable = st.text(st.characters(min_codepoint=32, max_codepoint=0xD7FF), max_size=40)
+rows = st.tuples(
+    printable,
+    st.integers(0, 2**62),
+    printable,
+    printable,
+    st.binary(max_size=3000),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+
+
+def chain(episode: str = "ep-1", next_seq: int = 0) -> EpisodeChain:
+    return EpisodeChain(episode, tenant="clinic-a", source="loopline://tests/capture", next_seq=next_seq)
+
+
+def escalation(n: int) -> Escalated:
+    return Escalated(reason=f"reason {n}", trigger="rule")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(rows, max_size=6))
+def test_frames_give_back_exactly_the_rows_written(written: list[tuple[object, ...]]) -> None:
+    buffer = b"\0" * HEADER_SIZE + b"".join(encode_row(row) for row in written)
+    decoded, end = decode_frames(buffer, HEADER_SIZE)
+    assert decoded == written
+    assert end == len(buffer)
+
+
+def test_a_torn_last_frame_is_cut_off_at_every_byte_and_appending_goes_on(tmp_path: Path) -> None:
+    whole = [("ep-1", n, f"id-{n}", f"h{n}", b'{"n": %d}' % n, 1.5) for n in range(3)]
+    torn = encode_row(("ep-1", 3, "id-3", "h3", b"x" * 50, 2.0))
+    for cut in range(1, len(torn)):
+        path = tmp_path / f"j{cut}"
+        journal, _ = Journal.open(path, 0, 0)
+        for row in whole:
+            journal.append(encode_row(row))
+        journal.close()
+        with path.open("ab") as file:
+            file.write(torn[:cut])  # the process died inside write()
+        journal, recovered = Journal.open(path, 0, HEADER_SIZE)
+        assert recovered == whole, cut
+        journal.append(encode_row(("ep-1", 3, "id-3b", "h3b", b"{}", 3.0)))
+        journal.close()
+        assert [row[2] for row in frames(path)] == ["id-0", "id-1", "id-2", "id-3b"]
+
+
+def test_a_flipped_byte_ends_the_journal_at_the_frame_before(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    journal, _ = Journal.open(path, 0, 0)
+    for n in range(3):
+        journal.append(encode_row(("ep-1", n, f"id-{n}", "h", b"payload", 1.0)))
+    journal.close()
+    data = bytearray(path.read_bytes())
+    data[-3] ^= 0xFF  # inside the last frame's body: its CRC no longer matches
+    path.write_bytes(bytes(data))
+    _, recovered = Journal.open(path, 0, HEADER_SIZE)
+    assert [row[1] for row in recovered] == [0, 1]
+
+
+def test_generations_say_what_of_the_file_is_new(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    journal, _ = Journal.open(path, 4, 0)
+    offsets = []
+    for n in range(3):
+        journal.append(encode_row(("ep-1", n, f"id-{n}", "h", b"{}", 1.0)))
+        offsets.append(journal.end)
+    journal.close()
+    # Same generation: what comes after the stored offset.
+    assert [r[1] for r in Journal.open(path, 4, offsets[0])[1]] == [1, 2]
+    # The file is newer (a power cut took the stored offset): all of it, again.
+    assert [r[1] for r in Journal.open(path, 3, offsets[2])[1]] == [0, 1, 2]
+    # The file is older (emptied after everything was ingested, cut short): none of it.
+    journal, recovered = Journal.open(path, 5, HEADER_SIZE)
+    assert recovered == [] and journal.generation == 5 and path.stat().st_size == HEADER_SIZE
+    journal.close()
+
+
+def test_a_file_that_is_not_a_journal_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "outbox.db.journal"
+    path.write_bytes(b"something else entirely")
+    with pytest.raises(JournalCorrupt):
+        Journal.open(path, 0, 0)
+    assert path.read_bytes() == b"something else entirely"
+
+
+def test_retries_and_forks_are_told_apart_before_and_after_ingest(tmp_path: Path) -> None:
+    outbox = SqliteOutbox(tmp_path / "outbox.db")
+    try:
+        c = chain()
+        events = [c.append(escalation(n)) for n in range(4)]
+        for event in events:
+            outbox.append(event)
+        for ingested in (False, True):
+            if ingested:
+                outbox.pending_count()  # a read ingests everything journaled
+            for event in events:
+                outbox.append(event)  # a retry: no-op
+                rival = chain(next_seq=event.seq).append(escalation(99))
+                with pytest.raises(StreamConflict):
+                    outbox.append(rival)
+                with pytest.raises(StreamConflict):
+                    outbox.append_many([rival])
+        assert [(r.event_id, r.seq) for r in outbox.rows("ep-1")] == [(e.id, e.seq) for e in events]
+    finally:
+        outbox.close()
+
+
+def test_forks_are_caught_when_the_remembered_heads_are_dropped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bridge.capture.outbox.HEADS_LIMIT", 2)
+    outbox = SqliteOutbox(tmp_path / "outbox.db")
+    try:
+        chains = {name: chain(name) for name in ("ep-a", "ep-b", "ep-c")}
+        appended: dict[str, list[Event]] = {name: [] for name in chains}
+        for _ in range(3):
+            for name, c in chains.items():
+                event = c.append(escalation(c.next_seq))
+                outbox.append(event)
+                appended[name].append(event)
+        for name in chains:
+            with pytest.raises(StreamConflict):
+                outbox.append(chain(name, next_seq=1).append(escalation(7)))
+            assert [r.event_id for r in outbox.rows(name)] == [e.id for e in appended[name]]
+    finally:
+        outbox.close()
+
+
+CHILD = textwrap.dedent(
+    """
+    import os, signal, sys, time
+    from bridge.capture import SqliteOutbox
+    from bridge.capture.outbox_rows import DeliveryMark
+    from schemas import EpisodeChain
+    from schemas.events import Escalated
+
+    import bridge.capture.outbox
+    bridge.capture.outbox.INGEST_LINGER_S = 60.0  # the ingester leaves the last appends journaled
+
+    path, first, then = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    outbox = SqliteOutbox(path)
+    c = EpisodeChain("ep-1", tenant="clinic-a", source="loopline://tests/capture")
+    for n in range(first):
+        outbox.append(c.append(Escalated(reason=f"r{n}", trigger="rule")))
+    rows = outbox.pending(0, first)  # ingests them
+    outbox.mark_delivered([DeliveryMark(r.pos, 0, r.pos, 1.0) for r in rows])
+    print("pruned", outbox.prune(time.time() + 10), flush=True)
+    for n in range(first, first + then):
+        outbox.append(c.append(Escalated(reason=f"r{n}", trigger="rule")))
+    print("journaled", len(outbox._unflushed), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_sigkill_loses_no_journaled_event_and_resurrects_no_pruned_one(tmp_path: Path) -> None:
+    path = tmp_path / "outbox.db"
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), "50", "40"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    said = dict(line.split() for line in done.stdout.splitlines())
+    assert int(said["pruned"]) == 49  # all but the newest delivered row
+    assert int(said["journaled"]) == 40  # none of them was in SQLite when the process died
+    outbox = SqliteOutbox(path)
+    try:
+        stored = outbox.rows("ep-1")
+        assert [r.seq for r in stored] == list(range(49, 90))  # the kept newest, then every append
+        assert verify_chain([r.structured() for r in stored], start_seq=49) is None
+        assert outbox.pending_count() == 40
+        outbox.append(chain(next_seq=90).append(escalation(90)))  # the stream goes on
+    finally:
+        outbox.close()
+    reopened = SqliteOutbox(path)  # nothing is ingested twice
+    try:
+        assert [r.seq for r in reopened.rows("ep-1")] == list(range(49, 91))
+    finally:
+        reopened.close()
+
+
+def test_a_failed_journal_write_is_a_clear_capture_error_that_leaves_no_trace(tmp_path: Path) -> None:
+    outbox = SqliteOutbox(tmp_path / "outbox.db")
+    try:
+        c = chain()
+        outbox.append(c.append(escalation(0)))
+        journal = outbox._journal
+        assert journal is not None
+        writable = journal._fd
+        journal._fd = os.open(journal.path, os.O_RDONLY)  # every write now fails (EBADF)
+        seq = c.next_seq
+        with pytest.raises(CaptureUnavailable, match="journal"):
+            outbox.append(c.append(escalation(1)))
+        os.close(journal._fd)
+        journal._fd = writable
+        outbox.append(chain(next_seq=seq).append(escalation(1)))  # the same position, a new event
+        assert [r.seq for r in outbox.rows("ep-1")] == [0, 1]
+    finally:
+        outbox.close()
+    assert [r[1] for r in frames(tmp_path / "outbox.db.journal")] == []  # emptied at close
+
+
+def test_when_sqlite_is_full_appends_stay_journaled_and_are_ingested_once_there_is_room(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bridge.capture.outbox.UNFLUSHED_LIMIT", 30)
+    outbox = SqliteOutbox(tmp_path / "outbox.db")
+    try:
+        c = chain()
+        outbox.append(c.append(escalation(0)))
+        outbox.pending_count()
+        pages = outbox._conn.execute("PRAGMA page_count").fetchone()[0]
+        outbox._conn.execute(f"PRAGMA max_page_count={pages}")  # SQLite's disk is full from here on
+        big = Escalated(reason="x" * 3000, trigger="rule")
+        with pytest.raises(CaptureUnavailable, match="wait to be ingested"):
+            for _ in range(100):
+                outbox.append(c.append(big))
+        deadline = time.monotonic() + 10
+        while outbox.ingest_error is None and time.monotonic() < deadline:
+            time.sleep(0.01)  # the ingester's next try
+        assert outbox.ingest_error is not None and "full" in outbox.ingest_error
+        with pytest.raises(CaptureUnavailable, match="full"):
+            outbox.rows("ep-1")  # a read cannot see the journaled rows, so it does not pretend to
+        c.next_seq -= 1  # the refused event took no position
+        c.prevhash = outbox._unflushed[-1][3]
+        outbox._conn.execute("PRAGMA max_page_count=1073741823")  # room again
+        outbox.append(c.append(escalation(c.next_seq)))
+        stored = outbox.events("ep-1")
+        assert [e["seq"] for e in stored] == list(range(c.next_seq))
+        assert verify_chain(stored) is None
+    finally:
+        outbox.close()
+
+
+def test_the_journal_is_emptied_as_it_is_ingested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bridge.capture.outbox.JOURNAL_RESET_BYTES", 4096)
+    path = tmp_path / "outbox.db"
+    outbox = SqliteOutbox(path)
+    c, largest = chain(), 0
+    try:
+        for n in range(300):
+            outbox.append(c.append(escalation(n)))
+            if n % 10 == 0:
+                outbox.pending_count()
+            largest = max(largest, (tmp_path / "outbox.db.journal").stat().st_size)
+        journal = outbox._journal
+        assert journal is not None and journal.generation > 5
+    finally:
+        outbox.close()
+    assert largest < 4096 + 11 * 1024
+    reopened = SqliteOutbox(path)
+    try:
+        assert [r.seq for r in reopened.rows("ep-1")] == list(range(300))
+    finally:
+        reopened.close()
