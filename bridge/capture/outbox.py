@@ -27,6 +27,7 @@ A row holds the event's structured JSON; the relay makes its Kafka binary form (
 
 from __future__ import annotations
 
+import functools
 import logging
 import sqlite3
 import threading
@@ -77,9 +78,15 @@ the GIL straight back before a waiting appender thread has even woken up, and th
 waits out the 5 ms switch interval. A real sleep leaves it the GIL."""
 FRESH_LIMIT = 8_192
 """Rows kept in memory for the relay; past this it has fallen behind and reads SQLite instead."""
-INGEST_LINGER_S = 0.002
-"""How long the ingester lets journal appends gather before it moves them into SQLite: one
-transaction per batch instead of one per event."""
+INGEST_BATCH = 32
+"""An append that leaves this many rows journaled moves them into SQLite itself, in one transaction
+(one multi-row INSERT): one tool call in 16 pays about 0.1 ms so that the others pay a `write`.
+Not a thread of its own: every wake-up of another Python thread in the agent's process takes the
+GIL from the agent mid-call, which measured worse (docs/capture.md)."""
+INGEST_LINGER_S = 0.05
+"""When appends stop short of a batch, the ingester thread moves what waits after this long."""
+INGEST_CHUNK = 256
+"""Journaled rows per multi-row INSERT statement (6 parameters a row: well under SQLite's limit)."""
 UNFLUSHED_LIMIT = 65_536
 """Journaled rows not yet ingested, at most: past this SQLite has been failing for a while (a full
 disk), and appends are refused (`CaptureUnavailable`) rather than held in memory without bound."""
@@ -101,6 +108,16 @@ class OutboxInUse(RuntimeError):
     """Another process has this outbox open (one outbox file belongs to one process)."""
 
 
+@functools.cache
+def _insert_many(n: int) -> str:
+    """`INSERT` of `n` outbox rows in one statement (positions already taken are skipped)."""
+    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * n)
+    return (
+        f"INSERT INTO outbox (episode_id, seq, event_id, hash, doc, appended_at) VALUES {values}"
+        " ON CONFLICT (episode_id, seq) DO NOTHING"
+    )
+
+
 def _rollback(conn: sqlite3.Connection) -> None:
     # SQLite rolls some failures back by itself (a full disk): a ROLLBACK then would raise and hide
     # the error that matters.
@@ -110,7 +127,9 @@ def _rollback(conn: sqlite3.Connection) -> None:
 
 def _connect(path: Path, synchronous: str, open_timeout_s: float) -> sqlite3.Connection:
     # isolation_level=None: we issue BEGIN/COMMIT ourselves; a lone INSERT commits by itself.
-    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=open_timeout_s)
+    conn = sqlite3.connect(
+        path, isolation_level=None, check_same_thread=False, timeout=open_timeout_s, cached_statements=512
+    )
     try:
         # EXCLUSIVE before the first access in WAL mode: no shared-memory index is ever made.
         conn.execute("PRAGMA locking_mode=EXCLUSIVE")
@@ -175,6 +194,7 @@ class SqliteOutbox:
         self._unflushed_ids: dict[tuple[str, int], str] = {}  # (episode, seq) -> event id
         self._heads: dict[str, int] = {}  # episode -> newest seq stored or journaled
         self._journal_failed: str | None = None
+        self._retry_at, self._backoff = 0.0, 0.0  # after a failed ingest
         self.ingest_error: str | None = None
         """Why the last move of journaled rows into SQLite failed (it is retried), else None."""
         try:
@@ -242,29 +262,54 @@ class SqliteOutbox:
         """Insert journaled `rows` and the journal offset they end at, in one transaction; returns
         the (pos, row) of those newly stored. Caller holds `_lock`.
 
-        A row whose position already holds the same event is skipped (a replay). One holding a
-        different event cannot come from this outbox's appends, which check for forks; it is
-        logged and kept in the journal file's history, not stored."""
-        cursor = self._insert
-        stored: list[tuple[int, Row]] = []
+        Rows go in as multi-row INSERTs, `INGEST_CHUNK` to a statement. Each statement is one
+        `sqlite3_step`, and the sqlite3 module releases the GIL around every step: one step per row
+        made the agent's thread and this one hand the GIL back and forth dozens of times a batch,
+        each hand-over a thread wake-up (docs/capture.md). Positions are consecutive when every row
+        of a statement went in; when some did not (a replay of rows already stored), the batch is
+        redone row by row."""
         self._conn.execute("BEGIN IMMEDIATE")
         try:
-            for row in rows:
-                cursor.execute(INSERT, row)
-                if cursor.rowcount == 1:
-                    stored.append((int(cursor.lastrowid or 0), row))
-                    continue
-                held = self._conn.execute(
-                    "SELECT event_id FROM outbox WHERE episode_id = ? AND seq = ?", (row[0], row[1])
-                ).fetchone()
-                if held is not None and held[0] != row[2]:
-                    log.error("outbox %s: journaled event %s forks %s#%s (held by %s); not stored",
-                              self.path, row[2], row[0], row[1], held[0])  # fmt: skip
+            stored = self._insert_chunks(rows)
+            if stored is None:
+                _rollback(self._conn)
+                self._conn.execute("BEGIN IMMEDIATE")
+                stored = self._insert_each(rows)
             self._conn.execute(INGESTED, (generation, end))
         except BaseException:
             _rollback(self._conn)
             raise
         self._conn.execute("COMMIT")
+        return stored
+
+    def _insert_chunks(self, rows: Sequence[Row]) -> list[tuple[int, Row]] | None:
+        cursor = self._insert
+        stored: list[tuple[int, Row]] = []
+        for start in range(0, len(rows), INGEST_CHUNK):
+            chunk = rows[start : start + INGEST_CHUNK]
+            cursor.execute(_insert_many(len(chunk)), [value for row in chunk for value in row])
+            if cursor.rowcount != len(chunk):
+                return None
+            last = int(cursor.lastrowid or 0)
+            stored += zip(range(last - len(chunk) + 1, last + 1), chunk, strict=True)
+        return stored
+
+    def _insert_each(self, rows: Sequence[Row]) -> list[tuple[int, Row]]:
+        # Skips rows already stored; a row whose position holds another event cannot come from
+        # this outbox's appends, which check for forks: it is logged, not stored.
+        cursor = self._insert
+        stored: list[tuple[int, Row]] = []
+        for row in rows:
+            cursor.execute(INSERT, row)
+            if cursor.rowcount == 1:
+                stored.append((int(cursor.lastrowid or 0), row))
+                continue
+            held = self._conn.execute(
+                "SELECT event_id FROM outbox WHERE episode_id = ? AND seq = ?", (row[0], row[1])
+            ).fetchone()
+            if held is not None and held[0] != row[2]:
+                log.error("outbox %s: journaled event %s forks %s#%s (held by %s); not stored",
+                          self.path, row[2], row[0], row[1], held[0])  # fmt: skip
         return stored
 
     def _ingest_locked(self) -> None:
@@ -280,10 +325,12 @@ class SqliteOutbox:
             return
         try:
             stored = self._commit_batch(batch, generation, end)
-        except BaseException:
+        except BaseException as exc:
             with self._jlock:
                 self._unflushed[:0] = batch
+            self.ingest_error = f"journaled events cannot be stored in SQLite: {exc}"
             raise
+        self.ingest_error = None
         with self._jlock:
             for row in batch:
                 del self._unflushed_ids[(row[0], row[1])]
@@ -317,28 +364,36 @@ class SqliteOutbox:
             log.error("outbox %s: %s; appends are refused", self.path, self._journal_failed)
 
     def _ingest_loop(self) -> None:
+        # The rows a lull left short of a batch; and the journal's fsync.
         journal = self._journal
         assert journal is not None
-        synced, delay = time.monotonic(), 0.0
+        synced = time.monotonic()
         while not self._closed:
-            self._ingest_wanted.wait(0.5)
-            time.sleep(INGEST_LINGER_S + delay)
-            self._ingest_wanted.clear()
-            try:
+            if self._ingest_wanted.wait(JOURNAL_SYNC_S):
+                time.sleep(INGEST_LINGER_S)
+                self._ingest_wanted.clear()
                 with self._lock:
                     if self._closed:
                         return
-                    self._ingest_locked()
-                self.ingest_error, delay = None, 0.0
-            except sqlite3.Error as exc:
-                self.ingest_error = f"journaled events cannot be stored in SQLite: {exc}"
-                log.warning("outbox %s: %s; retrying", self.path, self.ingest_error)
-                delay = min(1.0, max(0.01, delay * 2))
+                    self._try_ingest()
             if time.monotonic() - synced >= JOURNAL_SYNC_S:
+                # Without the journal's lock: appends go on during the fsync. `close` joins this
+                # thread before it closes the file.
                 synced = time.monotonic()
-                with self._jlock:
-                    if not self._closed:
-                        journal.sync()
+                journal.sync()
+
+    def _try_ingest(self) -> None:
+        # Under `_lock`. A failure leaves the rows journaled (durable) and is retried after a backoff.
+        if time.monotonic() < self._retry_at:
+            return
+        try:
+            self._ingest_locked()
+        except sqlite3.Error:
+            self._backoff = min(1.0, max(0.01, self._backoff * 2))
+            self._retry_at = time.monotonic() + self._backoff
+            log.warning("outbox %s: %s; retrying in %.2f s", self.path, self.ingest_error, self._backoff)
+        else:
+            self._backoff = 0.0
 
     def _journal_append(self, row: Row) -> None:
         """Append one row to the journal: the agent's path. The fork check is answered from memory
@@ -347,6 +402,7 @@ class SqliteOutbox:
         frame = journal_frame(row)
         if len(self._unflushed) >= UNFLUSHED_LIMIT:
             self._catch_up()
+        done = False
         with self._jlock:
             self._check_open()
             held = self._unflushed_ids.get((episode_id, seq))
@@ -354,12 +410,14 @@ class SqliteOutbox:
                 head = self._heads.get(episode_id)
                 if head is not None and seq > head:
                     self._journal_write(row, frame, head)
-                    self._want_ingest()
-                    return
+                    done = True
             elif held == event_id:
                 return  # a retry of an append that is journaled already
             else:
                 raise StreamConflict(f"{episode_id}#{seq} already holds event {held}, not {event_id}")
+        if done:
+            self._after_append()
+            return
         # The stream's newest seq is not known here: SQLite has it, or a row still journaled (which
         # `_unflushed_ids` catches), and `_heads` never holds less than the newest of either.
         with self._lock, self._jlock:
@@ -378,7 +436,7 @@ class SqliteOutbox:
                 "SELECT coalesce(max(seq), -1) FROM outbox WHERE episode_id = ?", (episode_id,)
             ).fetchone()[0]
             self._journal_write(row, frame, max(int(top), self._heads.get(episode_id, -1)))
-        self._want_ingest()
+        self._after_append()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -409,8 +467,18 @@ class SqliteOutbox:
             self._heads.clear()
         self._heads[row[0]] = max(head, row[1])
 
-    def _want_ingest(self) -> None:
-        if not self._ingest_wanted.is_set():  # a plain read: skip the Event's lock when already set
+    def _after_append(self) -> None:
+        # A full batch is ingested by the append that filled it, unless the lock is busy (a
+        # checkpoint, delivery marks): then a later append does it. Short of a batch, the ingester
+        # thread is told there is something to move once appends stop.
+        if len(self._unflushed) >= INGEST_BATCH:
+            if self._lock.acquire(blocking=False):
+                try:
+                    if not self._closed:
+                        self._try_ingest()
+                finally:
+                    self._lock.release()
+        elif not self._ingest_wanted.is_set():  # a plain read: skip the Event's lock when set
             self._ingest_wanted.set()
 
     # -- appending ---------------------------------------------------------------------------------
@@ -534,11 +602,14 @@ class SqliteOutbox:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def _read(self, sql: str, params: Sequence[Any] | dict[str, Any] = ()) -> list[Any]:
+    def _read(
+        self, sql: str, params: Sequence[Any] | dict[str, Any] = (), *, ingest: bool = True
+    ) -> list[Any]:
         with self._lock:
             if self._closed:
                 raise OutboxClosed(f"the outbox {self.path} is closed")
-            self._ingest_for_read()
+            if ingest:
+                self._ingest_for_read()
             return self._conn.execute(sql, params).fetchall()
 
     def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
@@ -552,13 +623,12 @@ class SqliteOutbox:
         From memory when the oldest row committed here but not yet read is the very next one after
         `after_pos` (nothing can sit between them, and no row is marked delivered before the relay
         has read it); from SQLite otherwise.
+
+        Rows still in the journal are not pending yet: they take their positions when ingested (by
+        the append that fills a batch, the ingester thread after a lull, or any other read). The
+        relay polling here does not ingest them, or its thread would take the agents' GIL for it.
         """
         self._relay_reads = True
-        if self._unflushed:  # journaled rows get their positions when they are ingested
-            with self._lock:
-                if self._closed:
-                    raise OutboxClosed(f"the outbox {self.path} is closed")
-                self._ingest_for_read()
         with self._fresh_read:
             fresh = self._fresh
             while fresh and fresh[0][0] <= after_pos:
@@ -573,7 +643,7 @@ class SqliteOutbox:
             "SELECT o.pos, o.event_id, o.episode_id, o.seq, o.doc, o.appended_at FROM outbox o"
             f" WHERE o.pos > ? AND {UNSETTLED} ORDER BY o.pos LIMIT ?"
         )
-        return [tuple(values) for values in self._read(sql, (after_pos, limit))]
+        return [tuple(values) for values in self._read(sql, (after_pos, limit), ingest=False)]
 
     def pending_count(self, upto_pos: int | None = None) -> int:
         """How many rows (up to `upto_pos`) await a delivery report.

@@ -19,6 +19,7 @@ from bridge.capture.recorder import EpisodeRecorder
 from bridge.capture.redactor import Redactor, SnapshotRedact
 from bridge.capture.relay import KafkaRelay
 from bridge.capture.relay_process import ProcessRelay
+from bridge.capture.sink import CaptureUnavailable
 from bridge.capture.tokenizer import PhiTokenizer
 from bridge.capture.vault import PhiVault
 from schemas import Event, new_id
@@ -97,16 +98,27 @@ class CaptureService:
         )
 
     def health(self) -> dict[str, Any]:
-        """Capture's state for `/healthz`: `degraded` when the relay should run and does not (rows
-        then wait in the outbox, safe but undelivered); the relay's counters otherwise."""
+        """Capture's state for `/healthz`: `degraded` when the relay should run and does not, or
+        SQLite refuses the journaled events (rows then wait, safe but undelivered; `ingest_error`
+        says why); the relay's counters otherwise."""
         try:
             if self.relay is None:
-                return {"status": "ok", "relay": "off", "pending": self.outbox.pending_count()}
+                pending = self.outbox.pending_count()
+                status = "degraded" if self.outbox.ingest_error else "ok"
+                return {
+                    "status": status,
+                    "relay": "off",
+                    "pending": pending,
+                    "ingest_error": self.outbox.ingest_error,
+                }
             metrics = self.relay.metrics()
         except OutboxClosed:
             return {"status": "closed", "relay": "off"}
+        except CaptureUnavailable as exc:
+            return {"status": "degraded", "relay": "unknown", "ingest_error": str(exc)}
         return {
-            "status": "ok" if metrics.running else "degraded",
+            "status": "ok" if metrics.running and not self.outbox.ingest_error else "degraded",
+            "ingest_error": self.outbox.ingest_error,
             "relay": "running" if metrics.running else "stopped",
             **{
                 name: getattr(metrics, name)

@@ -158,14 +158,16 @@ CHILD = textwrap.dedent(
     from schemas.events import Escalated
 
     import bridge.capture.outbox
-    bridge.capture.outbox.INGEST_LINGER_S = 60.0  # the ingester leaves the last appends journaled
+    bridge.capture.outbox.INGEST_LINGER_S = 60.0  # the last appends stay journaled
+    bridge.capture.outbox.INGEST_BATCH = 10**6
 
     path, first, then = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     outbox = SqliteOutbox(path)
     c = EpisodeChain("ep-1", tenant="clinic-a", source="loopline://tests/capture")
     for n in range(first):
         outbox.append(c.append(Escalated(reason=f"r{n}", trigger="rule")))
-    rows = outbox.pending(0, first)  # ingests them
+    outbox.last_pos()  # a read: the journaled rows are ingested
+    rows = outbox.pending(0, first)
     outbox.mark_delivered([DeliveryMark(r.pos, 0, r.pos, 1.0) for r in rows])
     print("pruned", outbox.prune(time.time() + 10), flush=True)
     for n in range(first, first + then):
@@ -275,5 +277,37 @@ def test_the_journal_is_emptied_as_it_is_ingested(tmp_path: Path, monkeypatch: p
     reopened = SqliteOutbox(path)
     try:
         assert [r.seq for r in reopened.rows("ep-1")] == list(range(300))
+    finally:
+        reopened.close()
+
+
+def test_a_journal_replayed_over_rows_already_stored_adds_only_what_is_new(tmp_path: Path) -> None:
+    # A power cut can take SQLite's record of how far the journal was ingested while the journal
+    # file keeps its frames: they are then read again, and the ones already stored are skipped.
+    path = tmp_path / "outbox.db"
+    c = chain()
+    events = [c.append(escalation(n)) for n in range(5)]
+    outbox = SqliteOutbox(path)
+    try:
+        for event in events[:3]:
+            outbox.append(event)
+        assert outbox.last_pos() == 3  # ingested
+    finally:
+        outbox.close()
+    with SqliteOutbox(path, journal=False) as reader:
+        stored = {r.event_id: r for r in reader.rows("ep-1")}
+    journal_file = Path(f"{path}.journal")
+    journal, _ = Journal.open(journal_file, 10**6, 0)  # a generation newer than the stored one
+    for event in events:  # three already stored, two new
+        row = stored.get(event.id)
+        journal.append(
+            encode_row((event.episodeid, event.seq, event.id, event.hash, row.doc if row else b"{}", 1.0))
+        )
+    journal.close()
+    reopened = SqliteOutbox(path)
+    try:
+        rows = reopened.rows("ep-1")
+        assert [(r.seq, r.event_id) for r in rows] == [(e.seq, e.id) for e in events]
+        assert [r.pos for r in rows] == [1, 2, 3, 4, 5]
     finally:
         reopened.close()
