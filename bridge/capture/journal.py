@@ -158,10 +158,6 @@ class Journal:
         os.write(self._fd, HEADER.pack(MAGIC, generation))  # O_APPEND: lands at offset 0
         self.generation, self.end = generation, HEADER_SIZE
 
-    def sync(self) -> None:
-        """fsync the file (what a power cut could take is then in SQLite's WAL or here on disk)."""
-        os.fsync(self._fd)
-
     def close(self) -> None:
         """Close the file descriptor. Idempotent."""
         if self._fd >= 0:

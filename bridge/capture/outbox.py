@@ -2,25 +2,34 @@
 
 Why stdlib `sqlite3` and not SQLAlchemy: `append` sits on the agent's hot path (target: 0.1 ms per
 tool call for two events), and an ORM or Core round trip alone costs more than that. The schema is
-two tables (events, and their delivery reports); nothing here needs a portable dialect.
+three small tables (events, their delivery reports, how far the journal is ingested); nothing here
+needs a portable dialect.
 
 One connection, in SQLite's EXCLUSIVE locking mode: the process holds the file's locks from open
-to close, so a commit makes no lock or shared-memory system calls (about 8 us less per append,
-docs/capture.md) and a second process cannot open the outbox (`OutboxInUse`) and race this one's
-relay. Appends, delivery marks and checkpoints take turns on an in-process lock.
+to close (about 8 us less per commit, docs/capture.md), and a second process cannot open the
+outbox (`OutboxInUse`) and race this one's relay. SQLite work takes turns on an in-process lock.
 
-The relay reads rows this process appended from memory (`pending` serves them from a bounded
-queue the appender fills after each commit), so in steady state it never queues on that lock for
-a read; rows from before a restart, a batch append or an overflowed queue are read from SQLite.
+**The journal** (`process` durability, the default; journal.py): `append` checks the event's
+position against memory (the newest seq of each stream it has seen, and the rows not yet in
+SQLite), writes one framed record to an append-only file with one `write()`, and returns. The
+ingester thread moves the journaled rows into SQLite every `INGEST_LINGER_S` in one transaction,
+with the journal offset they end at; any read ingests first, so every read sees every append. A
+stream's first append here asks SQLite once for its newest seq. Why: a SQLite commit per event is
+two WAL frames and, on a VM whose caches go cold between paced tool calls, most of capture's cost;
+`journal=False` keeps the commit-per-append path (docs/capture.md has both measured).
+
+The relay reads rows from memory (`pending` serves them from a bounded queue the ingest fills), so
+in steady state it never queues on the lock for a read; rows from before a restart, a batch append
+or an overflowed queue are read from SQLite.
 
 Durability (docs/capture.md has the measurements):
-- `process` (default): WAL with `synchronous=NORMAL`; each append is its own transaction committed
-  on the caller's thread. When `append` returns, the frame is in the WAL file through `write()`,
-  i.e. in the OS page cache: it survives SIGKILL, a crash or an OOM kill of the process, not a
-  power cut or kernel panic. The checkpointer thread fsyncs the WAL about once a second, which
-  bounds what a power cut can take to about the last second.
-- `power`: `synchronous=FULL`; appends are committed by a group-commit thread, and `append`
-  returns after the fsync. Concurrent appenders share one fsync.
+- `process` (default): the journal's `write()` puts the event in the OS page cache before `append`
+  returns: it survives SIGKILL, a crash or an OOM kill of the process, not a power cut or kernel
+  panic. SQLite runs WAL with `synchronous=NORMAL`, and the checkpointer thread fsyncs the WAL about
+  once a second, which bounds what a power cut can take to about the last second (plus the ingest
+  delay).
+- `power`: `synchronous=FULL`, no journal; appends are committed by a group-commit thread, and
+  `append` returns after the fsync. Concurrent appenders share one fsync.
 
 A row holds the event's structured JSON; the relay makes its Kafka binary form (outbox_rows.py).
 """
@@ -28,6 +37,7 @@ A row holds the event's structured JSON; the relay makes its Kafka binary form (
 from __future__ import annotations
 
 import functools
+import itertools
 import logging
 import sqlite3
 import threading
@@ -78,13 +88,14 @@ the GIL straight back before a waiting appender thread has even woken up, and th
 waits out the 5 ms switch interval. A real sleep leaves it the GIL."""
 FRESH_LIMIT = 8_192
 """Rows kept in memory for the relay; past this it has fallen behind and reads SQLite instead."""
-INGEST_BATCH = 32
-"""An append that leaves this many rows journaled moves them into SQLite itself, in one transaction
-(one multi-row INSERT): one tool call in 16 pays about 0.1 ms so that the others pay a `write`.
-Not a thread of its own: every wake-up of another Python thread in the agent's process takes the
-GIL from the agent mid-call, which measured worse (docs/capture.md)."""
 INGEST_LINGER_S = 0.05
-"""When appends stop short of a batch, the ingester thread moves what waits after this long."""
+"""How long journaled rows wait before the ingester thread moves them into SQLite, all at once.
+Long on purpose: the thread's Python work takes the GIL from the agents' threads, and every
+hand-over of the GIL is a thread wake-up; batches of 50 ms make those a few a second. The SQLite
+work itself (one multi-row INSERT per `INGEST_CHUNK` rows) runs with the GIL released."""
+INGEST_BACKLOG = 4096
+"""If this many rows wait (the ingester thread has fallen behind), the append that finds them
+moves them into SQLite itself."""
 INGEST_CHUNK = 256
 """Journaled rows per multi-row INSERT statement (6 parameters a row: well under SQLite's limit)."""
 UNFLUSHED_LIMIT = 65_536
@@ -95,9 +106,6 @@ HEADS_LIMIT = 65_536
 and a stream's next append asks SQLite once."""
 JOURNAL_RESET_BYTES = 4 * 1024 * 1024
 """The journal is emptied (a new generation) once everything in it is ingested and it is this big."""
-JOURNAL_SYNC_S = 1.0
-"""How often the ingester fsyncs the journal (as the checkpointer does the WAL): what a power cut
-can take is about this much."""
 
 
 class OutboxClosed(CaptureUnavailable):
@@ -192,6 +200,7 @@ class SqliteOutbox:
         self._jlock = threading.Lock()  # the journal and what is journaled but not yet ingested
         self._unflushed: list[Row] = []
         self._unflushed_ids: dict[tuple[str, int], str] = {}  # (episode, seq) -> event id
+        self._ingesting_ids: dict[tuple[str, int], str] = {}  # the same, of the batch being ingested
         self._heads: dict[str, int] = {}  # episode -> newest seq stored or journaled
         self._journal_failed: str | None = None
         self._retry_at, self._backoff = 0.0, 0.0  # after a failed ingest
@@ -203,6 +212,7 @@ class SqliteOutbox:
             self._conn.close()
             raise
         self._ingest_wanted = threading.Event()
+        self._stopping = threading.Event()
         self._ingester = threading.Thread(target=self._ingest_loop, name="outbox-ingest", daemon=True)
         if self._journal is not None:
             self._ingester.start()
@@ -287,7 +297,7 @@ class SqliteOutbox:
         stored: list[tuple[int, Row]] = []
         for start in range(0, len(rows), INGEST_CHUNK):
             chunk = rows[start : start + INGEST_CHUNK]
-            cursor.execute(_insert_many(len(chunk)), [value for row in chunk for value in row])
+            cursor.execute(_insert_many(len(chunk)), list(itertools.chain.from_iterable(chunk)))
             if cursor.rowcount != len(chunk):
                 return None
             last = int(cursor.lastrowid or 0)
@@ -318,22 +328,24 @@ class SqliteOutbox:
         journal = self._journal
         if journal is None:
             return
-        with self._jlock:
+        with self._jlock:  # swaps only: the agents' appends wait for this lock
+            if not self._unflushed:
+                return
             batch, self._unflushed = self._unflushed, []
+            self._ingesting_ids, self._unflushed_ids = self._unflushed_ids, {}
             generation, end = journal.generation, journal.end
-        if not batch:
-            return
         try:
             stored = self._commit_batch(batch, generation, end)
         except BaseException as exc:
             with self._jlock:
                 self._unflushed[:0] = batch
+                self._ingesting_ids.update(self._unflushed_ids)
+                self._unflushed_ids, self._ingesting_ids = self._ingesting_ids, {}
             self.ingest_error = f"journaled events cannot be stored in SQLite: {exc}"
             raise
         self.ingest_error = None
         with self._jlock:
-            for row in batch:
-                del self._unflushed_ids[(row[0], row[1])]
+            self._ingesting_ids = {}
             if not self._unflushed and journal.end >= JOURNAL_RESET_BYTES:
                 self._reset_journal(journal)
         self._commits += 1
@@ -364,23 +376,16 @@ class SqliteOutbox:
             log.error("outbox %s: %s; appends are refused", self.path, self._journal_failed)
 
     def _ingest_loop(self) -> None:
-        # The rows a lull left short of a batch; and the journal's fsync.
-        journal = self._journal
-        assert journal is not None
-        synced = time.monotonic()
+        # Wakes at the first row journaled after an ingest, lets `INGEST_LINGER_S` of rows
+        # gather, and moves them.
         while not self._closed:
-            if self._ingest_wanted.wait(JOURNAL_SYNC_S):
-                time.sleep(INGEST_LINGER_S)
-                self._ingest_wanted.clear()
-                with self._lock:
-                    if self._closed:
-                        return
-                    self._try_ingest()
-            if time.monotonic() - synced >= JOURNAL_SYNC_S:
-                # Without the journal's lock: appends go on during the fsync. `close` joins this
-                # thread before it closes the file.
-                synced = time.monotonic()
-                journal.sync()
+            if not self._ingest_wanted.wait(0.5) or self._stopping.wait(INGEST_LINGER_S):
+                continue  # nothing to do yet, or closing (`close` ingests the rest)
+            self._ingest_wanted.clear()
+            with self._lock:
+                if self._closed:
+                    return
+                self._try_ingest()
 
     def _try_ingest(self) -> None:
         # Under `_lock`. A failure leaves the rows journaled (durable) and is retried after a backoff.
@@ -405,7 +410,7 @@ class SqliteOutbox:
         done = False
         with self._jlock:
             self._check_open()
-            held = self._unflushed_ids.get((episode_id, seq))
+            held = self._held((episode_id, seq))
             if held is None:
                 head = self._heads.get(episode_id)
                 if head is not None and seq > head:
@@ -422,7 +427,7 @@ class SqliteOutbox:
         # `_unflushed_ids` catches), and `_heads` never holds less than the newest of either.
         with self._lock, self._jlock:
             self._check_open()
-            held = self._unflushed_ids.get((episode_id, seq))
+            held = self._held((episode_id, seq))
             if held is None:
                 found = self._conn.execute(
                     "SELECT event_id FROM outbox WHERE episode_id = ? AND seq = ?", (episode_id, seq)
@@ -437,6 +442,10 @@ class SqliteOutbox:
             ).fetchone()[0]
             self._journal_write(row, frame, max(int(top), self._heads.get(episode_id, -1)))
         self._after_append()
+
+    def _held(self, position: tuple[str, int]) -> str | None:
+        # Under `_jlock`: the event journaled at `position` and not yet stored in SQLite, if any.
+        return self._unflushed_ids.get(position) or self._ingesting_ids.get(position)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -468,11 +477,8 @@ class SqliteOutbox:
         self._heads[row[0]] = max(head, row[1])
 
     def _after_append(self) -> None:
-        # A full batch is ingested by the append that filled it, unless the lock is busy (a
-        # checkpoint, delivery marks): then a later append does it. Short of a batch, the ingester
-        # thread is told there is something to move once appends stop.
-        if len(self._unflushed) >= INGEST_BATCH:
-            if self._lock.acquire(blocking=False):
+        if len(self._unflushed) >= INGEST_BACKLOG:  # the ingester thread is behind: help it
+            if self._lock.acquire(blocking=False):  # unless the lock is busy: a later append will
                 try:
                     if not self._closed:
                         self._try_ingest()
@@ -533,7 +539,7 @@ class SqliteOutbox:
 
     def _journaled(self, row: Row) -> bool:
         """Whether `row` is journaled and not yet ingested (`StreamConflict` if another event is)."""
-        held = self._unflushed_ids.get((row[0], row[1]))
+        held = self._held((row[0], row[1]))
         if held is not None and held != row[2]:
             raise StreamConflict(f"{row[0]}#{row[1]} already holds event {held}, not {row[2]}")
         return held is not None
@@ -786,6 +792,7 @@ class SqliteOutbox:
         if self._committer is not None:
             self._committer.close()
         if self._ingester.is_alive():
+            self._stopping.set()
             self._ingest_wanted.set()
             self._ingester.join()
         self._checkpointer.close()

@@ -159,7 +159,7 @@ CHILD = textwrap.dedent(
 
     import bridge.capture.outbox
     bridge.capture.outbox.INGEST_LINGER_S = 60.0  # the last appends stay journaled
-    bridge.capture.outbox.INGEST_BATCH = 10**6
+    bridge.capture.outbox.INGEST_BACKLOG = 10**6
 
     path, first, then = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     outbox = SqliteOutbox(path)
