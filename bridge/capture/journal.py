@@ -1,38 +1,43 @@
-"""`Journal`: the append-only file in front of the outbox's SQLite tables (docs/capture.md).
+"""`Journal`: the file in front of the outbox's SQLite tables (docs/capture.md).
 
 Why it exists: a SQLite commit per event cannot go below two WAL frames (the row's page and the
 unique index's page), and on a VM whose caches go cold between paced tool calls that is most of
-capture's cost. One framed `write()` per event is the cheapest durable append there is; the outbox
+capture's cost. One framed `pwrite()` per event is the cheapest durable append there is; the outbox
 ingests the journal into SQLite in batches on a thread of its own, off the agent's path.
 
-Durability is the outbox's `process` level: when `append` returns, the frame is in the file through
-`write()`, so it survives the death of the process (SIGKILL, OOM), not a power cut.
+Durability is the outbox's `process` level: when `append` returns, the frame is in the file's pages
+in the kernel, so it survives the death of the process (SIGKILL, OOM), not a power cut.
 
-The file:
-- a 12-byte header: the magic `LLJ1` and a generation number (little-endian u64);
-- frames: length and CRC-32 of the body (`<II`), then the body (`encode_row`).
+The file is written over in place, like SQLite's WAL, not appended to: it is filled with zeros
+once (`SIZE`), and frames are written at offsets inside it. A write that grows a file changes its
+size, and on ext4 every such write then waits for the filesystem's journal whenever another file is
+fsynced (the outbox's checkpoints do, every second): measured, appends stalled past 1 ms about
+twice a second, writes in place never (docs/capture.md).
+
+- A 12-byte header: the magic `LLJ1` and the file's generation (little-endian u64).
+- Frames: body length and CRC-32 of the body (`<II`), then the body (`encode_row`), which starts
+  with the generation it was written in.
 
 The outbox keeps (generation, offset) of what it has ingested in its own SQLite transaction, so a
-restarted process ingests exactly the frames after it. When everything is ingested the outbox
-`reset`s the file to a bare header of the next generation (the generation goes into SQLite first):
+restarted process ingests exactly the frames after it. Once enough is ingested the outbox
+`restart`s the file: a new header of the next generation, frames from the start again (rows written
+since the ingest are written again there first, in the new generation). Frames of an
+older generation left further on are not read (their generation differs), nor is anything after a
+frame cut short or failing its CRC (a torn write: the process died inside it, or a power cut).
 
-- file generation == stored generation: ingest the frames from the stored offset;
-- file generation <  stored generation: the reset was cut short after its commit; everything in the
-  file was ingested before it began;
-- file generation >  stored generation: the stored offset was lost with a power cut; every frame
-  is read again (ingesting is idempotent on the stream position).
-
-A torn last frame (the process died inside `write()`, or a power cut) fails its length or CRC
-check: recovery stops there and cuts the file back to the last whole frame.
+- file generation == stored generation: the frames after the stored offset are new;
+- file generation >  stored generation: the file was restarted and the process died before SQLite
+  recorded it, or a power cut lost the record: every frame is read again (ingesting is idempotent
+  on the stream position, and only rows never ingested can be in the file);
+- file generation <  stored generation: everything in the file was ingested.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import struct
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,29 +50,32 @@ MAGIC = b"LLJ1"
 HEADER = struct.Struct("<4sQ")
 HEADER_SIZE = HEADER.size
 FRAME = struct.Struct("<II")  # body length, CRC-32 of the body
-FIXED = struct.Struct("<qdHHH")  # seq, appended_at, lengths of episode id, event id, hash
+FIXED = struct.Struct("<QqdHHH")  # generation, seq, appended_at, lengths of episode id, event id, hash
 MAX_BODY = 64 * 1024 * 1024
 """A frame claiming a longer body is torn (an event is at most a few MB; the relay rejects 1 MB+)."""
+SIZE = 8 * 1024 * 1024
+"""Bytes of zeros a new journal file is filled with. The outbox restarts it at half of this, so in
+steady state every write lands inside; past it (SQLite behind) the file grows, and is cut back to
+this at the next restart."""
 
 
 class JournalCorrupt(RuntimeError):
     """The file is not a journal (wrong magic): it is left alone rather than overwritten."""
 
 
-def encode_row(row: Row) -> bytes:
-    """The frame of one outbox row."""
+def encode_row(row: Row, generation: int) -> bytes:
+    """The frame of one outbox row, written in `generation`."""
     episode_id, seq, event_id, hash_, doc, appended_at = row
     episode, event, digest = episode_id.encode(), event_id.encode(), hash_.encode()
-    body = b"".join(
-        (FIXED.pack(seq, appended_at, len(episode), len(event), len(digest)), episode, event, digest, doc)
-    )
+    fixed = FIXED.pack(generation, seq, appended_at, len(episode), len(event), len(digest))
+    body = b"".join((fixed, episode, event, digest, doc))
     return FRAME.pack(len(body), zlib.crc32(body)) + body
 
 
-def decode_frames(buffer: bytes, start: int) -> tuple[list[Row], int]:
-    """The rows of the whole frames in `buffer` from `start`, and the offset after the last one.
-
-    Stops at the first frame that is cut short or fails its CRC: a torn tail, never data."""
+def decode_frames(buffer: bytes, start: int, generation: int) -> tuple[list[Row], int]:
+    """The rows of the whole frames of `generation` in `buffer` from `start`, and the offset after
+    the last one. Stops at the first frame that is cut short, fails its CRC, or is of another
+    generation: a torn tail or an older cycle's leftovers, never data."""
     rows: list[Row] = []
     at = start
     while at + FRAME.size <= len(buffer):
@@ -78,7 +86,9 @@ def decode_frames(buffer: bytes, start: int) -> tuple[list[Row], int]:
         body = memoryview(buffer)[body_at : body_at + size]
         if zlib.crc32(body) != crc:
             break
-        seq, appended_at, n_episode, n_event, n_hash = FIXED.unpack_from(body)
+        written_in, seq, appended_at, n_episode, n_event, n_hash = FIXED.unpack_from(body)
+        if written_in != generation:
+            break
         cut = FIXED.size
         fields = []
         for n in (n_episode, n_event, n_hash):
@@ -91,7 +101,7 @@ def decode_frames(buffer: bytes, start: int) -> tuple[list[Row], int]:
 
 
 class Journal:
-    """One journal file, opened for appending by one process (the outbox's, which holds its lock)."""
+    """One journal file, written by one process (the outbox's, which holds its lock)."""
 
     def __init__(self, path: Path, fd: int, generation: int, end: int) -> None:
         self.path = path
@@ -103,60 +113,69 @@ class Journal:
     @classmethod
     def open(cls, path: str | Path, generation: int, offset: int) -> tuple[Journal, list[Row]]:
         """Open (or create) the journal at `path`, given the (generation, offset) the outbox has
-        ingested up to; returns it and the rows written after that offset, in append order."""
+        ingested up to; returns it and the rows written after that offset, in write order."""
         path = Path(path)
         try:
             data = path.read_bytes()
         except FileNotFoundError:
             data = b""
-        rows: list[Row] = []
-        if len(data) < HEADER_SIZE:  # new, or a reset cut short before its header was written
-            return cls._fresh(path, generation), rows
-        magic, found = HEADER.unpack_from(data)
-        if magic != MAGIC:
-            raise JournalCorrupt(f"{path} is not a capture journal (magic {magic!r})")
-        if found < generation:  # a reset cut short after its commit: all of it was ingested
-            return cls._fresh(path, generation), rows
-        start = max(offset, HEADER_SIZE) if found == generation else HEADER_SIZE
-        if start > len(data):  # the stored offset is past the file's end: nothing after it survived
-            start = len(data)
-        rows, end = decode_frames(data, start)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        if end < len(data):
-            os.ftruncate(fd, end)  # cut the torn tail: the next frame goes after the last whole one
-        return cls(path, fd, found, end), rows
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            if len(data) < HEADER_SIZE:  # new (or never got its header)
+                return cls._start(path, fd, generation, fill=True), []
+            magic, found = HEADER.unpack_from(data)
+            if magic != MAGIC:
+                raise JournalCorrupt(f"{path} is not a capture journal (magic {magic!r})")
+            if found < generation:  # all of it was ingested
+                return cls._start(path, fd, generation, fill=len(data) < SIZE), []
+            start = min(max(offset, HEADER_SIZE), len(data)) if found == generation else HEADER_SIZE
+            rows, end = decode_frames(data, start, found)
+            if len(data) < SIZE:
+                _fill(fd, len(data), SIZE)
+            return cls(path, fd, found, end), rows
+        except BaseException:
+            os.close(fd)
+            raise
 
     @classmethod
-    def _fresh(cls, path: Path, generation: int) -> Journal:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_TRUNC, 0o600)
-        os.write(fd, HEADER.pack(MAGIC, generation))
+    def _start(cls, path: Path, fd: int, generation: int, *, fill: bool) -> Journal:
+        if fill:
+            _fill(fd, 0, SIZE)
+        os.pwrite(fd, HEADER.pack(MAGIC, generation), 0)
         return cls(path, fd, generation, HEADER_SIZE)
 
     def append(self, frame: bytes) -> None:
-        """Write one frame (`encode_row`); returns once the kernel has it. On a failed or short
-        write the file is cut back to where it was and `CaptureUnavailable` raised."""
+        """Write one frame (`encode_row` of this generation) after the last; returns once the
+        kernel has it. On a failed or short write, `CaptureUnavailable`, and the next frame goes
+        where this one was meant to (what it left is cut off by its CRC at recovery)."""
         try:
-            written = os.write(self._fd, frame)
+            written = os.pwrite(self._fd, frame, self.end)
         except OSError as exc:
-            self._cut_back()
             raise CaptureUnavailable(f"the capture journal {self.path} cannot store events: {exc}") from exc
         if written != len(frame):
-            self._cut_back()
             raise CaptureUnavailable(
                 f"the capture journal {self.path} cannot store events: short write ({written} of {len(frame)} bytes)"
             )
         self.end += written
 
-    def _cut_back(self) -> None:
-        with contextlib.suppress(OSError):  # recovery's CRC check still finds the frame's end
-            os.ftruncate(self._fd, self.end)
+    def restart(self, generation: int, frames: Sequence[bytes] = ()) -> None:
+        """Start over at the beginning as `generation`, with `frames` (already of `generation`:
+        rows written since the last ingest) first. The caller has ingested everything before them,
+        and they must fit in front of where they are now, so that until the new header is written
+        the old generation's frames that still count are intact."""
+        body = b"".join(frames)
+        if HEADER_SIZE + len(body) > self.end - len(body):
+            raise ValueError("the frames to keep would overwrite themselves")
+        if body:
+            self._write(body, HEADER_SIZE)
+        self._write(HEADER.pack(MAGIC, generation), 0)  # from here on the new cycle is the file
+        self.generation, self.end = generation, HEADER_SIZE + len(body)
+        if os.fstat(self._fd).st_size > 2 * SIZE:  # it grew while SQLite was behind
+            os.ftruncate(self._fd, SIZE)
 
-    def reset(self, generation: int) -> None:
-        """Empty the file to a bare header of `generation` (the caller has stored that generation
-        and ingested everything)."""
-        os.ftruncate(self._fd, 0)
-        os.write(self._fd, HEADER.pack(MAGIC, generation))  # O_APPEND: lands at offset 0
-        self.generation, self.end = generation, HEADER_SIZE
+    def _write(self, data: bytes, at: int) -> None:
+        if os.pwrite(self._fd, data, at) != len(data):
+            raise OSError(f"short write to {self.path}")
 
     def close(self) -> None:
         """Close the file descriptor. Idempotent."""
@@ -165,7 +184,15 @@ class Journal:
             self._fd = -1
 
 
+def _fill(fd: int, start: int, stop: int, chunk: int = 1024 * 1024) -> None:
+    """Write zeros over [start, stop): real blocks, so later writes in place change no metadata."""
+    zeros = bytes(chunk)
+    for at in range(start, stop, chunk):
+        os.pwrite(fd, zeros[: min(chunk, stop - at)], at)
+
+
 def frames(path: str | Path) -> Iterator[Row]:
-    """Every whole frame's row in a journal file (for tools and tests)."""
+    """Every whole frame's row of the file's current generation (for tools and tests)."""
     data = Path(path).read_bytes()
-    yield from decode_frames(data, HEADER_SIZE)[0]
+    _, generation = HEADER.unpack_from(data)
+    yield from decode_frames(data, HEADER_SIZE, generation)[0]

@@ -11,7 +11,7 @@ outbox (`OutboxInUse`) and race this one's relay. SQLite work takes turns on an 
 
 **The journal** (`process` durability, the default; journal.py): `append` checks the event's
 position against memory (the newest seq of each stream it has seen, and the rows not yet in
-SQLite), writes one framed record to an append-only file with one `write()`, and returns. The
+SQLite), writes one framed record into the journal file with one `pwrite()`, and returns. The
 ingester thread moves the journaled rows into SQLite every `INGEST_LINGER_S` in one transaction,
 with the journal offset they end at; any read ingests first, so every read sees every append. A
 stream's first append here asks SQLite once for its newest seq. Why: a SQLite commit per event is
@@ -23,7 +23,7 @@ in steady state it never queues on the lock for a read; rows from before a resta
 or an overflowed queue are read from SQLite.
 
 Durability (docs/capture.md has the measurements):
-- `process` (default): the journal's `write()` puts the event in the OS page cache before `append`
+- `process` (default): the journal's `pwrite()` puts the event in the OS page cache before `append`
   returns: it survives SIGKILL, a crash or an OOM kill of the process, not a power cut or kernel
   panic. SQLite runs WAL with `synchronous=NORMAL`, and the checkpointer thread fsyncs the WAL about
   once a second, which bounds what a power cut can take to about the last second (plus the ingest
@@ -51,6 +51,7 @@ from typing import Any, Literal
 from bridge.capture.checkpointer import AUTOCHECKPOINT_BACKSTOP, WalCheckpointer
 from bridge.capture.group_commit import GroupCommitter
 from bridge.capture.journal import HEADER_SIZE, Journal
+from bridge.capture.journal import SIZE as JOURNAL_SIZE
 from bridge.capture.journal import encode_row as journal_frame
 from bridge.capture.outbox_rows import (
     INGESTED,
@@ -104,8 +105,8 @@ disk), and appends are refused (`CaptureUnavailable`) rather than held in memory
 HEADS_LIMIT = 65_536
 """Streams whose newest seq is remembered for appends' fork check; past this the memory is dropped
 and a stream's next append asks SQLite once."""
-JOURNAL_RESET_BYTES = 4 * 1024 * 1024
-"""The journal is emptied (a new generation) once everything in it is ingested and it is this big."""
+JOURNAL_RESET_BYTES = JOURNAL_SIZE // 2
+"""The journal starts over (a new generation) after an ingest that leaves it this full."""
 
 
 class OutboxClosed(CaptureUnavailable):
@@ -202,7 +203,6 @@ class SqliteOutbox:
         self._unflushed_ids: dict[tuple[str, int], str] = {}  # (episode, seq) -> event id
         self._ingesting_ids: dict[tuple[str, int], str] = {}  # the same, of the batch being ingested
         self._heads: dict[str, int] = {}  # episode -> newest seq stored or journaled
-        self._journal_failed: str | None = None
         self._retry_at, self._backoff = 0.0, 0.0  # after a failed ingest
         self.ingest_error: str | None = None
         """Why the last move of journaled rows into SQLite failed (it is retried), else None."""
@@ -346,8 +346,8 @@ class SqliteOutbox:
         self.ingest_error = None
         with self._jlock:
             self._ingesting_ids = {}
-            if not self._unflushed and journal.end >= JOURNAL_RESET_BYTES:
-                self._reset_journal(journal)
+            if journal.end >= JOURNAL_RESET_BYTES:
+                self._restart_journal(journal)
         self._commits += 1
         if self._relay_reads and stored:
             if len(self._fresh) + len(stored) > FRESH_LIMIT:
@@ -365,15 +365,15 @@ class SqliteOutbox:
                 f"the outbox {self.path} cannot store its journaled events: {exc}"
             ) from exc
 
-    def _reset_journal(self, journal: Journal) -> None:
-        # Under `_jlock`, with everything ingested. The file goes first: were the process to die
-        # before the next ingest stores the new generation, the file's newer generation says to
-        # read it from the start (journal.py).
+    def _restart_journal(self, journal: Journal) -> None:
+        # Under `_jlock`, after an ingest: start the file over, the rows appended since the ingest
+        # began written again first (journal.py says why this order is safe). If they would not fit
+        # in front of themselves, or the disk refuses, it goes on where it is and tries next time.
+        generation = journal.generation + 1
         try:
-            journal.reset(journal.generation + 1)
-        except OSError as exc:
-            self._journal_failed = f"the journal could not be emptied: {exc}"
-            log.error("outbox %s: %s; appends are refused", self.path, self._journal_failed)
+            journal.restart(generation, [journal_frame(row, generation) for row in self._unflushed])
+        except (OSError, ValueError) as exc:
+            log.warning("outbox %s: the journal could not start over (%s); it goes on", self.path, exc)
 
     def _ingest_loop(self) -> None:
         # Wakes at the first row journaled after an ingest, lets `INGEST_LINGER_S` of rows
@@ -404,7 +404,6 @@ class SqliteOutbox:
         """Append one row to the journal: the agent's path. The fork check is answered from memory
         when the stream's newest seq is known here (every append after a stream's first)."""
         episode_id, seq, event_id = row[0], row[1], row[2]
-        frame = journal_frame(row)
         if len(self._unflushed) >= UNFLUSHED_LIMIT:
             self._catch_up()
         done = False
@@ -414,7 +413,7 @@ class SqliteOutbox:
             if held is None:
                 head = self._heads.get(episode_id)
                 if head is not None and seq > head:
-                    self._journal_write(row, frame, head)
+                    self._journal_write(row, head)
                     done = True
             elif held == event_id:
                 return  # a retry of an append that is journaled already
@@ -440,7 +439,7 @@ class SqliteOutbox:
             top = self._conn.execute(
                 "SELECT coalesce(max(seq), -1) FROM outbox WHERE episode_id = ?", (episode_id,)
             ).fetchone()[0]
-            self._journal_write(row, frame, max(int(top), self._heads.get(episode_id, -1)))
+            self._journal_write(row, max(int(top), self._heads.get(episode_id, -1)))
         self._after_append()
 
     def _held(self, position: tuple[str, int]) -> str | None:
@@ -450,8 +449,6 @@ class SqliteOutbox:
     def _check_open(self) -> None:
         if self._closed:
             raise OutboxClosed(f"the outbox {self.path} is closed")
-        if self._journal_failed is not None:
-            raise CaptureUnavailable(f"the outbox {self.path} cannot store events: {self._journal_failed}")
 
     def _catch_up(self) -> None:
         # Back-pressure: too much is journaled and not ingested (SQLite has been failing). The
@@ -466,10 +463,11 @@ class SqliteOutbox:
                     f" ingested and SQLite refuses them: {exc}"
                 ) from exc
 
-    def _journal_write(self, row: Row, frame: bytes, head: int) -> None:
+    def _journal_write(self, row: Row, head: int) -> None:
         # Under `_jlock`; `head` is the stream's newest seq before this row.
-        assert self._journal is not None
-        self._journal.append(frame)  # CaptureUnavailable on a failed write, with nothing left behind
+        journal = self._journal
+        assert journal is not None
+        journal.append(journal_frame(row, journal.generation))  # CaptureUnavailable if it fails
         self._unflushed.append(row)
         self._unflushed_ids[(row[0], row[1])] = row[2]
         if len(self._heads) >= HEADS_LIMIT:
@@ -813,7 +811,7 @@ class SqliteOutbox:
         else:
             if journal.end > HEADER_SIZE:
                 with self._jlock:
-                    self._reset_journal(journal)
+                    self._restart_journal(journal)
                 self._conn.execute(INGESTED, (journal.generation, journal.end))
         journal.close()
 

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -16,7 +17,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge.capture import CaptureUnavailable, SqliteOutbox, StreamConflict
-from bridge.capture.journal import HEADER_SIZE, Journal, JournalCorrupt, decode_frames, encode_row, frames
+from bridge.capture.journal import (
+    HEADER_SIZE,
+    SIZE,
+    Journal,
+    JournalCorrupt,
+    decode_frames,
+    encode_row,
+    frames,
+)
 from schemas import EpisodeChain, Event, verify_chain
 from schemas.events import Escalated
 
@@ -41,61 +50,119 @@ def escalation(n: int) -> Escalated:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(rows, max_size=6))
-def test_frames_give_back_exactly_the_rows_written(written: list[tuple[object, ...]]) -> None:
-    buffer = b"\0" * HEADER_SIZE + b"".join(encode_row(row) for row in written)
-    decoded, end = decode_frames(buffer, HEADER_SIZE)
+@given(st.lists(rows, max_size=6), st.integers(0, 2**64 - 1))
+def test_frames_give_back_exactly_the_rows_written(
+    written: list[tuple[object, ...]], generation: int
+) -> None:
+    buffer = b"\0" * HEADER_SIZE + b"".join(encode_row(row, generation) for row in written)
+    decoded, end = decode_frames(buffer, HEADER_SIZE, generation)
     assert decoded == written
     assert end == len(buffer)
 
 
-def test_a_torn_last_frame_is_cut_off_at_every_byte_and_appending_goes_on(tmp_path: Path) -> None:
-    whole = [("ep-1", n, f"id-{n}", f"h{n}", b'{"n": %d}' % n, 1.5) for n in range(3)]
-    torn = encode_row(("ep-1", 3, "id-3", "h3", b"x" * 50, 2.0))
+def row(n: int, doc: bytes = b"{}") -> tuple[object, ...]:
+    return ("ep-1", n, f"id-{n}", f"h{n}", doc, 1.5)
+
+
+def test_a_torn_last_frame_is_ignored_at_every_byte_and_writing_goes_on(tmp_path: Path) -> None:
+    whole = [row(n, b'{"n": %d}' % n) for n in range(3)]
+    torn = encode_row(row(3, b"x" * 50), 0)
     for cut in range(1, len(torn)):
         path = tmp_path / f"j{cut}"
         journal, _ = Journal.open(path, 0, 0)
-        for row in whole:
-            journal.append(encode_row(row))
+        for r in whole:
+            journal.append(encode_row(r, 0))
+        end = journal.end
         journal.close()
-        with path.open("ab") as file:
-            file.write(torn[:cut])  # the process died inside write()
+        with path.open("r+b") as file:
+            file.seek(end)
+            file.write(torn[:cut])  # the process died inside the write
         journal, recovered = Journal.open(path, 0, HEADER_SIZE)
-        assert recovered == whole, cut
-        journal.append(encode_row(("ep-1", 3, "id-3b", "h3b", b"{}", 3.0)))
+        assert recovered == whole and journal.end == end, cut
+        journal.append(encode_row(("ep-1", 3, "id-3b", "h3b", b"{}", 3.0), 0))
         journal.close()
-        assert [row[2] for row in frames(path)] == ["id-0", "id-1", "id-2", "id-3b"]
+        assert [r[2] for r in frames(path)] == ["id-0", "id-1", "id-2", "id-3b"]
 
 
 def test_a_flipped_byte_ends_the_journal_at_the_frame_before(tmp_path: Path) -> None:
     path = tmp_path / "j"
     journal, _ = Journal.open(path, 0, 0)
     for n in range(3):
-        journal.append(encode_row(("ep-1", n, f"id-{n}", "h", b"payload", 1.0)))
+        journal.append(encode_row(row(n, b"payload"), 0))
+    end = journal.end
     journal.close()
     data = bytearray(path.read_bytes())
-    data[-3] ^= 0xFF  # inside the last frame's body: its CRC no longer matches
+    data[end - 3] ^= 0xFF  # inside the last frame's body: its CRC no longer matches
     path.write_bytes(bytes(data))
     _, recovered = Journal.open(path, 0, HEADER_SIZE)
-    assert [row[1] for row in recovered] == [0, 1]
+    assert [r[1] for r in recovered] == [0, 1]
 
 
 def test_generations_say_what_of_the_file_is_new(tmp_path: Path) -> None:
     path = tmp_path / "j"
     journal, _ = Journal.open(path, 4, 0)
+    assert path.stat().st_size == SIZE  # filled once: later writes land in place
     offsets = []
     for n in range(3):
-        journal.append(encode_row(("ep-1", n, f"id-{n}", "h", b"{}", 1.0)))
+        journal.append(encode_row(row(n), 4))
         offsets.append(journal.end)
     journal.close()
     # Same generation: what comes after the stored offset.
     assert [r[1] for r in Journal.open(path, 4, offsets[0])[1]] == [1, 2]
-    # The file is newer (a power cut took the stored offset): all of it, again.
+    # The file is newer (reset, then the process died before SQLite recorded it): all of it.
     assert [r[1] for r in Journal.open(path, 3, offsets[2])[1]] == [0, 1, 2]
-    # The file is older (emptied after everything was ingested, cut short): none of it.
+    # The file is older: it was all ingested.
     journal, recovered = Journal.open(path, 5, HEADER_SIZE)
-    assert recovered == [] and journal.generation == 5 and path.stat().st_size == HEADER_SIZE
+    assert recovered == [] and journal.generation == 5 and journal.end == HEADER_SIZE
+    # A new cycle writes over the old one's frames; those are never read as its own.
+    journal.append(encode_row(row(7), 5))
     journal.close()
+    assert [r[1] for r in Journal.open(path, 5, HEADER_SIZE)[1]] == [7]
+
+
+def test_a_restart_keeps_the_rows_not_yet_ingested_whenever_the_process_dies(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    journal, _ = Journal.open(path, 0, 0)
+    for n in range(5):  # ingested
+        journal.append(encode_row(row(n), 0))
+    ingested = journal.end
+    late = [row(n) for n in (5, 6)]  # appended while the ingest ran
+    for r in late:
+        journal.append(encode_row(r, 0))
+    kept = [encode_row(r, 1) for r in late]
+    # Died after writing the kept frames in front, before the new header: the old cycle still counts.
+    with path.open("r+b") as file:
+        file.seek(HEADER_SIZE)
+        file.write(b"".join(kept))
+    assert Journal.open(path, 0, ingested)[1] == late
+    # Died after the new header, before SQLite recorded the new generation: the new cycle counts.
+    journal.restart(1, kept)
+    journal.close()
+    assert Journal.open(path, 0, ingested)[1] == late
+    reopened, rows = Journal.open(path, 1, HEADER_SIZE)
+    assert rows == late and reopened.end == HEADER_SIZE + sum(map(len, kept))
+    reopened.close()
+
+
+def test_a_restart_refuses_frames_that_would_overwrite_themselves(tmp_path: Path) -> None:
+    journal, _ = Journal.open(tmp_path / "j", 0, 0)
+    journal.append(encode_row(row(0), 0))
+    with pytest.raises(ValueError, match="overwrite"):
+        journal.restart(1, [encode_row(row(0), 1)])
+    journal.close()
+
+
+def test_a_restart_gives_back_space_the_file_grew_into(tmp_path: Path) -> None:
+    path = tmp_path / "j"
+    journal, _ = Journal.open(path, 0, 0)
+    big = encode_row(row(0, b"x" * (1024 * 1024)), 0)
+    for _ in range(2 * SIZE // len(big) + 2):  # SQLite fell behind: past the filled size
+        journal.append(big)
+    assert path.stat().st_size > 2 * SIZE
+    journal.restart(1)
+    assert path.stat().st_size == SIZE and journal.end == HEADER_SIZE
+    journal.close()
+    assert list(frames(path)) == []
 
 
 def test_a_file_that_is_not_a_journal_is_left_alone(tmp_path: Path) -> None:
@@ -258,23 +325,25 @@ def test_when_sqlite_is_full_appends_stay_journaled_and_are_ingested_once_there_
         outbox.close()
 
 
-def test_the_journal_is_emptied_as_it_is_ingested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_journal_starts_over_as_it_is_ingested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bridge.capture.outbox.JOURNAL_RESET_BYTES", 4096)
     path = tmp_path / "outbox.db"
     outbox = SqliteOutbox(path)
-    c, largest = chain(), 0
+    c, furthest = chain(), 0
     try:
         for n in range(300):
             outbox.append(c.append(escalation(n)))
+            journal = outbox._journal
+            assert journal is not None
+            furthest = max(furthest, journal.end)
             if n % 10 == 0:
-                outbox.pending_count()
-            largest = max(largest, (tmp_path / "outbox.db.journal").stat().st_size)
-        journal = outbox._journal
-        assert journal is not None and journal.generation > 5
+                outbox.pending_count()  # ingests; past 4 KB the journal starts over
+        assert journal.generation > 5
     finally:
         outbox.close()
-    assert largest < 4096 + 11 * 1024
-    reopened = SqliteOutbox(path)
+    assert furthest < 4096 + 11 * 1024
+    assert (tmp_path / "outbox.db.journal").stat().st_size == SIZE
+    reopened = SqliteOutbox(path)  # nothing is read twice from the old cycles' frames
     try:
         assert [r.seq for r in reopened.rows("ep-1")] == list(range(300))
     finally:
@@ -299,15 +368,52 @@ def test_a_journal_replayed_over_rows_already_stored_adds_only_what_is_new(tmp_p
     journal_file = Path(f"{path}.journal")
     journal, _ = Journal.open(journal_file, 10**6, 0)  # a generation newer than the stored one
     for event in events:  # three already stored, two new
-        row = stored.get(event.id)
-        journal.append(
-            encode_row((event.episodeid, event.seq, event.id, event.hash, row.doc if row else b"{}", 1.0))
-        )
+        kept = stored.get(event.id)
+        doc = kept.doc if kept else b"{}"
+        journal.append(encode_row((event.episodeid, event.seq, event.id, event.hash, doc, 1.0), 10**6))
     journal.close()
     reopened = SqliteOutbox(path)
     try:
         rows = reopened.rows("ep-1")
         assert [(r.seq, r.event_id) for r in rows] == [(e.seq, e.id) for e in events]
         assert [r.pos for r in rows] == [1, 2, 3, 4, 5]
+    finally:
+        reopened.close()
+
+
+def test_threads_appending_through_ingests_and_restarts_lose_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bridge.capture.outbox.JOURNAL_RESET_BYTES", 8192)
+    monkeypatch.setattr("bridge.capture.outbox.INGEST_LINGER_S", 0.001)
+    path = tmp_path / "outbox.db"
+    outbox = SqliteOutbox(path)
+    names = [f"ep-{n}" for n in range(4)]
+
+    def record(name: str) -> None:
+        c = chain(name)
+        for n in range(400):
+            outbox.append(c.append(escalation(n)))
+
+    threads = [threading.Thread(target=record, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    journal = outbox._journal
+    assert journal is not None and journal.generation > 3  # it started over while appends went on
+    outbox._closed = True  # as if the process died: no last ingest at close
+    outbox._stopping.set()
+    outbox._ingest_wanted.set()
+    outbox._ingester.join()
+    outbox._checkpointer.close()
+    outbox._conn.close()
+    journal.close()
+    reopened = SqliteOutbox(path)
+    try:
+        for name in names:
+            stored = reopened.events(name)
+            assert [e["seq"] for e in stored] == list(range(400)), name
+            assert verify_chain(stored) is None
     finally:
         reopened.close()
