@@ -102,9 +102,9 @@ INGEST_CHUNK = 256
 UNFLUSHED_LIMIT = 65_536
 """Journaled rows not yet ingested, at most: past this SQLite has been failing for a while (a full
 disk), and appends are refused (`CaptureUnavailable`) rather than held in memory without bound."""
-HEADS_LIMIT = 65_536
-"""Streams whose newest seq is remembered for appends' fork check; past this the memory is dropped
-and a stream's next append asks SQLite once."""
+HEADS_LIMIT = 262_144
+"""Streams whose newest seq the outbox remembers before it rebuilds that memory from SQLite (which
+forgets the streams pruned meanwhile); the limit then doubles if SQLite still holds more."""
 JOURNAL_RESET_BYTES = JOURNAL_SIZE // 2
 """The journal starts over (a new generation) after an ingest that leaves it this full."""
 
@@ -202,7 +202,11 @@ class SqliteOutbox:
         self._unflushed: list[Row] = []
         self._unflushed_ids: dict[tuple[str, int], str] = {}  # (episode, seq) -> event id
         self._ingesting_ids: dict[tuple[str, int], str] = {}  # the same, of the batch being ingested
-        self._heads: dict[str, int] = {}  # episode -> newest seq stored or journaled
+        # episode -> newest seq, of every stream in SQLite or the journal (a stream missing has no
+        # row anywhere): the agent's appends check forks against it without asking SQLite, whose
+        # lock the ingester holds for milliseconds at a time.
+        self._heads: dict[str, int] = {}
+        self._heads_limit = HEADS_LIMIT
         self._retry_at, self._backoff = 0.0, 0.0  # after a failed ingest
         self.ingest_error: str | None = None
         """Why the last move of journaled rows into SQLite failed (it is retried), else None."""
@@ -262,6 +266,7 @@ class SqliteOutbox:
         journal, rows = Journal.open(Path(f"{self.path}.journal"), generation, ingested)
         with self._lock:
             stored = self._commit_batch(rows, journal.generation, journal.end)
+            self._heads = self._stored_heads()
         if rows:
             log.info(
                 "outbox %s: %d journaled events ingested at open (%d new)", self.path, len(rows), len(stored)
@@ -348,6 +353,8 @@ class SqliteOutbox:
             self._ingesting_ids = {}
             if journal.end >= JOURNAL_RESET_BYTES:
                 self._restart_journal(journal)
+        if len(self._heads) > self._heads_limit:
+            self._rebuild_heads()
         self._commits += 1
         if self._relay_reads and stored:
             if len(self._fresh) + len(stored) > FRESH_LIMIT:
@@ -355,6 +362,21 @@ class SqliteOutbox:
             else:
                 self._fresh.extend(stored)
         self._wake()
+
+    def _stored_heads(self) -> dict[str, int]:
+        # Under `_lock`: each stream's newest seq in SQLite.
+        found = self._conn.execute("SELECT episode_id, max(seq) FROM outbox GROUP BY episode_id")
+        return {str(episode_id): int(seq) for episode_id, seq in found}
+
+    def _rebuild_heads(self) -> None:
+        # Under `_lock`, after an ingest: nothing reaches SQLite meanwhile, so SQLite plus what is
+        # journaled now is every stream there is. Pruned streams are forgotten.
+        stored = self._stored_heads()
+        with self._jlock:
+            for row in self._unflushed:
+                stored[row[0]] = max(stored.get(row[0], -1), row[1])
+            self._heads = stored
+        self._heads_limit = max(HEADS_LIMIT, 2 * len(stored))
 
     def _ingest_for_read(self) -> None:
         # Under `_lock`: what is journaled is stored first, so every read sees it.
@@ -401,8 +423,8 @@ class SqliteOutbox:
             self._backoff = 0.0
 
     def _journal_append(self, row: Row) -> None:
-        """Append one row to the journal: the agent's path. The fork check is answered from memory
-        when the stream's newest seq is known here (every append after a stream's first)."""
+        """Append one row to the journal: the agent's path. A position past the stream's newest
+        (`_heads`) is new and needs no SQLite; at or before it, a retry or a fork, SQLite is asked."""
         episode_id, seq, event_id = row[0], row[1], row[2]
         if len(self._unflushed) >= UNFLUSHED_LIMIT:
             self._catch_up()
@@ -411,8 +433,8 @@ class SqliteOutbox:
             self._check_open()
             held = self._held((episode_id, seq))
             if held is None:
-                head = self._heads.get(episode_id)
-                if head is not None and seq > head:
+                head = self._heads.get(episode_id, -1)
+                if seq > head:  # a position past the newest anywhere: new
                     self._journal_write(row, head)
                     done = True
             elif held == event_id:
@@ -422,8 +444,8 @@ class SqliteOutbox:
         if done:
             self._after_append()
             return
-        # The stream's newest seq is not known here: SQLite has it, or a row still journaled (which
-        # `_unflushed_ids` catches), and `_heads` never holds less than the newest of either.
+        # At or before the stream's newest seq: a retry or a fork of a stored event, or a gap left
+        # by pruning. SQLite says which (rows still journaled, `_held` has).
         with self._lock, self._jlock:
             self._check_open()
             held = self._held((episode_id, seq))
@@ -470,8 +492,6 @@ class SqliteOutbox:
         journal.append(journal_frame(row, journal.generation))  # CaptureUnavailable if it fails
         self._unflushed.append(row)
         self._unflushed_ids[(row[0], row[1])] = row[2]
-        if len(self._heads) >= HEADS_LIMIT:
-            self._heads.clear()
         self._heads[row[0]] = max(head, row[1])
 
     def _after_append(self) -> None:
@@ -531,7 +551,7 @@ class SqliteOutbox:
                     rows = [row for row in rows if not self._journaled(row)]
                     self._insert_now(rows)
                     for row in rows:
-                        self._heads.pop(row[0], None)  # its next append asks SQLite
+                        self._heads[row[0]] = max(self._heads.get(row[0], -1), row[1])
             self._commits += 1
         self._wake()
 

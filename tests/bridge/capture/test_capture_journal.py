@@ -195,25 +195,37 @@ def test_retries_and_forks_are_told_apart_before_and_after_ingest(tmp_path: Path
         outbox.close()
 
 
-def test_forks_are_caught_when_the_remembered_heads_are_dropped(
+def test_forks_are_caught_across_rebuilds_of_the_remembered_heads_and_a_reopen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("bridge.capture.outbox.HEADS_LIMIT", 2)
     outbox = SqliteOutbox(tmp_path / "outbox.db")
+    chains = {name: chain(name) for name in ("ep-a", "ep-b", "ep-c")}
+    appended: dict[str, list[Event]] = {name: [] for name in chains}
     try:
-        chains = {name: chain(name) for name in ("ep-a", "ep-b", "ep-c")}
-        appended: dict[str, list[Event]] = {name: [] for name in chains}
         for _ in range(3):
             for name, c in chains.items():
                 event = c.append(escalation(c.next_seq))
                 outbox.append(event)
                 appended[name].append(event)
+            outbox.last_pos()  # an ingest: three streams are past the limit, so they are rebuilt
+        assert outbox._heads_limit == 6
         for name in chains:
             with pytest.raises(StreamConflict):
                 outbox.append(chain(name, next_seq=1).append(escalation(7)))
-            assert [r.event_id for r in outbox.rows(name)] == [e.id for e in appended[name]]
     finally:
         outbox.close()
+    reopened = SqliteOutbox(tmp_path / "outbox.db")  # the heads come back from SQLite
+    try:
+        assert reopened._heads == {name: 2 for name in chains}
+        for name, c in chains.items():
+            with pytest.raises(StreamConflict):
+                reopened.append(chain(name, next_seq=2).append(escalation(7)))
+            reopened.append(appended[name][-1])  # a retry of the newest: nothing happens
+            reopened.append(c.append(escalation(3)))  # the stream goes on
+            assert [r.seq for r in reopened.rows(name)] == [0, 1, 2, 3]
+    finally:
+        reopened.close()
 
 
 CHILD = textwrap.dedent(
