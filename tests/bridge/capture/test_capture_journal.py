@@ -429,3 +429,21 @@ def test_threads_appending_through_ingests_and_restarts_lose_nothing(
             assert verify_chain(stored) is None
     finally:
         reopened.close()
+
+
+def test_an_append_that_finds_the_ingester_far_behind_ingests_itself(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bridge.capture.outbox.INGEST_BACKLOG", 5)
+    monkeypatch.setattr("bridge.capture.outbox.INGEST_LINGER_S", 60.0)  # the thread never gets to it
+    outbox = SqliteOutbox(tmp_path / "outbox.db")
+    try:
+        c = chain()
+        for n in range(4):
+            outbox.append(c.append(escalation(n)))
+        assert len(outbox._unflushed) == 4 and outbox.commits == 0
+        outbox.append(c.append(escalation(4)))  # the fifth: it moves all five into SQLite
+        assert outbox._unflushed == [] and outbox.commits == 1
+        assert [r.seq for r in outbox.pending(0, 10)] == [0, 1, 2, 3, 4]  # the relay sees them
+    finally:
+        outbox.close()
