@@ -13,8 +13,10 @@ outbox (`OutboxInUse`) and race this one's relay. SQLite work takes turns on an 
 position against memory (the newest seq of each stream it has seen, and the rows not yet in
 SQLite), writes one framed record into the journal file with one `pwrite()`, and returns. The
 ingester thread moves the journaled rows into SQLite every `INGEST_LINGER_S` in one transaction,
-with the journal offset they end at; any read ingests first, so every read sees every append. A
-stream's first append here asks SQLite once for its newest seq. Why: a SQLite commit per event is
+with the journal offset they end at; any read ingests first, so every read sees every append.
+Every stream's newest seq is kept in memory (loaded at open), so the agent's appends never wait for
+SQLite's lock; only a retry or a fork (a position at or before the newest) asks SQLite. Why the
+journal: a SQLite commit per event is
 two WAL frames and, on a VM whose caches go cold between paced tool calls, most of capture's cost;
 `journal=False` keeps the commit-per-append path (docs/capture.md has both measured).
 
