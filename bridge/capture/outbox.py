@@ -16,9 +16,9 @@ ingester thread moves the journaled rows into SQLite every `INGEST_LINGER_S` in 
 with the journal offset they end at; any read ingests first, so every read sees every append.
 Every stream's newest seq is kept in memory (loaded at open), so the agent's appends never wait for
 SQLite's lock; only a retry or a fork (a position at or before the newest) asks SQLite. Why the
-journal: a SQLite commit per event is
-two WAL frames and, on a VM whose caches go cold between paced tool calls, most of capture's cost;
-`journal=False` keeps the commit-per-append path (docs/capture.md has both measured).
+journal: a SQLite commit per event is two WAL frames and, on a VM whose caches go cold between
+paced tool calls, most of capture's cost; `journal=False` keeps the commit-per-append path
+(docs/capture.md has both measured).
 
 The relay reads rows from memory (`pending` serves them from a bounded queue the ingest fills), so
 in steady state it never queues on the lock for a read; rows from before a restart, a batch append
