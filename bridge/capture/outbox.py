@@ -214,6 +214,8 @@ class SqliteOutbox:
         """Why the last move of journaled rows into SQLite failed (it is retried), else None."""
         try:
             self._journal = self._open_journal() if use_journal else None
+            if self._journal is None and Path(f"{self.path}.journal").exists():
+                self._open_journal().close()  # what a journaled run left is stored before anything else
         except BaseException:
             self._conn.close()
             raise

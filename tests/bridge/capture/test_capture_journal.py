@@ -447,3 +447,21 @@ def test_an_append_that_finds_the_ingester_far_behind_ingests_itself(
         assert [r.seq for r in outbox.pending(0, 10)] == [0, 1, 2, 3, 4]  # the relay sees them
     finally:
         outbox.close()
+
+
+@pytest.mark.parametrize("durability", ["process", "power"])
+def test_an_outbox_opened_without_its_journal_still_stores_what_the_journal_holds(
+    tmp_path: Path, durability: str
+) -> None:
+    path = tmp_path / "outbox.db"
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(path), "0", "5"],
+        capture_output=True, text=True, cwd=REPO, timeout=60,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    with SqliteOutbox(path, durability=durability, journal=False) as outbox:  # type: ignore[arg-type]
+        assert [r.seq for r in outbox.rows("ep-1")] == [0, 1, 2, 3, 4]
+        outbox.append(chain(next_seq=5).append(escalation(5)))
+    with SqliteOutbox(path) as reopened:  # and the journal, used again, holds nothing stale
+        assert [r.seq for r in reopened.rows("ep-1")] == [0, 1, 2, 3, 4, 5]
