@@ -174,8 +174,7 @@ def test_a_file_that_is_not_a_journal_is_left_alone(tmp_path: Path) -> None:
 
 
 def test_retries_and_forks_are_told_apart_before_and_after_ingest(tmp_path: Path) -> None:
-    outbox = SqliteOutbox(tmp_path / "outbox.db")
-    try:
+    with SqliteOutbox(tmp_path / "outbox.db") as outbox:
         c = chain()
         events = [c.append(escalation(n)) for n in range(4)]
         for event in events:
@@ -191,18 +190,15 @@ def test_retries_and_forks_are_told_apart_before_and_after_ingest(tmp_path: Path
                 with pytest.raises(StreamConflict):
                     outbox.append_many([rival])
         assert [(r.event_id, r.seq) for r in outbox.rows("ep-1")] == [(e.id, e.seq) for e in events]
-    finally:
-        outbox.close()
 
 
 def test_forks_are_caught_across_rebuilds_of_the_remembered_heads_and_a_reopen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("bridge.capture.outbox.HEADS_LIMIT", 2)
-    outbox = SqliteOutbox(tmp_path / "outbox.db")
     chains = {name: chain(name) for name in ("ep-a", "ep-b", "ep-c")}
     appended: dict[str, list[Event]] = {name: [] for name in chains}
-    try:
+    with SqliteOutbox(tmp_path / "outbox.db") as outbox:
         for _ in range(3):
             for name, c in chains.items():
                 event = c.append(escalation(c.next_seq))
@@ -213,10 +209,7 @@ def test_forks_are_caught_across_rebuilds_of_the_remembered_heads_and_a_reopen(
         for name in chains:
             with pytest.raises(StreamConflict):
                 outbox.append(chain(name, next_seq=1).append(escalation(7)))
-    finally:
-        outbox.close()
-    reopened = SqliteOutbox(tmp_path / "outbox.db")  # the heads come back from SQLite
-    try:
+    with SqliteOutbox(tmp_path / "outbox.db") as reopened:  # the heads come back from SQLite
         assert reopened._heads == {name: 2 for name in chains}
         for name, c in chains.items():
             with pytest.raises(StreamConflict):
@@ -224,8 +217,6 @@ def test_forks_are_caught_across_rebuilds_of_the_remembered_heads_and_a_reopen(
             reopened.append(appended[name][-1])  # a retry of the newest: nothing happens
             reopened.append(c.append(escalation(3)))  # the stream goes on
             assert [r.seq for r in reopened.rows(name)] == [0, 1, 2, 3]
-    finally:
-        reopened.close()
 
 
 CHILD = textwrap.dedent(
@@ -257,36 +248,34 @@ CHILD = textwrap.dedent(
 )
 
 
-def test_sigkill_loses_no_journaled_event_and_resurrects_no_pruned_one(tmp_path: Path) -> None:
-    path = tmp_path / "outbox.db"
+def killed_child(path: Path, *, delivered: int, journaled: int) -> dict[str, str]:
+    """Run CHILD on the outbox at `path` until it SIGKILLs itself; what it said, by word."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), "50", "40"],
+        [sys.executable, "-c", CHILD, str(path), str(delivered), str(journaled)],
         capture_output=True, text=True, cwd=REPO, timeout=60,
         env={**os.environ, "PYTHONPATH": str(REPO)},
     )  # fmt: skip
     assert done.returncode == -signal.SIGKILL, done.stderr
-    said = dict(line.split() for line in done.stdout.splitlines())
+    return dict(line.split() for line in done.stdout.splitlines())
+
+
+def test_sigkill_loses_no_journaled_event_and_resurrects_no_pruned_one(tmp_path: Path) -> None:
+    path = tmp_path / "outbox.db"
+    said = killed_child(path, delivered=50, journaled=40)
     assert int(said["pruned"]) == 49  # all but the newest delivered row
     assert int(said["journaled"]) == 40  # none of them was in SQLite when the process died
-    outbox = SqliteOutbox(path)
-    try:
+    with SqliteOutbox(path) as outbox:
         stored = outbox.rows("ep-1")
         assert [r.seq for r in stored] == list(range(49, 90))  # the kept newest, then every append
         assert verify_chain([r.structured() for r in stored], start_seq=49) is None
         assert outbox.pending_count() == 40
         outbox.append(chain(next_seq=90).append(escalation(90)))  # the stream goes on
-    finally:
-        outbox.close()
-    reopened = SqliteOutbox(path)  # nothing is ingested twice
-    try:
+    with SqliteOutbox(path) as reopened:  # nothing is ingested twice
         assert [r.seq for r in reopened.rows("ep-1")] == list(range(49, 91))
-    finally:
-        reopened.close()
 
 
 def test_a_failed_journal_write_is_a_clear_capture_error_that_leaves_no_trace(tmp_path: Path) -> None:
-    outbox = SqliteOutbox(tmp_path / "outbox.db")
-    try:
+    with SqliteOutbox(tmp_path / "outbox.db") as outbox:
         c = chain()
         outbox.append(c.append(escalation(0)))
         journal = outbox._journal
@@ -300,8 +289,6 @@ def test_a_failed_journal_write_is_a_clear_capture_error_that_leaves_no_trace(tm
         journal._fd = writable
         outbox.append(chain(next_seq=seq).append(escalation(1)))  # the same position, a new event
         assert [r.seq for r in outbox.rows("ep-1")] == [0, 1]
-    finally:
-        outbox.close()
     assert [r[1] for r in frames(tmp_path / "outbox.db.journal")] == []  # emptied at close
 
 
@@ -309,8 +296,7 @@ def test_when_sqlite_is_full_appends_stay_journaled_and_are_ingested_once_there_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr("bridge.capture.outbox.UNFLUSHED_LIMIT", 30)
-    outbox = SqliteOutbox(tmp_path / "outbox.db")
-    try:
+    with SqliteOutbox(tmp_path / "outbox.db") as outbox:
         c = chain()
         outbox.append(c.append(escalation(0)))
         outbox.pending_count()
@@ -333,16 +319,13 @@ def test_when_sqlite_is_full_appends_stay_journaled_and_are_ingested_once_there_
         stored = outbox.events("ep-1")
         assert [e["seq"] for e in stored] == list(range(c.next_seq))
         assert verify_chain(stored) is None
-    finally:
-        outbox.close()
 
 
 def test_the_journal_starts_over_as_it_is_ingested(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("bridge.capture.outbox.JOURNAL_RESET_BYTES", 4096)
     path = tmp_path / "outbox.db"
-    outbox = SqliteOutbox(path)
     c, furthest = chain(), 0
-    try:
+    with SqliteOutbox(path) as outbox:
         for n in range(300):
             outbox.append(c.append(escalation(n)))
             journal = outbox._journal
@@ -351,15 +334,10 @@ def test_the_journal_starts_over_as_it_is_ingested(tmp_path: Path, monkeypatch: 
             if n % 10 == 0:
                 outbox.pending_count()  # ingests; past 4 KB the journal starts over
         assert journal.generation > 5
-    finally:
-        outbox.close()
     assert furthest < 4096 + 11 * 1024
     assert (tmp_path / "outbox.db.journal").stat().st_size == SIZE
-    reopened = SqliteOutbox(path)  # nothing is read twice from the old cycles' frames
-    try:
+    with SqliteOutbox(path) as reopened:  # nothing is read twice from the old cycles' frames
         assert [r.seq for r in reopened.rows("ep-1")] == list(range(300))
-    finally:
-        reopened.close()
 
 
 def test_a_journal_replayed_over_rows_already_stored_adds_only_what_is_new(tmp_path: Path) -> None:
@@ -368,13 +346,10 @@ def test_a_journal_replayed_over_rows_already_stored_adds_only_what_is_new(tmp_p
     path = tmp_path / "outbox.db"
     c = chain()
     events = [c.append(escalation(n)) for n in range(5)]
-    outbox = SqliteOutbox(path)
-    try:
+    with SqliteOutbox(path) as outbox:
         for event in events[:3]:
             outbox.append(event)
         assert outbox.last_pos() == 3  # ingested
-    finally:
-        outbox.close()
     with SqliteOutbox(path, journal=False) as reader:
         stored = {r.event_id: r for r in reader.rows("ep-1")}
     journal_file = Path(f"{path}.journal")
@@ -384,13 +359,10 @@ def test_a_journal_replayed_over_rows_already_stored_adds_only_what_is_new(tmp_p
         doc = kept.doc if kept else b"{}"
         journal.append(encode_row((event.episodeid, event.seq, event.id, event.hash, doc, 1.0), 10**6))
     journal.close()
-    reopened = SqliteOutbox(path)
-    try:
+    with SqliteOutbox(path) as reopened:
         rows = reopened.rows("ep-1")
         assert [(r.seq, r.event_id) for r in rows] == [(e.seq, e.id) for e in events]
         assert [r.pos for r in rows] == [1, 2, 3, 4, 5]
-    finally:
-        reopened.close()
 
 
 def test_threads_appending_through_ingests_and_restarts_lose_nothing(
@@ -421,14 +393,11 @@ def test_threads_appending_through_ingests_and_restarts_lose_nothing(
     outbox._checkpointer.close()
     outbox._conn.close()
     journal.close()
-    reopened = SqliteOutbox(path)
-    try:
+    with SqliteOutbox(path) as reopened:
         for name in names:
             stored = reopened.events(name)
             assert [e["seq"] for e in stored] == list(range(400)), name
             assert verify_chain(stored) is None
-    finally:
-        reopened.close()
 
 
 def test_an_append_that_finds_the_ingester_far_behind_ingests_itself(
@@ -436,8 +405,7 @@ def test_an_append_that_finds_the_ingester_far_behind_ingests_itself(
 ) -> None:
     monkeypatch.setattr("bridge.capture.outbox.INGEST_BACKLOG", 5)
     monkeypatch.setattr("bridge.capture.outbox.INGEST_LINGER_S", 60.0)  # the thread never gets to it
-    outbox = SqliteOutbox(tmp_path / "outbox.db")
-    try:
+    with SqliteOutbox(tmp_path / "outbox.db") as outbox:
         c = chain()
         for n in range(4):
             outbox.append(c.append(escalation(n)))
@@ -445,8 +413,6 @@ def test_an_append_that_finds_the_ingester_far_behind_ingests_itself(
         outbox.append(c.append(escalation(4)))  # the fifth: it moves all five into SQLite
         assert outbox._unflushed == [] and outbox.commits == 1
         assert [r.seq for r in outbox.pending(0, 10)] == [0, 1, 2, 3, 4]  # the relay sees them
-    finally:
-        outbox.close()
 
 
 @pytest.mark.parametrize("durability", ["process", "power"])
@@ -454,12 +420,7 @@ def test_an_outbox_opened_without_its_journal_still_stores_what_the_journal_hold
     tmp_path: Path, durability: str
 ) -> None:
     path = tmp_path / "outbox.db"
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), "0", "5"],
-        capture_output=True, text=True, cwd=REPO, timeout=60,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-    )  # fmt: skip
-    assert done.returncode == -signal.SIGKILL, done.stderr
+    killed_child(path, delivered=0, journaled=5)
     with SqliteOutbox(path, durability=durability, journal=False) as outbox:  # type: ignore[arg-type]
         assert [r.seq for r in outbox.rows("ep-1")] == [0, 1, 2, 3, 4]
         outbox.append(chain(next_seq=5).append(escalation(5)))
