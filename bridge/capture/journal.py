@@ -14,6 +14,14 @@ size, and on ext4 every such write then waits for the filesystem's journal whene
 fsynced (the outbox's checkpoints do, every second): measured, appends stalled past 1 ms about
 twice a second, writes in place never (docs/capture.md).
 
+Those first `SIZE` bytes are mapped (`mmap`, `MAP_SHARED`), and a frame is copied into the mapping:
+the same pages of the kernel's page cache a `pwrite` would fill, so just as durable (they outlive
+the process), without a system call. Measured on this VM: 0.3 us against 4.8 us back to back, and
+2-3 us against 10-14 us right after a 1 ms sleep, twice per tool call (docs/capture.md). Past the
+mapping (only while SQLite is far behind) frames are written with `pwrite`. The file must not be
+cut below `SIZE` by anyone else while it is open: a write into a page beyond the file's end is a
+SIGBUS, which is why the file is filled with real zeros and only ever cut back to `SIZE`.
+
 - A 12-byte header: the magic `LLJ1` and the file's generation (little-endian u64).
 - Frames: body length and CRC-32 of the body (`<II`), then the body (`encode_row`), which starts
   with the generation it was written in.
@@ -34,6 +42,7 @@ frame cut short or failing its CRC (a torn write: the process died inside it, or
 
 from __future__ import annotations
 
+import mmap
 import os
 import struct
 import zlib
@@ -109,6 +118,8 @@ class Journal:
         self.generation = generation
         self.end = end
         """Offset after the last whole frame: where the next one goes."""
+        self._map = mmap.mmap(fd, SIZE, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0))
+        self._mapped = SIZE
 
     @classmethod
     def open(cls, path: str | Path, generation: int, offset: int) -> tuple[Journal, list[Row]]:
@@ -148,8 +159,14 @@ class Journal:
         """Write one frame (`encode_row` of this generation) after the last; returns once the
         kernel has it. On a failed or short write, `CaptureUnavailable`, and the next frame goes
         where this one was meant to (what it left is cut off by its CRC at recovery)."""
+        end = self.end
+        stop = end + len(frame)
+        if stop <= self._mapped:  # a copy into the page cache
+            self._map[end:stop] = frame
+            self.end = stop
+            return
         try:
-            written = os.pwrite(self._fd, frame, self.end)
+            written = os.pwrite(self._fd, frame, end)
         except OSError as exc:
             raise CaptureUnavailable(f"the capture journal {self.path} cannot store events: {exc}") from exc
         if written != len(frame):
@@ -178,8 +195,9 @@ class Journal:
             raise OSError(f"short write to {self.path}")
 
     def close(self) -> None:
-        """Close the file descriptor. Idempotent."""
+        """Unmap the file and close its descriptor. Idempotent."""
         if self._fd >= 0:
+            self._map.close()
             os.close(self._fd)
             self._fd = -1
 

@@ -274,21 +274,28 @@ def test_sigkill_loses_no_journaled_event_and_resurrects_no_pruned_one(tmp_path:
         assert [r.seq for r in reopened.rows("ep-1")] == list(range(49, 91))
 
 
-def test_a_failed_journal_write_is_a_clear_capture_error_that_leaves_no_trace(tmp_path: Path) -> None:
+def test_a_failed_journal_write_is_a_clear_capture_error_that_leaves_no_trace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Frames inside the file's first SIZE bytes are copied into its mapping, which cannot fail;
+    # past it (SQLite far behind) they are written with pwrite, which can. A small SIZE gets there.
+    monkeypatch.setattr("bridge.capture.journal.SIZE", 4096)
     with SqliteOutbox(tmp_path / "outbox.db") as outbox:
-        c = chain()
-        outbox.append(c.append(escalation(0)))
         journal = outbox._journal
         assert journal is not None
+        c = chain()
+        while journal.end <= 4096:
+            outbox.append(c.append(escalation(c.next_seq)))
         writable = journal._fd
         journal._fd = os.open(journal.path, os.O_RDONLY)  # every write now fails (EBADF)
         seq = c.next_seq
         with pytest.raises(CaptureUnavailable, match="journal"):
-            outbox.append(c.append(escalation(1)))
+            outbox.append(c.append(escalation(seq)))
         os.close(journal._fd)
         journal._fd = writable
-        outbox.append(chain(next_seq=seq).append(escalation(1)))  # the same position, a new event
-        assert [r.seq for r in outbox.rows("ep-1")] == [0, 1]
+        outbox.append(chain(next_seq=seq).append(escalation(seq)))  # the same position, a new event
+        assert [r[1] for r in frames(journal.path)] == list(range(seq + 1))  # mapped, then written
+        assert [r.seq for r in outbox.rows("ep-1")] == list(range(seq + 1))
     assert [r[1] for r in frames(tmp_path / "outbox.db.journal")] == []  # emptied at close
 
 
@@ -378,6 +385,8 @@ def test_threads_appending_through_ingests_and_restarts_lose_nothing(
         c = chain(name)
         for n in range(400):
             outbox.append(c.append(escalation(n)))
+            if n % 10 == 0:  # an agent waits on its model now and then: the ingester runs meanwhile
+                time.sleep(0.001)
 
     threads = [threading.Thread(target=record, args=(name,)) for name in names]
     for thread in threads:
