@@ -118,7 +118,7 @@ class Journal:
         self.generation = generation
         self.end = end
         """Offset after the last whole frame: where the next one goes."""
-        self._map = mmap.mmap(fd, SIZE, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0))
+        self._map = mmap.mmap(fd, SIZE, flags=mmap.MAP_SHARED)
         self._mapped = SIZE
 
     @classmethod
