@@ -49,6 +49,7 @@ class RelaySource(Protocol):
     def pending(self, after_pos: int, limit: int) -> list[OutboxRow]: ...
     def mark_delivered(self, marks: Sequence[DeliveryMark]) -> None: ...
     def pending_count(self, upto_pos: int | None = None) -> int: ...
+    def all_settled(self, upto_pos: int | None = None) -> bool: ...
     def last_pos(self) -> int: ...
     def wait_for_append(self, timeout: float) -> bool: ...
     def prune_expired(
@@ -143,7 +144,7 @@ class KafkaRelay:
             raise RuntimeError("the relay is not running; call start() first")
         target = self._outbox.last_pos()
         deadline = time.monotonic() + timeout
-        while self._outbox.pending_count(target) > 0:
+        while not self._outbox.all_settled(target):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return False
@@ -159,7 +160,7 @@ class KafkaRelay:
         if self._stopping.is_set():
             return self._closed_flushed
         running = self._thread is not None and self._thread.is_alive()
-        self._closed_flushed = self.flush(timeout) if running else self._outbox.pending_count() == 0
+        self._closed_flushed = self.flush(timeout) if running else self._outbox.all_settled()
         self._stopping.set()
         if self._thread is not None:
             self._thread.join()

@@ -40,7 +40,15 @@ from bridge.capture.relay_report import RelayMetrics
 
 _log = logging.getLogger(__name__)
 _SERVED = frozenset(
-    {"pending", "mark_delivered", "pending_count", "last_pos", "wait_for_append", "prune_expired"}
+    {
+        "pending",
+        "mark_delivered",
+        "pending_count",
+        "all_settled",
+        "last_pos",
+        "wait_for_append",
+        "prune_expired",
+    }
 )
 _REPORT = "report_metrics"
 _START_TIMEOUT_S = 60.0
@@ -93,6 +101,10 @@ class OutboxProxy:
     def pending_count(self, upto_pos: int | None = None) -> int:
         """See `SqliteOutbox.pending_count`."""
         return int(self._call("pending_count", upto_pos))
+
+    def all_settled(self, upto_pos: int | None = None) -> bool:
+        """See `SqliteOutbox.all_settled`."""
+        return bool(self._call("all_settled", upto_pos))
 
     def last_pos(self) -> int:
         """See `SqliteOutbox.last_pos`."""
@@ -281,7 +293,7 @@ class ProcessRelay:
             raise RuntimeError("the relay process was never started; call start() first")
         target = self._outbox.last_pos()
         deadline = time.monotonic() + timeout
-        while self._outbox.pending_count(target) > 0:
+        while not self._outbox.all_settled(target):
             if time.monotonic() >= deadline or not (self._restart or self._process.is_alive()):
                 return False
             time.sleep(0.02)
@@ -296,7 +308,7 @@ class ProcessRelay:
         if self._closed is not None:
             return self._closed
         running = self._process is not None and (self._restart or self._process.is_alive())
-        flushed = self.flush(timeout) if running else self._outbox.pending_count() == 0
+        flushed = self.flush(timeout) if running else self._outbox.all_settled()
         self._closing.set()  # no more restarts
         self._close_timeout.value = 1.0
         self._stop.value = 1

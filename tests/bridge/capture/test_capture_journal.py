@@ -3,6 +3,7 @@ after SIGKILL, failures of the disk on either side, and back-pressure."""
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -297,6 +298,23 @@ def test_a_failed_journal_write_is_a_clear_capture_error_that_leaves_no_trace(
         assert [r[1] for r in frames(journal.path)] == list(range(seq + 1))  # mapped, then written
         assert [r.seq for r in outbox.rows("ep-1")] == list(range(seq + 1))
     assert [r[1] for r in frames(tmp_path / "outbox.db.journal")] == []  # emptied at close
+
+
+def test_where_files_cannot_be_mapped_every_frame_is_written_instead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENODEV, "this filesystem cannot map files")
+
+    monkeypatch.setattr("bridge.capture.journal.mmap.mmap", refuse)
+    path = tmp_path / "outbox.db"
+    c = chain()
+    with SqliteOutbox(path) as outbox:
+        assert outbox._journal is not None and outbox._journal._map is None
+        for n in range(5):
+            outbox.append(c.append(escalation(n)))
+        assert [r[1] for r in frames(f"{path}.journal")] == [0, 1, 2, 3, 4]
+        assert [r.seq for r in outbox.rows("ep-1")] == [0, 1, 2, 3, 4]
 
 
 def test_when_sqlite_is_full_appends_stay_journaled_and_are_ingested_once_there_is_room(

@@ -201,6 +201,26 @@ except OutboxInUse as exc:
 """
 
 
+def test_all_settled_says_whether_every_row_up_to_a_position_has_its_final_word(
+    outbox: SqliteOutbox,
+) -> None:
+    assert outbox.all_settled()  # nothing stored
+    c = chain("ep-1")
+    for i in range(4):
+        outbox.append(c.append(escalation(i)))
+    rows = outbox.rows()
+    assert not outbox.all_settled() and not outbox.all_settled(upto_pos=rows[0].pos)
+    outbox.mark_delivered([DeliveryMark(rows[0].pos, 0, 1, 1000.0), DeliveryMark(rows[2].pos, 0, 2, 1000.0)])
+    assert outbox.all_settled(upto_pos=rows[0].pos)
+    assert not outbox.all_settled(upto_pos=rows[2].pos)  # rows[1] still waits
+    outbox.mark_delivered([DeliveryMark.rejection(rows[1].pos, "too large", 1000.0)])
+    assert outbox.all_settled(upto_pos=rows[2].pos) and not outbox.all_settled()
+    outbox.mark_delivered([DeliveryMark(rows[3].pos, 0, 3, 1000.0)])
+    assert outbox.all_settled() and outbox.pending_count() == 0
+    outbox.append(c.append(escalation(4)))  # appended after: not settled, though journaled only
+    assert not outbox.all_settled()
+
+
 def test_delivered_rows_leave_the_pending_set(outbox: SqliteOutbox) -> None:
     c = chain("ep-1")
     for i in range(4):
