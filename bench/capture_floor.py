@@ -30,7 +30,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from capture import PACED_RATE, capture_stack, pct, time_calls
+from capture import CALM_MARGIN, PACED_RATE, calm, capture_stack, pct, time_calls
 from rich.console import Console
 from rich.table import Table
 
@@ -94,21 +94,35 @@ def main() -> None:
                 folder = Path(tmp) / f"{sink}-{rate}-{index}"
                 rounds[f"{sink}@{rate}"].append(one_round(folder, sink, calls, rate))
     summary: list[dict[str, Any]] = []
+    quietest = min(r["control_us"] for measured in rounds.values() for r in measured)
     for sink, rate in configurations:
         measured = rounds[f"{sink}@{rate}"]
+        calm_medians = calm([r["median_us"] for r in measured], [r["control_us"] for r in measured], quietest)
         summary.append({
             "sink": sink, "calls_per_s": rate,
             "median_us": statistics.median(r["median_us"] for r in measured),
             "round_medians_us": [round(r["median_us"], 1) for r in measured],
+            "calm_round_medians_us": [round(m, 1) for m in calm_medians],
             "p99_us": statistics.median(r["p99_us"] for r in measured),
             "control_round_medians_us": [round(r["control_us"], 1) for r in measured],
         })  # fmt: skip
-    table = Table(title="capture cost per tool call by sink (this machine)")
-    for column in ("sink", "pace", "median (of rounds)", "round medians", "p99", "control per round"):
+    table = Table(title=f"capture cost per tool call by sink (this machine; calm: control within "
+                        f"{CALM_MARGIN:.2f} x the quietest round's)")  # fmt: skip
+    for column in (
+        "sink",
+        "pace",
+        "median (of rounds)",
+        "round medians",
+        "calm rounds",
+        "p99",
+        "control per round",
+    ):
         table.add_column(column)
     for row in summary:
+        calm_medians = row["calm_round_medians_us"]
         table.add_row(row["sink"], f"{row['calls_per_s']:,.0f}/s" if row["calls_per_s"] else "back to back",
                       f"{row['median_us']:.1f} us", " ".join(f"{m:.0f}" for m in row["round_medians_us"]),
+                      f"{statistics.median(calm_medians):.0f} us ({len(calm_medians)})" if calm_medians else "-",
                       f"{row['p99_us']:.0f} us", " ".join(f"{m:.0f}" for m in row["control_round_medians_us"]))  # fmt: skip
     console.print(table)
     machine = {"python": sys.version.split()[0], "platform": platform.platform(), "cpus": os.cpu_count(),
