@@ -21,7 +21,10 @@ the process), without a system call. Measured on this VM: 0.3 us against 4.8 us 
 mapping (only while SQLite is far behind), or where the filesystem cannot map files, frames are
 written with `pwrite`. The file must not be cut below `SIZE` by anyone else while it is open: a
 write into a page beyond the file's end is a SIGBUS, which is why the file is filled with real
-zeros and only ever cut back to `SIZE`.
+zeros and only ever cut back to `SIZE`. For the same reason the file is mapped only on filesystems
+that overwrite allocated blocks in place (`MAPPED_FILESYSTEMS`): on a copy-on-write one (btrfs,
+ZFS) every write needs new space, and with the disk full a write into a mapped page is a SIGBUS,
+where a `pwrite` fails with ENOSPC, a clear `CaptureUnavailable`.
 
 - A 12-byte header: the magic `LLJ1` and the file's generation (little-endian u64).
 - Frames: body length and CRC-32 of the body (`<II`), then the body (`encode_row`), which starts
@@ -45,6 +48,7 @@ from __future__ import annotations
 
 import mmap
 import os
+import re
 import struct
 import zlib
 from collections.abc import Iterator, Sequence
@@ -110,6 +114,37 @@ def decode_frames(buffer: bytes, start: int, generation: int) -> tuple[list[Row]
     return rows, at
 
 
+MAPPED_FILESYSTEMS = frozenset({"ext2", "ext3", "ext4", "xfs", "tmpfs"})
+"""Filesystems on which a write into already-allocated blocks needs no new space, so a full disk
+cannot turn a write into the journal's mapping into a SIGBUS (the file's blocks were allocated by
+filling it). Anywhere else (btrfs, ZFS, overlay, NFS, unknown) frames are written with `pwrite`."""
+
+
+def filesystem_type(path: str | Path, mounts: str) -> str | None:
+    """The type of the filesystem holding `path`, given the text of `/proc/self/mounts`: that of the
+    mount whose mount point is the longest prefix of the resolved path (the later one of equals)."""
+    target = str(Path(path).resolve())
+    found: tuple[int, str] | None = None
+    for line in mounts.splitlines():
+        fields = line.split()
+        if len(fields) < 3:
+            continue
+        point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), fields[1])  # \040: a space
+        inside = target == point or target.startswith(point.rstrip("/") + "/")
+        if inside and (found is None or len(point) >= found[0]):
+            found = (len(point), fields[2])
+    return found[1] if found else None
+
+
+def maps_in_place(path: str | Path) -> bool:
+    """Whether the journal at `path` may be written through a mapping (`MAPPED_FILESYSTEMS`)."""
+    try:
+        mounts = Path("/proc/self/mounts").read_text()
+    except OSError:  # not Linux: no way to tell
+        return False
+    return filesystem_type(path, mounts) in MAPPED_FILESYSTEMS
+
+
 class Journal:
     """One journal file, written by one process (the outbox's, which holds its lock)."""
 
@@ -119,10 +154,12 @@ class Journal:
         self.generation = generation
         self.end = end
         """Offset after the last whole frame: where the next one goes."""
-        try:
-            self._map: mmap.mmap | None = mmap.mmap(fd, SIZE, flags=mmap.MAP_SHARED)
-        except OSError:  # a filesystem that cannot map files shared: every frame is a pwrite
-            self._map = None
+        self._map: mmap.mmap | None = None
+        if maps_in_place(path):
+            try:
+                self._map = mmap.mmap(fd, SIZE, flags=mmap.MAP_SHARED)
+            except OSError:  # a filesystem that cannot map files shared: every frame is a pwrite
+                self._map = None
         self._mapped = SIZE
 
     @classmethod

@@ -25,7 +25,9 @@ from bridge.capture.journal import (
     JournalCorrupt,
     decode_frames,
     encode_row,
+    filesystem_type,
     frames,
+    maps_in_place,
 )
 from schemas import EpisodeChain, Event, verify_chain
 from schemas.events import Escalated
@@ -315,6 +317,45 @@ def test_where_files_cannot_be_mapped_every_frame_is_written_instead(
             outbox.append(c.append(escalation(n)))
         assert [r[1] for r in frames(f"{path}.journal")] == [0, 1, 2, 3, 4]
         assert [r.seq for r in outbox.rows("ep-1")] == [0, 1, 2, 3, 4]
+
+
+MOUNTS = """/dev/vda / ext4 rw,relatime 0 0
+tmpfs /dev/shm tmpfs rw 0 0
+/dev/vdb /srv/data btrfs rw 0 0
+/dev/vdc /srv/data/fast xfs rw 0 0
+/dev/vdd /srv/my\\040outbox zfs rw 0 0
+/dev/vde /srv/data/fast ext4 rw 0 0
+"""
+
+
+def test_the_filesystem_of_a_path_is_its_longest_mount_point_and_the_latest_mount_of_it() -> None:
+    assert filesystem_type("/srv/data/outbox.db.journal", MOUNTS) == "btrfs"
+    assert filesystem_type("/srv/data/fast/outbox.db.journal", MOUNTS) == "ext4"  # mounted over xfs
+    assert filesystem_type("/srv/data-old/outbox.db.journal", MOUNTS) == "ext4"  # not under /srv/data
+    assert filesystem_type("/srv/my outbox/outbox.db.journal", MOUNTS) == "zfs"  # an escaped space
+    assert filesystem_type("/dev/shm/j", MOUNTS) == "tmpfs"
+    assert filesystem_type("/anything", "") is None
+
+
+def test_a_journal_is_mapped_only_where_blocks_are_overwritten_in_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal, _ = Journal.open(tmp_path / "a.journal", 0, 0)
+    try:
+        assert (journal._map is not None) == maps_in_place(tmp_path)
+    finally:
+        journal.close()
+    monkeypatch.setattr("bridge.capture.journal.MAPPED_FILESYSTEMS", frozenset({"btrfs"}))  # not ours
+    assert not maps_in_place(tmp_path)
+    journal, _ = Journal.open(tmp_path / "b.journal", 0, 0)
+    try:
+        assert journal._map is None
+        rows = [("ep-1", n, f"e{n}", "h" * 64, b"{}", 1.0) for n in range(3)]
+        for row in rows:
+            journal.append(encode_row(row, 0))
+        assert list(frames(journal.path)) == rows
+    finally:
+        journal.close()
 
 
 def test_when_sqlite_is_full_appends_stay_journaled_and_are_ingested_once_there_is_room(
