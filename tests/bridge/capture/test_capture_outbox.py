@@ -9,6 +9,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -219,6 +220,38 @@ def test_all_settled_says_whether_every_row_up_to_a_position_has_its_final_word(
     assert outbox.all_settled() and outbox.pending_count() == 0
     outbox.append(c.append(escalation(4)))  # appended after: not settled, though journaled only
     assert not outbox.all_settled()
+
+
+def test_pending_is_counted_in_slices_that_let_go_of_the_lock_between_them(
+    outbox: SqliteOutbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bridge.capture.outbox.PENDING_COUNT_SLICE", 3)
+    c = chain("ep-1")
+    for i in range(20):
+        outbox.append(c.append(escalation(i)))
+    rows = outbox.rows()
+    delivered = [r.pos for r in rows if r.seq % 4 == 1 or r.seq < 2]
+    outbox.mark_delivered([DeliveryMark(pos, 0, pos, 1000.0) for pos in delivered])
+    waiting = [r.pos for r in rows if r.pos not in delivered]
+    slices = 0
+
+    class Counting:  # the outbox's lock, counting the with-blocks that take it
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+            self.acquire, self.release = inner.acquire, inner.release
+
+        def __enter__(self) -> None:
+            nonlocal slices
+            slices += 1
+            self.inner.acquire()
+
+        def __exit__(self, *_: object) -> None:
+            self.inner.release()
+
+    monkeypatch.setattr(outbox, "_lock", Counting(outbox._lock))
+    assert outbox.pending_count() == len(waiting) == 14
+    assert slices >= 14 // 3  # one lock per slice of three positions, not one for the whole tail
+    assert outbox.pending_count(upto_pos=rows[9].pos) == len([p for p in waiting if p <= rows[9].pos])
 
 
 def test_delivered_rows_leave_the_pending_set(outbox: SqliteOutbox) -> None:
