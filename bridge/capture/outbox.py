@@ -90,7 +90,7 @@ YIELD_S = 50e-6
 the GIL straight back before a waiting appender thread has even woken up, and the appender then
 waits out the 5 ms switch interval. A real sleep leaves it the GIL."""
 PENDING_COUNT_SLICE = 4_096
-"""Positions `pending_count` counts per hold of the lock (2 – 5 ms of SQLite work here)."""
+"""Positions `pending_count` counts per hold of the lock (2 to 5 ms of SQLite work here)."""
 FRESH_LIMIT = 8_192
 """Rows kept in memory for the relay; past this it has fallen behind and reads SQLite instead."""
 INGEST_LINGER_S = 0.05
