@@ -209,14 +209,22 @@ class OutcomeObserved(EventData):
     """Anything else."""
 
 
-@register("loopline.verifier.scored.v1")
+@register("loopline.verifier.scored.v2")
 class VerifierScored(EventData):
-    """A verifier scored a trajectory."""
+    """A verifier scored a trajectory.
+
+    v2 adds check kind `content` (what the agent wrote); v1 data reads unchanged as v2.
+    """
 
     task_id: str | None
     """The task, when scored against one."""
     verdict: Verdict
     """The verdict with every check."""
+
+
+DEFAULT_REGISTRY.register_upcaster(
+    "loopline.verifier.scored.v1", "loopline.verifier.scored.v2", lambda data: data
+)
 
 
 @register("loopline.edge_case.detected.v1")

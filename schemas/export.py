@@ -2,7 +2,8 @@
 
 The committed files under `schemas/jsonschema/` are the published contracts; a test compares a fresh
 export with them, so changing a published schema is always a deliberate act (and, per design.md §3,
-a new version with an upcaster rather than an edit).
+a new version with an upcaster rather than an edit). The files of retired types (read through an
+upcaster) stay as they were published: the export neither rewrites nor removes them.
 """
 
 from __future__ import annotations
@@ -34,11 +35,15 @@ def render_schemas(registry: EventRegistry = DEFAULT_REGISTRY) -> dict[str, str]
     return {name: json.dumps(doc, indent=2, sort_keys=True) + "\n" for name, doc in sorted(docs.items())}
 
 
+def _retired(registry: EventRegistry = DEFAULT_REGISTRY) -> set[str]:
+    return {f"{event_type}.json" for event_type in registry.retired_types()}
+
+
 def write_schemas(target: Path = EXPORT_DIR) -> list[Path]:
     """Write every schema to `target`, removing files of types that no longer exist."""
     target.mkdir(parents=True, exist_ok=True)
     rendered = render_schemas()
-    for stale in set(p.name for p in target.glob("*.json")) - rendered.keys():
+    for stale in set(p.name for p in target.glob("*.json")) - rendered.keys() - _retired():
         (target / stale).unlink()
     paths = []
     for name, text in rendered.items():
@@ -51,6 +56,7 @@ def write_schemas(target: Path = EXPORT_DIR) -> list[Path]:
 def diff_schemas(target: Path = EXPORT_DIR) -> list[str]:
     """Names of files that differ between a fresh export and `target` (missing, extra or changed)."""
     rendered = render_schemas()
-    on_disk = {p.name: p.read_text() for p in target.glob("*.json")} if target.exists() else {}
+    files = target.glob("*.json") if target.exists() else ()
+    on_disk = {p.name: p.read_text() for p in files if p.name not in _retired()}
     names = rendered.keys() | on_disk.keys()
     return sorted(n for n in names if rendered.get(n) != on_disk.get(n))

@@ -83,6 +83,10 @@ class EventRegistry:
         """Every current event type, sorted."""
         return sorted(self._models)
 
+    def retired_types(self) -> list[str]:
+        """Every old event type that is read through an upcaster, sorted."""
+        return sorted(self._upcasters)
+
     def __contains__(self, event_type: object) -> bool:
         return event_type in self._models
 

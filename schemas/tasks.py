@@ -40,6 +40,60 @@ class CallConstraint(Contract):
     """Why the rule exists, shown when the check fails."""
 
 
+class Assertion(Contract):
+    """One named fact the final world must (or must not) show, as data.
+
+    It selects the records of one collection of the domain's outcome facts (`Domain.outcome_facts`)
+    that match `where`, then checks how many there are and, optionally, what a numeric field of
+    theirs sums to. "Must not have happened" is `max_count=0`; "posted $X, in one adjustment or
+    several" is `min_count=1` with `total_of`/`total`.
+    """
+
+    name: str = Field(min_length=1, max_length=128, pattern=r"^[a-z0-9_.:-]+$")
+    """Stable name, shown as `outcome.<name>` in verdicts."""
+    reason: str = Field(min_length=1)
+    """Why the fact matters, in words a domain expert recognises."""
+    collection: str = Field(min_length=1)
+    """The collection of outcome facts the assertion reads, e.g. `write_offs` or `claims`."""
+    where: dict[str, Any] = Field(default_factory=dict)
+    """Dotted field path → value, or an operator object (`$in`, `$ne`, `$exists`, `$contains`,
+    `$gte`, `$lte`); a record matches when every entry holds."""
+    min_count: int = Field(default=1, ge=0)
+    """At least this many records must match."""
+    max_count: int | None = Field(default=None, ge=0)
+    """At most this many may match; None means no upper bound."""
+    total_of: str | None = None
+    """A numeric field summed over the matching records."""
+    total: float | None = None
+    """What `total_of` must sum to."""
+    tolerance: float = Field(default=0.01, ge=0.0)
+    """How far the sum may be from `total` (a cent by default)."""
+
+
+class Resolution(Contract):
+    """One acceptable way to resolve the work item: every assertion of it must hold."""
+
+    name: str = Field(min_length=1, max_length=128, pattern=r"^[a-z0-9_.:-]+$")
+    """Short name, e.g. `appeal` or `escalate:coding`."""
+    reason: str = Field(min_length=1)
+    """Why this resolution is right for the case."""
+    assertions: tuple[Assertion, ...] = Field(min_length=1)
+    """The facts this resolution leaves in the world."""
+
+
+class OutcomeSpec(Contract):
+    """A task's gold: assertions over the final world instead of one trajectory's end state.
+
+    Every assertion of `must` holds in any correct final world; when `resolutions` is not empty, at
+    least one of them holds entirely. Gold trajectories only prove the spec can be met.
+    """
+
+    must: tuple[Assertion, ...] = ()
+    """Facts every correct resolution leaves (or never leaves)."""
+    resolutions: tuple[Resolution, ...] = ()
+    """The acceptable resolutions; one must hold. Empty: `must` alone decides."""
+
+
 class VerifierSpec(Contract):
     """What a task's verifier checks."""
 
@@ -55,6 +109,9 @@ class VerifierSpec(Contract):
     """Whether the correct handling includes escalating to a human."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Verifier-specific parameters."""
+    outcome: OutcomeSpec | None = None
+    """The outcome spec (`rcm.v2` and later); None for verifiers that compare against the gold's
+    final world."""
 
 
 class Provenance(Contract):
@@ -95,6 +152,8 @@ class Task(Contract):
     """Names of the tools the agent may call."""
     gold_solution: tuple[ToolCall, ...]
     """The expert's calls, which replay to reward 1.0."""
+    alternative_solutions: tuple[tuple[ToolCall, ...], ...] = ()
+    """Further gold trajectories, each another acceptable resolution; each replays to 1.0 too."""
     verifier: VerifierSpec
     """How trajectories are scored."""
     provenance: Provenance

@@ -14,8 +14,9 @@ class CheckResult(Contract):
 
     name: str
     """Stable check name, e.g. `outcome.claim.status` or `process.no_patient_billing_on_co`."""
-    kind: Literal["outcome", "process"]
-    """Outcome checks compare final world state; process checks look at the calls made."""
+    kind: Literal["outcome", "process", "content"]
+    """Outcome checks read the final world; process checks the calls made; content checks what the
+    agent wrote (appeal letters, escalation recommendations, requests)."""
     passed: bool
     """Whether the check held."""
     weight: float = Field(default=1.0, ge=0.0)

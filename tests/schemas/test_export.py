@@ -29,3 +29,12 @@ def test_export_detects_an_edited_contract(tmp_path: Path) -> None:
     target.write_text(target.read_text().replace("Why.", "Why?"))
     (tmp_path / "loopline.gone.v1.json").write_text("{}")
     assert diff_schemas(tmp_path) == ["loopline.escalated.v1.json", "loopline.gone.v1.json"]
+
+
+def test_a_retired_event_type_keeps_its_published_schema_and_upcasts() -> None:
+    published = EXPORT_DIR / "loopline.verifier.scored.v1.json"
+    assert published.exists() and "loopline.verifier.scored.v1" not in DEFAULT_REGISTRY
+    old = {"task_id": "t1", "verdict": {"verifier": "rcm.v1", "score": 1.0, "passed": True, "checks": []}}
+    event_type, data = DEFAULT_REGISTRY.upcast("loopline.verifier.scored.v1", old)
+    assert event_type == "loopline.verifier.scored.v2"
+    assert DEFAULT_REGISTRY.model_for(event_type).model_validate(data).model_dump(mode="json")["task_id"] == "t1"
