@@ -107,6 +107,13 @@ class ToyDomain:
         # Every field of the toy world is a business fact.
         return dict(world)
 
+    def outcome_facts(
+        self, initial: Mapping[str, Any], final: Mapping[str, Any]
+    ) -> dict[str, list[dict[str, Any]]]:
+        tickets = [{"ticket_id": tid, **t} for tid, t in final.get("tickets", {}).items()]
+        escalations = list(final.get("escalations", []))
+        return {"tickets": tickets, "escalations": escalations}
+
 
 def read_before_write(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
     """Toy process rule: look at the ticket before touching money."""

@@ -72,6 +72,16 @@ class Facts:
     def remarks(self) -> set[str]:
         return {r["code"] for line in self.remit["lines"] for r in line["remarks"]}
 
+    def citation(self) -> str:
+        """The claim and its denial as a payer's reviewer looks them up: claim id, control number,
+        group and reason codes, remark codes."""
+        codes = ", ".join(dict.fromkeys(f"{a.group}-{a.carc}" for a in self.denials)) or "none"
+        remarks = ", ".join(sorted(self.remarks()))
+        cited = (
+            f"Claim {self.claim_id} (payer claim control number {self.remit['payer_claim_control_number']})"
+        )
+        return f"{cited}, denied with {codes}" + (f" (remarks {remarks})" if remarks else "")
+
 
 def facts_from(claim_result: dict[str, Any], remit: dict[str, Any]) -> Facts:
     """Facts from a `get_claim` result and one remittance of `get_remittance`."""
@@ -148,7 +158,7 @@ class Desk:
             "claim_id": facts_claim_id,
             "queue": queue,
             "recommended_action": action,
-            "reason": reason,
+            "reason": f"Claim {facts_claim_id}: {reason}",
         }
         if amount is not None:
             args["amount"] = round(amount, 2)
@@ -176,6 +186,18 @@ class Desk:
         facts.written_off += amount
         facts.balance = round(facts.balance - amount, 2)
         return done
+
+    def appeal(self, facts: Facts, basis: str, argument: str, attachments: list[str]) -> Script:
+        """File an appeal whose letter cites the claim and its denial, then argues the basis."""
+        return (
+            yield from self.write(
+                "submit_appeal",
+                claim_id=facts.claim_id,
+                basis=basis,
+                reason=f"{facts.citation()}. {argument}",
+                attachment_document_ids=attachments,
+            )
+        )
 
     def transfer(self, facts: Facts, amount: float, reason: str) -> Script:
         """Bill the patient for an amount the remittance makes theirs."""

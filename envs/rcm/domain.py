@@ -8,6 +8,7 @@ from typing import Any
 
 from adapters.rcm.tools import RCM_TOOLS
 from adapters.spec import ToolSpec
+from envs.rcm.facts import outcome_facts
 from envs.rcm.faults import FaultyBackend
 
 ESCALATE = "escalate_to_human"
@@ -72,6 +73,11 @@ class RcmDomain:
             "escalations": _rows(_escalation(e) for e in world.get("escalations", {}).values()),
             "violations": [_pick(v, "kind", "claim_id", "amount") for v in world.get("violations", [])],
         }
+
+    def outcome_facts(
+        self, initial: Mapping[str, Any], final: Mapping[str, Any]
+    ) -> dict[str, list[dict[str, Any]]]:
+        return outcome_facts(initial, final)
 
 
 def _pick(doc: Mapping[str, Any], *keys: str) -> dict[str, Any]:

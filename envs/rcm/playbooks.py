@@ -210,15 +210,10 @@ def necessity_or_write_off(
     lmn = [d["document_id"] for d in ours if d["kind"] == "letter_of_medical_necessity" and d["signed"]]
     records = [d["document_id"] for d in ours if d["kind"] in ("medical_record", "operative_note")]
     if lmn and records and payer_rules and appeal_open(desk, facts, payer_rules):
-        return (
-            yield from desk.write(
-                "submit_appeal",
-                claim_id=facts.claim_id,
-                basis="medical_necessity",
-                reason="The attached records and letter of medical necessity show the service was medically necessary.",
-                attachment_document_ids=records + lmn,
-            )
+        argument = (
+            "The attached records and letter of medical necessity show the service was medically necessary."
         )
+        return (yield from desk.appeal(facts, "medical_necessity", argument, records + lmn))
     return (yield from desk.write_off(facts, facts.denied_amount, reason_code, "not recoverable on appeal"))
 
 
@@ -256,15 +251,8 @@ def timely_filing(desk: Desk, facts: Facts) -> Script:
     docs = yield from documents(desk, facts)
     proof = [d["document_id"] for d in docs if d["kind"] == "proof_of_timely_filing"]
     if in_time and proof and payer_rules and appeal_open(desk, facts, payer_rules):
-        return (
-            yield from desk.write(
-                "submit_appeal",
-                claim_id=facts.claim_id,
-                basis="timely_filing",
-                reason="The attached 277CA shows the payer accepted the claim within its filing limit.",
-                attachment_document_ids=proof,
-            )
-        )
+        argument = "The attached 277CA shows the payer accepted the claim within its filing limit."
+        return (yield from desk.appeal(facts, "timely_filing", argument, proof))
     return (
         yield from desk.write_off(
             facts, facts.denied_amount, "timely_filing", "filed after the payer's limit"

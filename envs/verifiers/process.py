@@ -3,7 +3,8 @@
 Argument constraints (`CallConstraint.arguments`) map a dotted path into the call's arguments to a
 required value. Arguments are first normalised through the tool's argument model, so `"120"` and
 `120.0` for a decimal field compare equal. A value may also be an operator object:
-`{"$in": [...]}`, `{"$contains": x}` (list or string), `{"$ne": x}`, `{"$exists": bool}`.
+`{"$in": [...]}`, `{"$contains": x}` (list or string), `{"$ne": x}`, `{"$exists": bool}`,
+`{"$gte": n}`, `{"$lte": n}` (numbers).
 
 Which calls count:
 - a required call counts if it succeeded, or if its outcome is unknown (a write that timed out may
@@ -55,6 +56,15 @@ def _equal(got: Any, want: Any) -> bool:
     return False
 
 
+def _number(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return Decimal(str(value))
+    except InvalidOperation:
+        return None
+
+
 def value_matches(got: Any, want: Any) -> bool:
     """Whether an argument value satisfies a constraint value (plain or operator)."""
     if isinstance(want, dict) and len(want) == 1 and next(iter(want)).startswith("$"):
@@ -70,7 +80,12 @@ def value_matches(got: Any, want: Any) -> bool:
         if op == "$contains":
             if isinstance(got, str):
                 return str(operand) in got
-            return isinstance(got, list) and any(_equal(item, operand) for item in got)
+            return isinstance(got, list | tuple) and any(_equal(item, operand) for item in got)
+        if op in ("$gte", "$lte"):
+            number = _number(got)
+            if number is None:
+                return False
+            return number >= Decimal(str(operand)) if op == "$gte" else number <= Decimal(str(operand))
         raise ValueError(f"unknown constraint operator {op!r}")
     return got is not MISSING and _equal(got, want)
 
