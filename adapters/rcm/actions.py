@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from adapters.rcm import args, ledger
 from adapters.rcm.errors import DomainError
-from adapters.rcm.guards import check_attachments, movable_amount, open_claim
+from adapters.rcm.guards import check_attachments, movable_amount, open_claim, returned_unadjudicated
 from adapters.rcm.models import AuthDecision
 from adapters.rcm.records import Appeal, Authorization, Escalation, PatientTransfer, Violation, WriteOff
 from adapters.rcm.results import (
@@ -38,6 +38,13 @@ def submit_appeal(world: World, a: args.SubmitAppealArgs) -> Outcome:
     denial = world.latest_remittance(claim.claim_id)
     if denial is None:
         raise DomainError("no_denial_to_appeal", f"claim {claim.claim_id} has no remittance to appeal yet")
+    returned = returned_unadjudicated(world, claim)
+    if returned is not None:
+        raise DomainError(
+            "no_appeal_rights",
+            f"claim {claim.claim_id} {returned}: an unprocessable claim has no appeal rights; send the "
+            "correction as a new claim (submit_new_claim, frequency 1)",
+        )
     pending = [x.appeal_id for x in world.appeals.values() if x.claim_id == claim.claim_id]
     if pending:
         raise DomainError(

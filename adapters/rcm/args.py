@@ -101,7 +101,7 @@ class CheckEligibilityArgs(Contract):
 
 
 class LineCorrection(Contract):
-    """Corrections to one service line of the claim being replaced; null leaves a field as it is."""
+    """Corrections to one service line of the claim being corrected; null leaves a field as it is."""
 
     line_number: int = Field(ge=1, le=50)
     """Line to correct (as numbered on the original claim)."""
@@ -118,7 +118,7 @@ class LineCorrection(Contract):
 
 
 class ClaimCorrections(Contract):
-    """What the replacement claim changes; null (or an empty list) leaves the original's value."""
+    """What the corrected claim changes; null (or an empty list) leaves the original's value."""
 
     member_id: str | None = phi_field(
         default=None, max_length=64, description="Corrected subscriber member id."
@@ -142,6 +142,17 @@ class SubmitReplacementClaimArgs(Contract):
     """The payer claim control number of the claim being replaced (from its remittance)."""
     corrections: ClaimCorrections
     """What to correct on the replacement."""
+    note: str | None = Field(default=None, max_length=1000)
+    """Claim note (NTE) explaining the correction."""
+
+
+class SubmitNewClaimArgs(Contract):
+    """Arguments of `submit_new_claim` (837 with frequency code 1, after a rejection or MA130)."""
+
+    claim_id: ClaimId = Field(min_length=1, max_length=64)
+    """The claim the payer rejected (277CA) or returned as unprocessable (RARC MA130)."""
+    corrections: ClaimCorrections
+    """What to correct on the new claim."""
     note: str | None = Field(default=None, max_length=1000)
     """Claim note (NTE) explaining the correction."""
 

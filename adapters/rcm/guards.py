@@ -19,6 +19,25 @@ def open_claim(world: World, claim_id: str) -> Claim:
     return claim
 
 
+UNPROCESSABLE = "MA130"
+"""RARC of a claim returned as unprocessable: never adjudicated, no appeal rights, send a new claim."""
+
+
+def returned_unadjudicated(world: World, claim: Claim) -> str | None:
+    """Why the payer never adjudicated `claim` (a 277CA rejection, or a return as unprocessable with
+    MA130 on its latest remittance), or None when it did or still may."""
+    if claim.status == "rejected" or (
+        claim.acknowledgments and claim.acknowledgments[-1].action == "rejected"
+    ):
+        ack = claim.acknowledgments[-1] if claim.acknowledgments else None
+        when = f" on {ack.ack_date.isoformat()}" if ack else ""
+        return f"was rejected by the payer's 277CA{when}"
+    latest = world.latest_remittance(claim.claim_id)
+    if latest is not None and any(UNPROCESSABLE in line.remark_codes for line in latest.lines):
+        return f"was returned as unprocessable (MA130) on {latest.production_date.isoformat()}"
+    return None
+
+
 def check_attachments(world: World, patient_id: str, ids: Sequence[str]) -> tuple[str, ...]:
     for document_id in ids:
         if world.document(document_id).patient_id != patient_id:

@@ -44,6 +44,7 @@ _CATEGORY: dict[str, str] = {
     "denied": "F2",
     "replaced": "F3",
     "voided": "F4",
+    "resubmitted": "F2",
 }
 
 
@@ -67,6 +68,12 @@ def get_remittance(world: World, a: args.GetRemittanceArgs) -> Outcome:
 def get_claim_status(world: World, a: args.GetClaimStatusArgs) -> Outcome:
     claim = world.claim(a.claim_id)
     category = _CATEGORY[claim.status]
+    if (
+        claim.status == "resubmitted"
+        and claim.acknowledgments
+        and claim.acknowledgments[-1].action == "rejected"
+    ):
+        category = "A7"  # the payer still holds it as rejected; the new claim is another claim
     latest = world.latest_remittance(claim.claim_id)
     if category.startswith("F") and latest is not None:
         status_date = latest.production_date
@@ -229,6 +236,7 @@ TOOL_LOGIC: dict[str, Logic] = {
     "get_authorizations": get_authorizations,
     "get_payer_rules": get_payer_rules,
     "submit_replacement_claim": submissions.submit_replacement_claim,
+    "submit_new_claim": submissions.submit_new_claim,
     "submit_appeal": actions.submit_appeal,
     "request_authorization": actions.request_authorization,
     "bill_other_payer": submissions.bill_other_payer,

@@ -21,7 +21,16 @@ GroupCode = Literal["CO", "PR", "OA", "PI", "CR"]
 ClaimFrequency = Literal["1", "7", "8"]
 PayerSequence = Literal["primary", "secondary", "tertiary"]
 ClaimStatus = Literal[
-    "submitted", "accepted", "rejected", "pending", "paid", "partially_paid", "denied", "replaced", "voided"
+    "submitted",
+    "accepted",
+    "rejected",
+    "pending",
+    "paid",
+    "partially_paid",
+    "denied",
+    "replaced",
+    "voided",
+    "resubmitted",
 ]
 WorkStatus = Literal["open", "closed"]
 DocumentKind = Literal[
@@ -237,7 +246,8 @@ class Claim(Contract):
     submitted_date: date
     """Date the claim was sent."""
     status: ClaimStatus = "submitted"
-    """Payer-side status of the claim."""
+    """Payer-side status of the claim; `replaced` and `resubmitted` say a corrected claim took its
+    place (a replacement, or a new claim after a rejection or an unprocessable return)."""
     acknowledgments: tuple[Acknowledgment, ...] = ()
     """277CA acknowledgments received for this claim."""
     replaces_claim_id: str | None = None
@@ -246,6 +256,11 @@ class Claim(Contract):
     """The replacement claim that superseded this one."""
     billed_from_claim_id: str | None = None
     """For a claim sent to another payer (COB): the denied claim it was made from."""
+    resubmits_claim_id: str | None = None
+    """For a new claim (frequency 1) sent after a rejection or an unprocessable return (MA130): the
+    returned claim it corrects."""
+    resubmitted_as_claim_id: str | None = None
+    """For a rejected or unprocessable claim: the new claim (frequency 1) sent in its place."""
     work_status: WorkStatus = "open"
     """Whether the practice still works this claim."""
     closed_reason: str | None = None

@@ -280,7 +280,7 @@ class ClaimSubmissionResult(Contract):
     payer_id: str
     """Payer it went to."""
     frequency_code: ClaimFrequency
-    """1 original, 7 replacement."""
+    """1 original (a claim to another payer, or a new claim after a rejection), 7 replacement."""
     status: ClaimStatus
     """Status after the acknowledgment."""
     payer_claim_control_number: str | None
@@ -291,6 +291,8 @@ class ClaimSubmissionResult(Contract):
     """The claim replaced, for a replacement."""
     billed_from_claim_id: str | None
     """The denied claim this one was made from, for a claim to another payer."""
+    resubmits_claim_id: str | None
+    """The rejected or unprocessable claim this new claim corrects."""
 
 
 class AppealResult(Contract):

@@ -1,6 +1,7 @@
-"""Pure domain logic of the claim-submission tools: replacement claims (frequency 7) and claims to
-another payer (coordination of benefits). Each accepted claim gets a 277CA and a new payer control
-number from the world's counters."""
+"""Pure domain logic of the claim-submission tools: replacement claims (frequency 7) of adjudicated
+claims, new claims (frequency 1) in place of rejected or unprocessable ones, and claims to another
+payer (coordination of benefits). Each accepted claim gets a 277CA and a new payer control number
+from the world's counters."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pydantic import BaseModel
 
 from adapters.rcm import args
 from adapters.rcm.errors import DomainError
-from adapters.rcm.guards import open_claim
+from adapters.rcm.guards import open_claim, returned_unadjudicated
 from adapters.rcm.models import Acknowledgment, Claim, ServiceLine
 from adapters.rcm.results import ClaimSubmissionResult
 from adapters.rcm.world import Change, World
@@ -62,6 +63,18 @@ def _corrected_lines(
     return tuple(updated[n] for n in sorted(updated))
 
 
+def _corrected(original: Claim, fix: args.ClaimCorrections) -> dict[str, object]:
+    """The claim fields `fix` changes (refused when a line correction does not fit the claim)."""
+    diagnoses = tuple(fix.diagnosis_codes) if fix.diagnosis_codes else original.diagnosis_codes
+    return {
+        "member_id": fix.member_id or original.member_id,
+        "prior_auth_number": fix.prior_auth_number or original.prior_auth_number,
+        "rendering_npi": fix.rendering_npi or original.rendering_npi,
+        "diagnosis_codes": diagnoses,
+        "lines": _corrected_lines(original, fix.lines or [], len(diagnoses)),
+    }
+
+
 def submit_replacement_claim(world: World, a: args.SubmitReplacementClaimArgs) -> Outcome:
     original = open_claim(world, a.claim_id)
     if original.status == "replaced":
@@ -69,7 +82,14 @@ def submit_replacement_claim(world: World, a: args.SubmitReplacementClaimArgs) -
             "claim_not_replaceable",
             f"claim {original.claim_id} was already replaced by {original.replaced_by_claim_id}; work that claim",
         )
-    if original.payer_claim_control_number is None or original.status in ("submitted", "rejected", "voided"):
+    returned = returned_unadjudicated(world, original)
+    if returned is not None:
+        raise DomainError(
+            "claim_not_replaceable",
+            f"claim {original.claim_id} {returned} and was never adjudicated: there is nothing to "
+            "replace; send the correction as a new claim (submit_new_claim, frequency 1)",
+        )
+    if original.payer_claim_control_number is None or original.status in ("submitted", "voided"):
         raise DomainError(
             "claim_not_replaceable",
             f"claim {original.claim_id} is {original.status} and has no adjudicated original to replace",
@@ -80,24 +100,20 @@ def submit_replacement_claim(world: World, a: args.SubmitReplacementClaimArgs) -
             f"{a.original_claim_control_number!r} is not the payer claim control number of claim "
             f"{original.claim_id}; quote the one on its remittance",
         )
-    fix = a.corrections
-    diagnoses = tuple(fix.diagnosis_codes) if fix.diagnosis_codes else original.diagnosis_codes
-    lines = _corrected_lines(original, fix.lines or [], len(diagnoses))
+    corrected = _corrected(original, a.corrections)
     change = Change(world)
     draft = original.model_copy(
         update={
+            **corrected,
             "claim_id": change.issue("claim"),
             "frequency_code": "7",
             "original_claim_control_number": original.payer_claim_control_number,
-            "member_id": fix.member_id or original.member_id,
-            "prior_auth_number": fix.prior_auth_number or original.prior_auth_number,
-            "rendering_npi": fix.rendering_npi or original.rendering_npi,
-            "diagnosis_codes": diagnoses,
-            "lines": lines,
             "submitted_date": world.today,
             "replaces_claim_id": original.claim_id,
             "replaced_by_claim_id": None,
             "billed_from_claim_id": None,
+            "resubmits_claim_id": None,
+            "resubmitted_as_claim_id": None,
         }
     )
     replacement, ack = _accept(change, draft)
@@ -107,6 +123,54 @@ def submit_replacement_claim(world: World, a: args.SubmitReplacementClaimArgs) -
     )
     change.put("claims", original.claim_id, superseded)
     return _submission(replacement, ack), change.commit()
+
+
+def submit_new_claim(world: World, a: args.SubmitNewClaimArgs) -> Outcome:
+    """A new original claim (frequency 1) in place of one the payer never adjudicated."""
+    returned = open_claim(world, a.claim_id)
+    if returned.status == "resubmitted":
+        raise DomainError(
+            "claim_already_resubmitted",
+            f"claim {returned.claim_id} was already sent again as {returned.resubmitted_as_claim_id}; "
+            "work that claim",
+        )
+    if returned_unadjudicated(world, returned) is None:
+        latest = world.latest_remittance(returned.claim_id)
+        if latest is None and returned.status in ("submitted", "accepted", "pending"):
+            raise DomainError(
+                "claim_in_process",
+                f"claim {returned.claim_id} is {returned.status} at the payer and not yet adjudicated; "
+                "a new claim for the same services would be a duplicate (CARC 18)",
+            )
+        raise DomainError(
+            "claim_was_adjudicated",
+            f"claim {returned.claim_id} was adjudicated ({returned.status}); a new claim would be a "
+            "duplicate: correct it with a replacement claim (submit_replacement_claim, frequency 7) "
+            "quoting its payer claim control number, or appeal",
+        )
+    corrected = _corrected(returned, a.corrections)
+    change = Change(world)
+    draft = returned.model_copy(
+        update={
+            **corrected,
+            "claim_id": change.issue("claim"),
+            "frequency_code": "1",
+            "original_claim_control_number": None,
+            "submitted_date": world.today,
+            "replaces_claim_id": None,
+            "replaced_by_claim_id": None,
+            "billed_from_claim_id": None,
+            "resubmits_claim_id": returned.claim_id,
+            "resubmitted_as_claim_id": None,
+        }
+    )
+    new_claim, ack = _accept(change, draft)
+    change.put("claims", new_claim.claim_id, new_claim)
+    superseded = returned.model_copy(
+        update={"status": "resubmitted", "resubmitted_as_claim_id": new_claim.claim_id}
+    )
+    change.put("claims", returned.claim_id, superseded)
+    return _submission(new_claim, ack), change.commit()
 
 
 def _submission(claim: Claim, ack: Acknowledgment) -> ClaimSubmissionResult:
@@ -119,6 +183,7 @@ def _submission(claim: Claim, ack: Acknowledgment) -> ClaimSubmissionResult:
         acknowledgment=ack,
         replaces_claim_id=claim.replaces_claim_id,
         billed_from_claim_id=claim.billed_from_claim_id,
+        resubmits_claim_id=claim.resubmits_claim_id,
     )
 
 
@@ -163,6 +228,8 @@ def bill_other_payer(world: World, a: args.BillOtherPayerArgs) -> Outcome:
             "replaces_claim_id": None,
             "replaced_by_claim_id": None,
             "billed_from_claim_id": claim.claim_id,
+            "resubmits_claim_id": None,
+            "resubmitted_as_claim_id": None,
         }
     )
     new_claim, ack = _accept(change, draft)

@@ -86,10 +86,21 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
     ),
     ToolSpec(
         "submit_replacement_claim",
-        "Send a corrected claim (frequency code 7) that replaces the denied one, quoting its payer "
-        "claim control number, with the corrections (modifiers, auth number, member id, codes, the "
-        "field a RARC names). The original is marked replaced.",
+        "Send a corrected claim (frequency code 7) that replaces an adjudicated (denied or paid) "
+        "one, quoting its payer claim control number, with the corrections (modifiers, auth number, "
+        "member id, codes, the field a RARC names). The original is marked replaced. Refused for a "
+        "claim the payer rejected or returned as unprocessable (MA130): use submit_new_claim.",
         args.SubmitReplacementClaimArgs,
+        results.ClaimSubmissionResult,
+        WRITE,
+    ),
+    ToolSpec(
+        "submit_new_claim",
+        "Send a new original claim (frequency code 1) with the corrections in place of one the payer "
+        "never adjudicated: rejected at the front end (277CA) or returned as unprocessable (RARC "
+        "MA130, no appeal rights). The returned claim is marked resubmitted. Refused for an "
+        "adjudicated claim: replace that one instead.",
+        args.SubmitNewClaimArgs,
         results.ClaimSubmissionResult,
         WRITE,
     ),

@@ -39,6 +39,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "get_authorizations": Endpoint("GET", "/claims/{claim_id}/authorizations"),
     "get_payer_rules": Endpoint("GET", "/payers/{payer_id}/rules"),
     "submit_replacement_claim": Endpoint("POST", "/claims/{claim_id}/replacements"),
+    "submit_new_claim": Endpoint("POST", "/claims/{claim_id}/new-claims"),
     "submit_appeal": Endpoint("POST", "/claims/{claim_id}/appeals"),
     "request_authorization": Endpoint("POST", "/authorizations"),
     "bill_other_payer": Endpoint("POST", "/claims/{claim_id}/cob-claims"),

@@ -31,6 +31,10 @@ def replace(claim_id: str, pcn: str, **corrections: Any) -> Step:
     )
 
 
+def new_claim(claim_id: str, **corrections: Any) -> Step:
+    return ("submit_new_claim", {"claim_id": claim_id, "corrections": corrections, "note": None})
+
+
 def transfer(claim_id: str, amount: float, reason: str) -> Step:
     return ("transfer_to_patient_responsibility", {"claim_id": claim_id, "amount": amount, "reason": reason})
 

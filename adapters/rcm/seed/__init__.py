@@ -2,13 +2,14 @@
 the domain brief (plus originals for the duplicates), their 835s, documents and authorizations.
 
 All names, ids and numbers are invented. `SEED_CASES` says which claim exercises which CARC row
-and what the correct resolution is, for tests and docs.
+and what the correct resolution is, for tests and docs; `SEED_RETURNED_CASES` the same for the
+claims the payer rejected or returned as unprocessable (fixed with a new claim).
 """
 
 from __future__ import annotations
 
 from adapters.rcm.seed.base import PAYERS, PRACTICE, PROVIDERS, TODAY
-from adapters.rcm.seed.cases import SEED_CASES
+from adapters.rcm.seed.cases import SEED_CASES, SEED_RETURNED_CASES
 from adapters.rcm.seed.claims import seed_claims
 from adapters.rcm.seed.documents import seed_authorizations, seed_documents
 from adapters.rcm.seed.people import COVERAGES, PATIENTS
@@ -32,4 +33,4 @@ def seed_world() -> World:
     )
 
 
-__all__ = ["SEED_CASES", "TODAY", "seed_world"]
+__all__ = ["SEED_CASES", "SEED_RETURNED_CASES", "TODAY", "seed_world"]

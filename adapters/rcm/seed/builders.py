@@ -7,6 +7,7 @@ from datetime import date
 from adapters.rcm.era import AdjSpec, build_remittance
 from adapters.rcm.filing import filed_claim
 from adapters.rcm.models import (
+    Acknowledgment,
     Claim,
     ClaimStatus,
     Document,
@@ -84,6 +85,16 @@ def denied(
 ) -> Remittance:
     adj = {line.line_number: [(group, carc, line.charge)] for line in claim.lines}
     return remit(claim, produced, adj, {1: remarks} if remarks else None)
+
+
+def rejected(claim: Claim, day: date, why: str) -> Claim:
+    """The claim as the payer's 277CA rejected it at the front end: no control number, status A7."""
+    ack = Acknowledgment(
+        action="rejected", ack_date=day, status_category_code="A7", message=f"rejected: {why}"
+    )
+    return claim.model_copy(
+        update={"status": "rejected", "payer_claim_control_number": None, "acknowledgments": (ack,)}
+    )
 
 
 def doc(

@@ -12,8 +12,8 @@ SEED_CASES: dict[str, tuple[str, str]] = {
         "retro-authorization (BLUE allows 30 days), then replacement with the auth number",
     ),
     "CLM-1005": ("CO-197", "no retro window at MCD: appeal with the LMN, or escalate the $1,250 write-off"),
-    "CLM-1006": ("CO-29", "appeal with proof of timely filing (277CA accepted within 90 days)"),
-    "CLM-1007": ("CO-29", "no proof of timely filing: write off"),
+    "CLM-1006": ("CO-29", "appeal citing the 277CA that accepted the claim within the 90-day limit"),
+    "CLM-1007": ("CO-29", "the 277CA acceptance came after the 90-day limit: write off"),
     "CLM-1008": ("CO-18", "original CLM-0908 was paid: close, no resubmission"),
     "CLM-1009": ("CO-18", "original CLM-0909 was denied CO-16 M51: work the original"),
     "CLM-1010": ("CO-22", "Acme is primary: bill Acme; Medicare becomes secondary"),
@@ -30,4 +30,11 @@ SEED_CASES: dict[str, tuple[str, str]] = {
     "CLM-1021": ("CO-B7", "rendering provider not certified: escalate to credentialing"),
     "CLM-1022": ("CO-50", "no support, no ABN: write off"),
     "CLM-1023": ("CO-50", "appeal window closed: write off or escalate"),
+}
+
+# Claims the payer never adjudicated, whose fix is a new claim (frequency 1). Kept apart from
+# `SEED_CASES`, which is the demo's denial queue.
+SEED_RETURNED_CASES: dict[str, tuple[str, str]] = {
+    "CLM-1024": ("CO-16 M76 MA130", "unprocessable: new claim (frequency 1) with diagnosis R53.83"),
+    "CLM-1025": ("277CA A7", "rejected for the member id: new claim with ACM100234"),
 }

@@ -6,7 +6,7 @@ from datetime import date
 
 from adapters.rcm.models import Claim, Remittance
 from adapters.rcm.seed.base import BILLING_NPI, DR_KAUR, ago
-from adapters.rcm.seed.builders import claim, denied, line, remit
+from adapters.rcm.seed.builders import claim, denied, line, rejected, remit
 
 
 def seed_claims() -> tuple[list[Claim], list[Remittance]]:
@@ -297,4 +297,18 @@ def seed_claims() -> tuple[list[Claim], list[Remittance]]:
         "denied",
     )
     add(k, denied(k, ago(130), "50"))
+    k = claim(
+        "CLM-1024",
+        "P-019",
+        "MCR",
+        "6PA8XW4JT90",
+        ("R53",),
+        (line(1, "99213", 120.0, ago(25)),),
+        ago(24),
+        "denied",
+    )
+    add(k, denied(k, ago(9), "16", ("M76", "MA130")))
+    add(rejected(claim("CLM-1025", "P-003", "ACME", "ACM100243", ("M25.561",),
+                       (line(1, "99213", 150.0, ago(12)),), ago(11), "submitted"),
+                 ago(10), "subscriber id not found (2010BA NM109)"))  # fmt: skip
     return c, r
