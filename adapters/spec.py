@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -39,7 +40,7 @@ class ToolSpec(Generic[A, R]):
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": strict_schema(self.parameters_schema()),
+                "parameters": copy.deepcopy(_strict_parameters(self.args_model)),
                 "strict": True,
             },
         }
@@ -58,6 +59,13 @@ class ToolSpec(Generic[A, R]):
                 "openWorldHint": True,
             },
         }
+
+
+@functools.cache
+def _strict_parameters(args_model: type[BaseModel]) -> dict[str, Any]:
+    # Rendering a schema costs milliseconds and every environment reset offers every tool; the
+    # result depends only on the model class, so it is built once (callers get a copy).
+    return strict_schema(args_model.model_json_schema())
 
 
 def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
