@@ -11,6 +11,7 @@ from adapters.rcm import RCM_TOOLS, World
 from adapters.rcm.live import LiveBackend
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable, token_digest
+from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.services import BridgeServices
 from bridge.capture import CaptureConfig, CaptureService, CaptureUnavailable
@@ -90,6 +91,7 @@ def rcm_services(
         capture_health=capture.health,
         rejected_events=lambda: rejected_events(capture),
         unavailable=(CaptureUnavailable,),
+        labelling=Labelling.open(archive.engine),
     )
 
 

@@ -14,6 +14,7 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request, status
 from fastapi.responses import JSONResponse
 
 from bridge.api.auth import Role, TokenTable, require
+from bridge.api.labels import label_router
 from bridge.api.models import (
     CloseGatewayEpisode,
     EpisodeRun,
@@ -242,6 +243,8 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     @app.get("/v1/tool-error-rates", tags=["read"], response_model=list[ToolErrorRate], dependencies=[READER])
     def tool_error_rates() -> list[ToolErrorRate]:
         return services.reader.tool_error_rates()
+
+    app.include_router(label_router(services.labelling, services.reader))
 
     @app.get(
         "/v1/capture/rejected", tags=["operator"], response_model=list[RejectedEvent], dependencies=[OPERATOR]

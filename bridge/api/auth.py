@@ -19,7 +19,7 @@ class Role(StrEnum):
     """What a caller may do."""
 
     AGENT = "agent"  # run episodes, call tools through the gateway, report outcomes
-    REVIEWER = "reviewer"  # read episodes, events and edge cases
+    REVIEWER = "reviewer"  # read episodes, events and edge cases; label trajectories
     OPERATOR = "operator"  # everything, including revealing PHI from the vault
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from adapters import Toolbox
+from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.runtime import EpisodeRunner
 from bridge.runtime.recorder import Recorder
@@ -43,5 +44,7 @@ class BridgeServices:
     unavailable: tuple[type[Exception], ...] = ()
     """Errors that mean events cannot be recorded right now (capture's `CaptureUnavailable`): the
     API answers them with 503, since nothing may run unrecorded."""
+    labelling: Labelling | None = None
+    """Expert labels and archived verdicts for `/v1/labels` (503 there without them)."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""
