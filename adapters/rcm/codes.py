@@ -40,6 +40,9 @@ CARC: dict[str, str] = {
     "B7": "This provider was not certified/eligible to be paid for this procedure/service on this date of service",
 }
 
+DEACTIVATED_CARC: frozenset[str] = frozenset(f"D{n}" for n in range(1, 25))
+"""The D-series CARCs (D1-D24), all deactivated: absent from `CARC`, as any retired code is."""
+
 RARC: dict[str, str] = {
     "M20": "Missing/incomplete/invalid HCPCS",
     "M51": "Missing/incomplete/invalid procedure code(s)",

@@ -8,11 +8,14 @@ tests and tooling.
 
 from __future__ import annotations
 
+import functools
 import io
 import json
+import logging
 import zlib
 from collections.abc import Iterable, Iterator
 from datetime import date, datetime
+from typing import Any
 
 from adapters.rcm.models import Adjustment, Practice, RemitLine, Remittance
 
@@ -317,16 +320,39 @@ def parse_835(text: str) -> tuple[list[Remittance], dict[str, str]]:
     return remittances, names
 
 
-def validate_835(text: str) -> list[str]:
-    """Errors pyx12 finds checking `text` against the 005010X221A1 map (empty = valid)."""
+@functools.cache
+def _pyx12() -> tuple[Any, Any]:
+    """pyx12's document validator and default parameters, with its map loader memoised.
+
+    pyx12 parses its XML maps (control segments and 005010X221A1) again for every document, which
+    is nearly all of a validation's time. The loaded maps are only read while a document is walked
+    (the walk's counters live in the walker), so one parsed copy per map file serves every
+    document; the loader is wrapped once, on first use.
+    """
+    import pyx12.map_if
     import pyx12.params
     import pyx12.x12n_document
 
+    # pyx12 logs every error it reports; the caller gets them as data, so they are not printed.
+    logging.getLogger("pyx12").addHandler(logging.NullHandler())
+    params = pyx12.params.params()
+    load = pyx12.map_if.load_map_file
+    if not hasattr(load, "cache_info"):
+
+        @functools.cache
+        def cached(map_file: str, param: Any, map_path: str | None = None) -> Any:
+            return load(map_file, param, map_path)
+
+        pyx12.map_if.load_map_file = cached
+    return pyx12.x12n_document.x12n_document, params
+
+
+def validate_835(text: str) -> list[str]:
+    """Errors pyx12 finds checking `text` against the 005010X221A1 map (empty = valid)."""
+    validate, params = _pyx12()
     report = io.StringIO()
     # No 999 output: pyx12 4.0 fails building a 999 for some rejected 835s; the JSON report is enough.
-    valid = pyx12.x12n_document.x12n_document(
-        pyx12.params.params(), io.StringIO(text), None, None, fd_json=report
-    )
+    valid = validate(params, io.StringIO(text), None, None, fd_json=report)
     problems = list(_error_strings(json.loads(report.getvalue() or "{}")))
     if not valid and not problems:
         problems = ["pyx12 rejected the interchange without naming an error"]

@@ -21,7 +21,11 @@ from envs.rcm.faults import Fault
 from envs.rcm.vocab import OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 
-RETIRED_OR_UNKNOWN = ("D18", "A6", "B4", "W1", "P21", "Z9")
+DEACTIVATED = ("D1", "D7", "D14", "D18", "D23")
+"""Deactivated D-series CARCs (see `adapters.rcm.codes.DEACTIVATED_CARC`)."""
+NEVER_ASSIGNED = ("Z3", "Z9")
+"""Values that were never CARCs (no Z series exists): a payer's typo or a private code."""
+RETIRED_OR_UNKNOWN = DEACTIVATED + NEVER_ASSIGNED
 
 
 def _change_rule(ctx: Ctx, **rules: object) -> None:
@@ -118,7 +122,7 @@ def retro_window_shortened(ctx: Ctx) -> Case:
 def unknown_carc(ctx: Ctx) -> Case:
     """An 835 with a CARC that is retired or unknown: a human decides."""
     code = ctx.rng.choice(RETIRED_OR_UNKNOWN)
-    assert code not in CARC, "the edge case needs a code the tables do not know"
+    assert code not in CARC, "the edge case needs a code absent from the current CARC list"
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.deny(claim, produced, code)

@@ -2,7 +2,9 @@
 
 Invented but realistic: names and addresses are drawn from short lists, member ids follow each
 payer kind's format, NPIs carry a valid Luhn check digit. Payer rules are fixed per payer in the
-base distribution, as real payer contracts are; the edge distribution changes them.
+base distribution, as real payer contracts are; the edge distribution changes them. Commercial
+payers carry the 835 plan-type filing indicators (CLP06: 12 PPO, 13 POS, 15 indemnity, HM HMO);
+`CI` is an 837 SBR09 value that the 5010 835 does not accept.
 """
 
 from __future__ import annotations
@@ -17,13 +19,13 @@ PAYERS: tuple[Payer, ...] = (
           rules=PayerRules(timely_filing_days=365, appeal_window_days=120, retro_auth_window_days=0)),
     Payer(payer_id="MCD", name="State Medicaid", kind="medicaid", claim_filing_indicator="MC",
           rules=PayerRules(timely_filing_days=365, appeal_window_days=90, retro_auth_window_days=0)),
-    Payer(payer_id="ACME", name="Acme Health PPO", kind="commercial", claim_filing_indicator="CI",
+    Payer(payer_id="ACME", name="Acme Health PPO", kind="commercial", claim_filing_indicator="12",
           rules=PayerRules(timely_filing_days=90, appeal_window_days=180, retro_auth_window_days=14,
                            auth_requires_documentation=True)),
-    Payer(payer_id="BLUE", name="Bluestone Health Plan", kind="commercial", claim_filing_indicator="CI",
+    Payer(payer_id="BLUE", name="Bluestone Health Plan", kind="commercial", claim_filing_indicator="13",
           rules=PayerRules(timely_filing_days=180, appeal_window_days=60, retro_auth_window_days=30,
                            auth_decision_by_code={"72148": "pended", "70553": "pended"})),
-    Payer(payer_id="CEDR", name="Cedar Mutual Insurance", kind="commercial", claim_filing_indicator="CI",
+    Payer(payer_id="CEDR", name="Cedar Mutual Insurance", kind="commercial", claim_filing_indicator="15",
           rules=PayerRules(timely_filing_days=120, appeal_window_days=90, retro_auth_window_days=0)),
     Payer(payer_id="NWND", name="Northwind Health HMO", kind="commercial", claim_filing_indicator="HM",
           rules=PayerRules(timely_filing_days=180, appeal_window_days=180, retro_auth_window_days=30,

@@ -84,19 +84,25 @@ def generate(
 
 @app.command()
 def validate(task_set: list[str] = TaskSets, root: Path = Root, seed: int = Seed, by: str = By) -> None:
-    """Replay every task's gold solution (must score 1.0) and the empty trajectory (must score 0)."""
+    """Replay every task's gold solution (must score 1.0) and the empty trajectory (must score 0);
+    rcm tasks' remittances must also pass pyx12 (X12 835 005010X221A1)."""
     from rich.progress import track
 
+    from envs.rcm.x12check import remittance_problems
     from envs.rollout.report import category_of
     from envs.validate import validate_task
 
-    failures = 0
+    failures, remittances_checked = 0, False
     for label, tasks in _load(task_set, root, seed):
         totals: Counter[str] = Counter()
         valid: Counter[str] = Counter()
         bad = []
         for task in track(tasks, description=f"validating {label}", console=console, transient=True):
             result = validate_task(task, seed=seed)
+            x12 = remittance_problems(task)
+            remittances_checked |= task.domain == "rcm"
+            if x12:
+                result = result.model_copy(update={"problems": (*result.problems, *x12)})
             category = category_of(result.tags, by)
             totals[category] += 1
             valid[category] += result.ok
@@ -117,7 +123,8 @@ def validate(task_set: list[str] = TaskSets, root: Path = Root, seed: int = Seed
     if failures:
         console.print(f"[red]{failures} task(s) failed gold validation[/]")
         raise typer.Exit(1)
-    console.print("[green]every gold solution scores 1.0 and doing nothing scores 0[/]")
+    x12_note = ", and every remittance passes pyx12" if remittances_checked else ""
+    console.print(f"[green]every gold solution scores 1.0 and doing nothing scores 0{x12_note}[/]")
 
 
 @app.command()

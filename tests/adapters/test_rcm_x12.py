@@ -28,6 +28,25 @@ def test_generated_835_passes_pyx12_validation_against_005010x221a1(world: World
     assert validate_835(_interchange(world)) == []
 
 
+def test_835s_of_worlds_the_task_generator_builds_pass_pyx12() -> None:
+    from envs.rcm.cases import BASE
+    from envs.rcm.cases_edge import EDGE
+    from envs.rcm.tasks import draw
+
+    builders = [(name, build, None) for name, build in BASE.items()]
+    builders += [(name, build, payers) for name, (build, _, payers) in EDGE.items()]
+    for name, build, payers in builders:
+        for index in range(3):
+            world = draw("x12", 0, name, index, build, payers).world
+            assert validate_835(_interchange(world)) == [], (name, index)
+
+
+def test_pyx12_rejects_the_837_only_ci_filing_indicator_in_an_835(world: World) -> None:
+    text = _interchange(world).replace("*12*ACME", "*CI*ACME", 1)
+    assert "*CI*ACME" in text
+    assert any("CLP06" in p for p in validate_835(text))
+
+
 def test_pyx12_validation_catches_an_invalid_835(world: World) -> None:
     text = _interchange(world).replace("CLP*CLM-1018*1*", "CLP*CLM-1018*Q*", 1)
     problems = validate_835(text)

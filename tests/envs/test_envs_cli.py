@@ -34,6 +34,20 @@ def test_validate_exits_non_zero_and_names_a_broken_task(tmp_path: Path) -> None
     assert broken.task_id in result.output and "1 task(s) failed" in result.output
 
 
+def test_validate_fails_an_rcm_task_whose_remittance_pyx12_rejects(tmp_path: Path) -> None:
+    from envs.rcm.tasks import generate_base
+
+    task = generate_base(0, per_carc=1)[0]
+    world = task.initial_world
+    remits = {k: {**r, "claim_filing_indicator": "CI"} for k, r in world["remittances"].items()}
+    broken = task.model_copy(update={"initial_world": {**world, "remittances": remits}})
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(dump_jsonl([broken]))
+    result = runner.invoke(app, ["validate", "-t", str(path)])
+    assert result.exit_code == 1
+    assert task.task_id in result.output and "CLP06" in result.output
+
+
 def test_an_unknown_task_set_is_a_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", "-t", "nope", "--root", str(tmp_path)])
     assert result.exit_code == 2 and "cannot load nope" in result.output
