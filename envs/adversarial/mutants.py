@@ -1,0 +1,140 @@
+"""Mutation operators over gold trajectories, and the mutants of a task.
+
+A mutant is a gold trajectory with one realistic mistake in it: a step dropped, a write sent twice
+or before the reads, or (per domain) an argument of a write call altered the way people get it
+wrong. Operators are plain, deterministic functions, so the same task always gives the same
+mutants. A domain adds its own operators in `envs.<domain>.mutants.OPERATORS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import json
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from envs.adversarial.targets import gold_trajectories
+from envs.domain import Domain
+from schemas.tasks import Task
+from schemas.tools import SideEffect, ToolCall
+
+Calls = tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
+class MutationContext:
+    """What an operator may look at: the task (its initial world) and which tools write."""
+
+    task: Task
+    writes: frozenset[str]
+
+    def is_write(self, call: ToolCall) -> bool:
+        """Whether the call changes the world."""
+        return call.name in self.writes
+
+
+Apply = Callable[[MutationContext, Calls], Iterator[tuple[str, Calls]]]
+"""An operator's logic: (context, calls) → (description, mutated calls) for each mutant."""
+
+
+@dataclass(frozen=True)
+class Operator:
+    """A named mutation operator; picklable when `apply` is a module-level function."""
+
+    name: str
+    summary: str
+    apply: Apply
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One mutated trajectory."""
+
+    operator: str
+    description: str
+    calls: Calls
+    source: str = "gold"
+    """Which gold trajectory it came from (`gold`, `alternative 1`, ...)."""
+
+
+def label(index: int, call: ToolCall) -> str:
+    """`call 3 (post_write_off)`, 1-based, for descriptions."""
+    return f"call {index + 1} ({call.name})"
+
+
+def renamed(call: ToolCall, suffix: str) -> ToolCall:
+    """The same call under a new call id."""
+    return call.model_copy(update={"call_id": f"{call.call_id}-{suffix}"})
+
+
+def drop_step(ctx: MutationContext, calls: Calls) -> Iterator[tuple[str, Calls]]:
+    for i, call in enumerate(calls):
+        yield f"dropped {label(i, call)}", calls[:i] + calls[i + 1 :]
+
+
+def duplicate_write(ctx: MutationContext, calls: Calls) -> Iterator[tuple[str, Calls]]:
+    for i, call in enumerate(calls):
+        if ctx.is_write(call):
+            yield f"sent {label(i, call)} twice", (*calls[: i + 1], renamed(call, "dup"), *calls[i + 1 :])
+
+
+def write_first(ctx: MutationContext, calls: Calls) -> Iterator[tuple[str, Calls]]:
+    for i, call in enumerate(calls):
+        if ctx.is_write(call) and any(not ctx.is_write(c) for c in calls[:i]):
+            yield f"moved {label(i, call)} before the reads", (call, *calls[:i], *calls[i + 1 :])
+
+
+def swap_writes(ctx: MutationContext, calls: Calls) -> Iterator[tuple[str, Calls]]:
+    writes = [i for i, call in enumerate(calls) if ctx.is_write(call)]
+    for a, b in itertools.pairwise(writes):
+        swapped = list(calls)
+        swapped[a], swapped[b] = calls[b], calls[a]
+        yield f"swapped {label(a, calls[a])} and {label(b, calls[b])}", tuple(swapped)
+
+
+GENERIC_OPERATORS: tuple[Operator, ...] = (
+    Operator("drop_step", "drop one step", drop_step),
+    Operator("duplicate_write", "send one write twice", duplicate_write),
+    Operator("write_first", "move a write before the reads", write_first),
+    Operator("swap_writes", "swap two consecutive writes", swap_writes),
+)
+"""Operators every domain gets."""
+
+
+def domain_operators(domain: str) -> tuple[Operator, ...]:
+    """The generic operators plus `envs.<domain>.mutants.OPERATORS`, when that module exists."""
+    try:
+        module = importlib.import_module(f"envs.{domain}.mutants")
+    except ModuleNotFoundError as exc:
+        if exc.name not in (f"envs.{domain}.mutants", f"envs.{domain}"):
+            raise
+        return GENERIC_OPERATORS
+    return GENERIC_OPERATORS + tuple(getattr(module, "OPERATORS", ()))
+
+
+def write_tools(domain: Domain) -> frozenset[str]:
+    """The domain's tools that change the world."""
+    return frozenset(spec.name for spec in domain.tool_specs() if spec.side_effect is not SideEffect.READ)
+
+
+def _key(calls: Calls) -> str:
+    # Two mutants are the same when they make the same calls; call ids do not matter.
+    return json.dumps([[c.name, c.arguments] for c in calls], sort_keys=True, default=str)
+
+
+def mutants_of(task: Task, domain: Domain, operators: Sequence[Operator]) -> list[Mutant]:
+    """Every distinct mutant of every gold trajectory of `task`; none equals a gold trajectory."""
+    ctx = MutationContext(task=task, writes=write_tools(domain))
+    golds = gold_trajectories(task)
+    seen = {_key(calls) for _, calls in golds}
+    out: list[Mutant] = []
+    for source, calls in golds:
+        for operator in operators:
+            for description, mutated in operator.apply(ctx, calls):
+                key = _key(mutated)
+                if key in seen:
+                    continue
+                seen.add(key)
+                out.append(Mutant(operator.name, description, mutated, source))
+    return out

@@ -1,0 +1,101 @@
+"""What the adversarial batteries share: a task's family, retargeting it to another verifier, its
+gold outcomes, scoring one trajectory with several verifiers, and playing a policy without events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from envs.contract import Finish, Trajectory
+from envs.domain import Domain
+from envs.env import DEFAULT_MAX_STEPS, ToolEnv, replay
+from envs.rollout.policy import History, Policy
+from envs.verifiers.base import VERIFIERS, VerifierRegistry
+from schemas.tasks import Task
+from schemas.tools import ToolCall
+from schemas.verdicts import Verdict
+
+UNTAGGED = "(untagged)"
+
+
+def family(task: Task) -> str:
+    """The task's family: its `edge:<kind>` tag, else its `carc:<code>` tag, else its first tag."""
+    for prefix in ("edge:", "carc:"):
+        for tag in task.tags:
+            if tag.startswith(prefix):
+                return tag
+    return task.tags[0] if task.tags else UNTAGGED
+
+
+def retarget(task: Task, verifier: str) -> Task:
+    """The same task scored by `verifier` (everything else unchanged)."""
+    if task.verifier.verifier == verifier:
+        return task
+    return task.model_copy(update={"verifier": task.verifier.model_copy(update={"verifier": verifier})})
+
+
+def verifier_names(tasks: Sequence[Task], verifiers: Sequence[str] | None) -> tuple[str, ...]:
+    """The verifiers to run: the given ones, or every verifier the tasks name, in first-seen order."""
+    if verifiers is not None:
+        if not verifiers:
+            raise ValueError("name at least one verifier")
+        return tuple(dict.fromkeys(verifiers))
+    return tuple(dict.fromkeys(task.verifier.verifier for task in tasks))
+
+
+def gold_trajectories(task: Task) -> list[tuple[str, tuple[ToolCall, ...]]]:
+    """(label, calls) for the gold solution and each alternative solution."""
+    golds = [("gold", task.gold_solution)]
+    golds += [(f"alternative {i + 1}", calls) for i, calls in enumerate(task.alternative_solutions)]
+    return golds
+
+
+def gold_views(task: Task, domain: Domain, *, seed: int = 0) -> list[dict[str, Any]]:
+    """The outcome view of each gold trajectory's final world, replayed fresh."""
+    return [
+        domain.outcome_view(replay(domain, task, calls, seed=seed).final_world)
+        for _, calls in gold_trajectories(task)
+    ]
+
+
+def changes_outcome(view: Mapping[str, Any], golds: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether an outcome view differs from the view of every gold trajectory."""
+    return all(view != gold for gold in golds)
+
+
+def score_all(
+    task: Task,
+    trajectory: Trajectory,
+    verifiers: Sequence[str],
+    registry: VerifierRegistry = VERIFIERS,
+) -> dict[str, Verdict | str]:
+    """Verifier name → its verdict, or the error it raised (a verifier that cannot score a task is
+    a finding, not a crash)."""
+    out: dict[str, Verdict | str] = {}
+    for name in verifiers:
+        try:
+            out[name] = registry.get(name).score(retarget(task, name), trajectory)
+        except Exception as exc:  # recorded and reported; the battery goes on
+            out[name] = f"{type(exc).__name__}: {exc}"
+    return out
+
+
+def play(
+    task: Task, policy: Policy, domain: Domain, *, seed: int = 0, max_steps: int = DEFAULT_MAX_STEPS
+) -> tuple[Trajectory, str | None]:
+    """Run `policy` on `task` in a fresh environment: the trajectory and the policy's error, if it
+    raised (the episode ends there, as a rollout's does)."""
+    env = ToolEnv(domain, max_steps=max_steps)
+    observation = env.reset(task, seed=seed)
+    tools = observation.tools
+    while not env.done:
+        history = History(task_id=task.task_id, work_item=task.work_item, turns=env.turns)
+        try:
+            action = policy.act(observation, tools, history)
+        except Exception as exc:  # a bad rollout is data, not a crash
+            return env.trajectory(), f"{type(exc).__name__}: {exc}"
+        observation, _ = env.step(action)
+        if isinstance(action, Finish):
+            break
+    return env.trajectory(), None
