@@ -50,6 +50,13 @@ class Domain(Protocol):
         """
         ...
 
+    def outcome_facts(
+        self, initial: Mapping[str, Any], final: Mapping[str, Any]
+    ) -> dict[str, list[dict[str, Any]]]:
+        """The final world as collections of flat records that outcome specs assert over; each
+        record says (`new`) whether the episode created it."""
+        ...
+
 
 class UnknownDomain(KeyError):
     """No domain of that name is registered or built in."""

@@ -1,5 +1,7 @@
-"""Gold replay validation: a task is usable only if its gold solution scores 1.0 and doing nothing
-scores 0 (design.md §5). Problems are reported as data, one line each, never raised."""
+"""Gold replay validation: a task is usable only if every gold trajectory (the gold solution and
+each alternative) scores 1.0 and doing nothing scores 0 (design.md §5). With an outcome spec this
+also proves the spec can be met, and by every resolution the task claims is acceptable. Problems
+are reported as data, one line each, never raised."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from envs.env import ToolEnv, replay
 from envs.verifiers.base import VERIFIERS, UnknownVerifier, VerifierRegistry
 from schemas.base import Contract
 from schemas.tasks import Task
+from schemas.tools import ToolCall
 from schemas.verdicts import Verdict
 
 
@@ -23,6 +26,8 @@ class TaskValidation(Contract):
     """The task's tags, for per-category reports."""
     gold: Verdict | None = None
     """Verdict on the gold solution (None when it could not be scored)."""
+    alternatives: tuple[Verdict, ...] = ()
+    """Verdicts on the alternative gold trajectories, in order."""
     noop: Verdict | None = None
     """Verdict on the empty trajectory."""
     problems: tuple[str, ...] = ()
@@ -44,30 +49,42 @@ def validate_task(
         verifier = verifiers.get(task.verifier.verifier)
     except (UnknownDomain, UnknownVerifier) as exc:
         return TaskValidation(task_id=task.task_id, tags=task.tags, problems=(str(exc.args[0]),))
+    verdicts: list[Verdict] = []
     try:
-        gold_run = replay(domain, task, task.gold_solution, seed=seed)
+        for label, calls in (("gold solution", task.gold_solution), *_alternatives(task)):
+            run = replay(domain, task, calls, seed=seed)
+            if len(run.turns) < len(calls):
+                problems.append(
+                    f"{label} has {len(calls) - len(run.turns)} call(s) after the episode ended ({run.end_reason})"
+                )
+            verdict = verifier.score(task, run)
+            verdicts.append(verdict)
+            if not verdict.passed:
+                failed = "; ".join(f"{c.name}: {c.explanation}" for c in verdict.checks if not c.passed)
+                problems.append(f"{label} scores {verdict.score:.2f}, not 1.0 ({failed or 'no checks'})")
         env = ToolEnv(domain)
         env.reset(task, seed=seed)
         noop_run = env.trajectory()
     except EnvError as exc:
         return TaskValidation(task_id=task.task_id, tags=task.tags, problems=(str(exc),))
-    if len(gold_run.turns) < len(task.gold_solution):
-        problems.append(
-            f"gold solution has {len(task.gold_solution) - len(gold_run.turns)} call(s) after the episode "
-            f"ended ({gold_run.end_reason})"
-        )
-    gold, noop = verifier.score(task, gold_run), verifier.score(task, noop_run)
-    if not gold.passed:
-        failed = "; ".join(f"{c.name}: {c.explanation}" for c in gold.checks if not c.passed)
-        problems.append(f"gold solution scores {gold.score:.2f}, not 1.0 ({failed or 'no checks'})")
+    gold, noop = verdicts[0], verifier.score(task, noop_run)
     if noop.score != 0.0:
         problems.append(
             f"doing nothing scores {noop.score:.2f}, not 0: no outcome path tells the gold result "
             "apart from the initial world"
         )
     return TaskValidation(
-        task_id=task.task_id, tags=task.tags, gold=gold, noop=noop, problems=tuple(problems)
+        task_id=task.task_id,
+        tags=task.tags,
+        gold=gold,
+        alternatives=tuple(verdicts[1:]),
+        noop=noop,
+        problems=tuple(problems),
     )
+
+
+def _alternatives(task: Task) -> list[tuple[str, tuple[ToolCall, ...]]]:
+    return [(f"alternative gold {i}", calls) for i, calls in enumerate(task.alternative_solutions, start=1)]
 
 
 def validate_tasks(tasks: Iterable[Task], *, seed: int = 0) -> list[TaskValidation]:

@@ -1,6 +1,6 @@
 """The healthcare denial-management environment (`rcm`): generator, reference solver, verifier.
 
-Importing it registers the `rcm` domain, the `rcm.v1` verifier, the `rcm-base` and `rcm-edge`
+Importing it registers the `rcm` domain, the `rcm.v1` and `rcm.v2` verifiers, the `rcm-base` and `rcm-edge`
 task sets and the scripted baseline policies.
 """
 
@@ -10,11 +10,12 @@ from envs.rcm.domain import DOMAIN, RcmDomain
 from envs.rcm.policies import BASELINES
 from envs.rcm.solver import REFERENCE, reference_plan
 from envs.rcm.tasks import generate_base, generate_edge
-from envs.rcm.verifier import RCM_V1
+from envs.rcm.verifier import RCM_V1, RCM_V2
 from envs.verifiers.base import VERIFIERS
 
 DOMAINS.register(DOMAIN)
 VERIFIERS.register(RCM_V1)
+VERIFIERS.register(RCM_V2)
 register_task_set("rcm-base", generate_base, "one row of the brief's CARC table per category, 19 tasks each")
 register_task_set("rcm-edge", generate_edge, "the brief's production edge cases, 8 tasks per kind, held out")
 register_policy("rcm", "reference", REFERENCE, "the reference specialist (gold solutions)")
@@ -25,6 +26,7 @@ __all__ = [
     "BASELINES",
     "DOMAIN",
     "RCM_V1",
+    "RCM_V2",
     "REFERENCE",
     "RcmDomain",
     "generate_base",

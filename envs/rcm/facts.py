@@ -2,7 +2,8 @@
 
 Each collection lists one kind of business fact (claims sent, appeals, money written off or moved
 to the patient, hand-offs, compliance breaches, balances); every record says whether the episode
-created it (`new`). Free text (letters, notes, reasons) stays out: content checks judge it. Read
+created it (`new`); a claim also says whether the episode closed it (`closed_now`) and whether its
+prior-auth number is one the payer approved (`auth_on_file`). Free text (letters, notes, reasons) stays out: content checks judge it. Read
 straight from the world's JSON, because scoring runs once per episode at training scale.
 """
 
@@ -25,8 +26,24 @@ def outcome_facts(initial: Mapping[str, Any], final: Mapping[str, Any]) -> dict[
     """Every collection of facts about `final`, with `new` set against `initial`."""
     documents = final.get("documents", {})
     claims = final.get("claims", {})
+    before = initial.get("claims", {})
+    approved = {
+        (a.get("auth_number"), a.get("patient_id"), a.get("payer_id"))
+        for a in final.get("authorizations", {}).values()
+        if a.get("status") == "approved"
+    }
     return {
-        "claims": [{**_claim(c), "new": cid not in initial.get("claims", {})} for cid, c in claims.items()],
+        "claims": [
+            {
+                **_claim(c),
+                "new": cid not in before,
+                "closed_now": c.get("work_status") == "closed"
+                and before.get(cid, {}).get("work_status") != "closed",
+                "auth_on_file": c.get("prior_auth_number") is None
+                or (c.get("prior_auth_number"), c.get("patient_id"), c.get("payer_id")) in approved,
+            }
+            for cid, c in claims.items()
+        ],
         "appeals": [
             {
                 **_pick(a, "appeal_id", "claim_id", "payer_id", "basis"),

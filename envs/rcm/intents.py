@@ -1,8 +1,10 @@
-"""What the generator says each case's right handling is, as verifier rules.
+"""What the generator says each case's right handling is: outcome assertions and process rules.
 
-The generator decides a case's resolution when it builds the world; the reference solver has to
-reach the same resolution from the tools alone. Validation (gold must score 1.0) is where the two
-independent encodings of the brief must agree.
+The generator decides a case's resolution when it builds the world and writes it down as the facts
+the final world must show (`outcome`, assertions over `envs.rcm.facts`), plus the calls a careful
+specialist makes (`required`) and the write tools the resolution uses (`allowed`; `envs.rcm.specs`
+turns every other one into a "must not have happened" assertion). The reference specialist is
+scored against these like any policy: it does not define them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.tasks import CallConstraint
+from schemas.tasks import Assertion, CallConstraint
 
 WRITES = (
     "submit_replacement_claim", "submit_appeal", "request_authorization", "bill_other_payer",
@@ -37,6 +39,12 @@ class Intent:
     must_escalate: bool = False
     allowed: tuple[str, ...] = ()
     """Write tools the resolution uses; every other write tool is forbidden."""
+    outcome: tuple[Assertion, ...] = ()
+    """What the resolution leaves in the world."""
+    keeps: str | None = None
+    """For a corrected claim: the claim whose fields the new claim keeps, except those in `corrects`."""
+    corrects: tuple[str, ...] = ()
+    """Claim fields (dotted, as in the outcome facts) the correction changes."""
 
     @property
     def forbidden(self) -> tuple[CallConstraint, ...]:
@@ -53,6 +61,9 @@ class Intent:
             required=self.required + other.required,
             must_escalate=self.must_escalate or other.must_escalate,
             allowed=tuple(dict.fromkeys(self.allowed + other.allowed)),
+            outcome=self.outcome + other.outcome,
+            keeps=self.keeps or other.keeps,
+            corrects=self.corrects + other.corrects,
         )
 
 
@@ -60,9 +71,44 @@ def need(tool: str, why: str = "", /, **arguments: Any) -> CallConstraint:
     return CallConstraint(tool=tool, arguments=arguments, reason=why)
 
 
+def fact(name: str, reason: str, collection: str, /, count: int | None = 1, **where: Any) -> Assertion:
+    """An assertion that exactly `count` records match (None: at least one)."""
+    return Assertion(
+        name=name, reason=reason, collection=collection, where=where, min_count=count or 1, max_count=count
+    )
+
+
+def stays_open(claim_id: str, why: str) -> Assertion:
+    return Assertion(
+        name="claim_stays_open",
+        reason=why,
+        collection="claims",
+        where={"claim_id": claim_id, "closed_now": True},
+        min_count=0,
+        max_count=0,
+    )
+
+
 def replacement(claim_id: str, reason: str, **constraints: Any) -> Intent:
     rule = need("submit_replacement_claim", reason, claim_id=claim_id, **constraints)
-    return Intent("replacement", (rule,), allowed=("submit_replacement_claim",))
+    fields = {path.removeprefix("corrections."): want for path, want in constraints.items()}
+    sent = fact(
+        "replacement_sent",
+        f"a corrected claim (frequency 7) replaces {claim_id}: {reason}",
+        "claims",
+        replaces_claim_id=claim_id,
+        frequency_code="7",
+        new=True,
+        **fields,
+    )
+    return Intent(
+        "replacement",
+        (rule,),
+        allowed=("submit_replacement_claim",),
+        outcome=(sent, stays_open(claim_id, "the corrected claim is pending with the payer")),
+        keeps=claim_id,
+        corrects=tuple(fields),
+    )
 
 
 def appeal(claim_id: str, basis: str, attach: list[str]) -> Intent:
@@ -75,14 +121,63 @@ def appeal(claim_id: str, basis: str, attach: list[str]) -> Intent:
         )
         for doc in attach
     ]
-    return Intent("appeal", tuple(rules), allowed=("submit_appeal",))
+    outcome = [
+        fact(
+            "appeal_filed",
+            f"one appeal of {claim_id} on {basis}",
+            "appeals",
+            claim_id=claim_id,
+            basis=basis,
+            new=True,
+        ),
+        *(
+            fact(
+                f"appeal_attaches:{doc.lower()}",
+                f"the appeal carries {doc}, the evidence the denial calls for",
+                "appeals",
+                None,
+                claim_id=claim_id,
+                new=True,
+                attachment_document_ids={"$contains": doc},
+            )
+            for doc in attach
+        ),
+        stays_open(claim_id, "closing a claim while its appeal is pending abandons the appeal"),
+    ]
+    return Intent("appeal", tuple(rules), allowed=("submit_appeal",), outcome=tuple(outcome))
 
 
-def escalation(claim_id: str, queue: str, **extra: Any) -> Intent:
+def escalation(claim_id: str, queue: str | tuple[str, ...], **extra: Any) -> Intent:
+    """A hand-off to a human in `queue` (or any of several acceptable queues)."""
+    queues = (queue,) if isinstance(queue, str) else queue
+    wanted: Any = queues[0] if len(queues) == 1 else {"$in": list(queues)}
+    names = " or ".join(queues)
     rule = need(
-        "escalate_to_human", f"a human in {queue} must decide", claim_id=claim_id, queue=queue, **extra
+        "escalate_to_human", f"a human in {names} must decide", claim_id=claim_id, queue=wanted, **extra
     )
-    return Intent(f"escalate:{queue}", (rule,), must_escalate=True, allowed=("escalate_to_human",))
+    amount = extra.pop("amount", None)
+    handed = Assertion(
+        name="escalated",
+        reason=f"the case is handed to {names}",
+        collection="escalations",
+        where={"claim_id": claim_id, "queue": wanted, "new": True, **extra},
+        min_count=1,
+        max_count=1,
+        total_of="amount" if amount is not None else None,
+        total=amount,
+    )
+    return Intent(
+        f"escalate:{'|'.join(queues)}",
+        (rule,),
+        must_escalate=True,
+        allowed=("escalate_to_human",),
+        outcome=(handed,),
+    )
+
+
+def human_review(claim_id: str) -> Intent:
+    """A remittance the desk cannot resolve: billing or a supervisor decides."""
+    return escalation(claim_id, ("billing", "supervisor"))
 
 
 def write_off(claim_id: str, reason_code: str, amount: float, limit: float) -> Intent:
@@ -90,17 +185,38 @@ def write_off(claim_id: str, reason_code: str, amount: float, limit: float) -> I
     if amount > limit + 0.005:
         return escalation(claim_id, "supervisor", recommended_action="write_off", amount=round(amount, 2))
     rule = need("post_write_off", f"write off as {reason_code}", claim_id=claim_id, reason_code=reason_code)
-    return Intent("write_off", (rule,), allowed=("post_write_off", "close_claim"))
+    posted = Assertion(
+        name=f"written_off:{reason_code}",
+        reason=f"${amount:.2f} of {claim_id} is written off as {reason_code}, in one posting or several",
+        collection="write_offs",
+        where={"claim_id": claim_id, "reason_code": reason_code, "new": True},
+        total_of="amount",
+        total=round(amount, 2),
+    )
+    return Intent("write_off", (rule,), allowed=("post_write_off", "close_claim"), outcome=(posted,))
 
 
 def transfer(claim_id: str, reason: str) -> Intent:
+    """The patient's share moves to the patient; `envs.rcm.specs` sets the amount from the remittance."""
     rule = need(
         "transfer_to_patient_responsibility",
         f"the patient owes it ({reason})",
         claim_id=claim_id,
         reason=reason,
     )
-    return Intent("patient", (rule,), allowed=("transfer_to_patient_responsibility", "close_claim"))
+    billed = Assertion(
+        name=f"patient_billed:{reason}",
+        reason=f"the patient's share of {claim_id} ({reason}) is billed to the patient",
+        collection="patient_transfers",
+        where={"claim_id": claim_id, "reason": reason, "new": True},
+        total_of="amount",
+    )
+    return Intent(
+        "patient",
+        (rule,),
+        allowed=("transfer_to_patient_responsibility", "close_claim"),
+        outcome=(billed,),
+    )
 
 
 def bill_other(claim_id: str, payer_id: str, sequence: str) -> Intent:
@@ -114,7 +230,17 @@ def bill_other(claim_id: str, payer_id: str, sequence: str) -> Intent:
             payer_sequence=sequence,
         ),
     )
-    return Intent("bill_other_payer", rules, allowed=("bill_other_payer",))
+    billed = fact(
+        "other_payer_billed",
+        f"{payer_id} is billed as {sequence} for the service on {claim_id}",
+        "claims",
+        billed_from_claim_id=claim_id,
+        payer_id=payer_id,
+        payer_sequence=sequence,
+        frequency_code="1",
+        new=True,
+    )
+    return Intent("bill_other_payer", rules, allowed=("bill_other_payer",), outcome=(billed,))
 
 
 def close_duplicate(claim_id: str) -> Intent:
@@ -122,13 +248,31 @@ def close_duplicate(claim_id: str) -> Intent:
         need("find_original_claim", "look up the original before closing a duplicate", claim_id=claim_id),
         need("close_claim", "the original was paid", claim_id=claim_id, reason="duplicate_of_paid_original"),
     )
-    return Intent("close", rules, allowed=("close_claim",))
+    closed = fact(
+        "duplicate_closed",
+        f"{claim_id} is closed as a duplicate of a paid original",
+        "claims",
+        claim_id=claim_id,
+        closed_now=True,
+        closed_reason="duplicate_of_paid_original",
+    )
+    return Intent("close", rules, allowed=("close_claim",), outcome=(closed,))
 
 
 def retro_auth(claim_id: str, approved: bool) -> Intent:
     """Request retro-authorization; resubmit with the number when it is approved at once."""
     rules = [need("request_authorization", "the payer allows retro-authorization", claim_id=claim_id)]
     allowed: tuple[str, ...] = ("request_authorization",)
+    outcome = [
+        fact(
+            "retro_auth_requested",
+            f"one retro-authorization is requested for {claim_id}",
+            "authorizations",
+            claim_id=claim_id,
+            retro=True,
+            new=True,
+        )
+    ]
     auth_number = {"$exists": True}  # the number the payer issues; the outcome check compares its value
     if approved:
         rules.append(
@@ -139,4 +283,26 @@ def retro_auth(claim_id: str, approved: bool) -> Intent:
             )
         )
         allowed += ("submit_replacement_claim",)
-    return Intent("retro_auth", tuple(rules), allowed=allowed)
+        outcome.append(
+            fact(
+                "replacement_sent",
+                f"a corrected claim replaces {claim_id} with the approved authorization's number",
+                "claims",
+                replaces_claim_id=claim_id,
+                frequency_code="7",
+                new=True,
+                auth_on_file=True,
+                prior_auth_number={"$ne": None},
+            )
+        )
+        outcome.append(stays_open(claim_id, "the corrected claim is pending with the payer"))
+        return Intent(
+            "retro_auth",
+            tuple(rules),
+            allowed=allowed,
+            outcome=tuple(outcome),
+            keeps=claim_id,
+            corrects=("prior_auth_number",),
+        )
+    outcome.append(stays_open(claim_id, "the authorization decision is pending"))
+    return Intent("retro_auth", tuple(rules), allowed=allowed, outcome=tuple(outcome))

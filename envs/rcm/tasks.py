@@ -18,11 +18,13 @@ from envs.rcm.casekit import Case, Ctx, start
 from envs.rcm.domain import DOMAIN
 from envs.rcm.faults import FAULTS_KEY
 from envs.rcm.solver import REFERENCE
+from envs.rcm.specs import outcome_spec
 from envs.rollout.policy import History
 from schemas.tasks import Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import ToolCall
 
-GENERATOR = "rcm.tasks.v1"
+GENERATOR = "rcm.tasks.v2"
+VERIFIER = "rcm.v2"
 FIRST_DAY = date(2025, 1, 6)
 OUTCOME_PATHS = (
     "claims.*",
@@ -100,7 +102,8 @@ def solve(task: Task) -> tuple[ToolCall, ...]:
 def to_task(
     case: Case, *, task_id: str, seed: int, distribution: str, category: str, extra_tags: tuple[str, ...] = ()
 ) -> Task:
-    """A task from a case: work item, world, verifier rules from the intent, gold from the solver."""
+    """A task from a case: work item, world, outcome spec and process rules from the intent, gold
+    from the reference solver, alternative golds where the spec accepts another resolution."""
     world = case.world.snapshot()
     if case.faults:
         world[FAULTS_KEY] = {"plan": [f.model_dump() for f in case.faults], "calls": {}}
@@ -113,7 +116,8 @@ def to_task(
         tools=tuple(spec.name for spec in DOMAIN.tool_specs()),
         gold_solution=(),
         verifier=VerifierSpec(
-            verifier="rcm.v1",
+            verifier=VERIFIER,
+            outcome=outcome_spec(case.intent, case.world),
             outcome_paths=paths,
             required_calls=case.intent.required,
             forbidden_calls=case.intent.forbidden,
@@ -130,7 +134,41 @@ def to_task(
             *deadline_tags(case),
         ),
     )
-    return draft.model_copy(update={"gold_solution": solve(draft)})
+    gold = solve(draft)
+    return draft.model_copy(update={"gold_solution": gold, "alternative_solutions": alternatives(gold)})
+
+
+def alternatives(gold: tuple[ToolCall, ...]) -> tuple[tuple[ToolCall, ...], ...]:
+    """Other acceptable resolutions, written from the gold: a review escalation to the other queue
+    that may decide it, and a write-off posted in two parts that sum to the same amount."""
+    found: list[tuple[ToolCall, ...]] = []
+    for index, call in enumerate(gold):
+        args = call.arguments
+        if call.name == "escalate_to_human" and args.get("recommended_action") == "review":
+            other = OTHER_REVIEW_QUEUE.get(str(args.get("queue")))
+            if other is not None:
+                found.append(
+                    _replace(gold, index, call.model_copy(update={"arguments": {**args, "queue": other}}))
+                )
+        if call.name == "post_write_off" and float(args["amount"]) >= 0.02:
+            first = round(float(args["amount"]) / 2, 2)
+            second = round(float(args["amount"]) - first, 2)
+            halves = tuple(
+                call.model_copy(
+                    update={"call_id": f"{call.call_id}-{part}", "arguments": {**args, "amount": amount}}
+                )
+                for part, amount in (("a", first), ("b", second))
+            )
+            found.append((*gold[:index], *halves, *gold[index + 1 :]))
+    return tuple(found)
+
+
+OTHER_REVIEW_QUEUE = {"billing": "supervisor"}
+"""A remittance the desk cannot resolve may go to billing or to a supervisor (`intents.human_review`)."""
+
+
+def _replace(calls: tuple[ToolCall, ...], index: int, call: ToolCall) -> tuple[ToolCall, ...]:
+    return (*calls[:index], call, *calls[index + 1 :])
 
 
 def draw(

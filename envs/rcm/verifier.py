@@ -1,11 +1,19 @@
-"""The `rcm.v1` verifier: the standard checks plus the denial desk's own process rules."""
+"""The rcm verifiers: the standard checks plus the denial desk's own rules.
+
+- `rcm.v2` (generated task sets): the task's outcome spec, the process rules, the terminal-state
+  rule and the content rubrics.
+- `rcm.v1`: the final world against the gold trajectory's, over the task's `outcome_paths`; kept so
+  old task sets still score and so the verifier card can show what the spec changed.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from envs.contract import Trajectory
+from envs.rcm.content import content_checks
 from envs.rcm.intents import WRITES
+from envs.rcm.terminal import nothing_after_resolution
 from envs.verifiers.standard import StandardVerifier
 from schemas.tasks import Task
 from schemas.tools import ToolOutcome
@@ -64,3 +72,17 @@ def _check(name: str, passed: bool, explanation: str) -> CheckResult:
 RCM_V1 = StandardVerifier(
     name="rcm.v1", domain="rcm", rules=(reads_before_writes, no_patient_billing_on_co, verify_before_retry)
 )
+
+RCM_V2 = StandardVerifier(
+    name="rcm.v2",
+    domain="rcm",
+    rules=(
+        reads_before_writes,
+        no_patient_billing_on_co,
+        verify_before_retry,
+        nothing_after_resolution,
+        content_checks,
+    ),
+    outcome="spec",
+)
+"""Outcome spec, process rules, the terminal-state rule and the content rubrics."""

@@ -1,9 +1,10 @@
 """The verifier port, the gated score, and the registry of verifiers by name.
 
-Scoring (docs/envs.md, "Scoring"): outcome checks gate the score. If any outcome check fails the
-score is 0, whatever the process looked like, so doing nothing (or doing the wrong thing politely)
-earns nothing. Once the outcome is right, the score is `OUTCOME_SHARE` plus the rest in proportion
-to the weight of the process checks that held; `passed` only when every check held (score 1.0).
+Scoring (docs/envs.md, "Scoring"): outcome and content checks gate the score. If any of them fails
+the score is 0, whatever the process looked like, so doing nothing (or doing the wrong thing
+politely, or the right thing with a letter that argues nothing) earns nothing. Once they all hold,
+the score is `OUTCOME_SHARE` plus the rest in proportion to the weight of the process checks that
+held; `passed` only when every check held (score 1.0).
 """
 
 from __future__ import annotations
@@ -39,10 +40,12 @@ class Verifier(Protocol):
 
 
 def gated_score(checks: Sequence[CheckResult]) -> float:
-    """0 unless every outcome check held; then OUTCOME_SHARE plus the weighted process share."""
+    """0 unless every outcome and content check held; then OUTCOME_SHARE plus the weighted process
+    share."""
     outcome = [c for c in checks if c.kind == "outcome"]
+    content = [c for c in checks if c.kind == "content"]
     process = [c for c in checks if c.kind == "process"]
-    if not outcome or not all(c.passed for c in outcome):
+    if not outcome or not all(c.passed for c in (*outcome, *content)):
         # No outcome check at all means nothing ties the score to the world: refuse to reward it.
         return 0.0
     total = sum(c.weight for c in process)

@@ -1,4 +1,4 @@
-"""The rcm.v1 verifier on hand-made trajectories: named checks catch what a specialist must not do."""
+"""The rcm.v2 verifier on hand-made trajectories: named checks catch what a specialist must not do."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def test_billing_the_patient_for_a_co_denial_is_a_named_violation(rcm_base: list
     ]
     verdict = score(task, calls)
     assert verdict.score == 0.0
-    assert {"process.rcm.no_patient_billing_on_co", "outcome.violations"} <= failed(verdict)
+    assert {"process.rcm.no_patient_billing_on_co", "outcome.no_patient_billing_on_co"} <= failed(verdict)
     check = next(c for c in verdict.checks if c.name == "process.rcm.no_patient_billing_on_co")
     assert claim_id in check.explanation and "$" in check.explanation
 
@@ -55,17 +55,35 @@ def test_acting_before_reading_the_remittance_costs_process_credit_only(rcm_base
     assert failed(verdict) == {"process.rcm.reads_before_writes"}
 
 
-def test_an_appeal_letter_in_other_words_still_passes(rcm_base: list[Task]) -> None:
-    task = first(rcm_base, lambda t: "resolution:appeal" in t.tags)
+def with_letter(task: Task, letter: str) -> list[ToolCall]:
     calls = []
     for gold in task.gold_solution:
         if gold.name == "submit_appeal":
             args = dict(gold.arguments)
-            args["reason"] = "Please reconsider: the enclosed documentation supports this claim in full."
+            args["reason"] = letter
             args["attachment_document_ids"] = list(reversed(args["attachment_document_ids"]))
             gold = gold.model_copy(update={"arguments": args})
         calls.append(gold)
-    assert score(task, calls).passed
+    return calls
+
+
+def test_an_appeal_letter_in_other_words_still_passes(rcm_base: list[Task]) -> None:
+    task = first(rcm_base, lambda t: "resolution:appeal" in t.tags and "carc:50" in t.tags)
+    claim_id = task.work_item.item_id
+    letter = (
+        f"We ask you to reconsider {claim_id}, denied under CARC 50: the enclosed chart supports it in full."
+    )
+    assert score(task, with_letter(task, letter)).passed
+
+
+def test_a_boilerplate_appeal_letter_scores_zero_and_says_what_it_lacks(rcm_base: list[Task]) -> None:
+    task = first(rcm_base, lambda t: "resolution:appeal" in t.tags and "carc:50" in t.tags)
+    verdict = score(
+        task, with_letter(task, "Please reconsider: the enclosed documentation supports this claim.")
+    )
+    assert verdict.score == 0.0 and failed(verdict) == {"content.rcm.appeal"}
+    check = next(c for c in verdict.checks if c.name == "content.rcm.appeal")
+    assert "does not cite the claim" in check.explanation
 
 
 def test_a_needless_appeal_fails_the_outcome_and_is_named(rcm_base: list[Task]) -> None:
@@ -80,7 +98,7 @@ def test_a_needless_appeal_fails_the_outcome_and_is_named(rcm_base: list[Task]) 
         attachment_document_ids=[],
     )
     verdict = score(task, [*task.gold_solution, appeal])
-    assert verdict.score == 0.0 and {"outcome.appeals", "process.forbidden.submit_appeal.0"} <= failed(
+    assert verdict.score == 0.0 and {"outcome.no_appeal", "process.forbidden.submit_appeal.0"} <= failed(
         verdict
     )
 
@@ -96,7 +114,7 @@ def test_a_write_off_above_the_limit_must_go_to_a_supervisor(rcm_base: list[Task
     trajectory = replay(DOMAIN, task, tuple(calls))
     assert trajectory.turns[1].result.error is not None  # the system refuses it
     verdict = score_task(task, trajectory)
-    assert verdict.score == 0.0 and {"process.escalation", "outcome.escalations"} <= failed(verdict)
+    assert verdict.score == 0.0 and {"process.escalation", "outcome.escalated"} <= failed(verdict)
 
 
 def test_following_an_injected_instruction_scores_zero(rcm_edge: list[Task]) -> None:

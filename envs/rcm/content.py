@@ -1,0 +1,182 @@
+"""Content checks: what the agent writes must fit the case (the brief's "what the agent writes is
+part of the work").
+
+Deterministic rubrics, one check per kind of writing the trajectory contains:
+- an appeal letter cites the claim (its id or the payer's control number) and the denial (a CARC
+  in group-code form, and a remark code when the remittance has one), and attaches the document
+  types its basis calls for (medical necessity: a clinical record and a signed letter of medical
+  necessity; timely filing: the letter names the 277CA acceptance);
+- an escalation names the claim, recommends an action its queue may take, and any amount fits
+  the claim's open balance (a write-off recommendation always carries one);
+- an authorization request matches the claim: its patient, payer, date of service, procedures
+  and diagnoses.
+A check fails on the first call that breaks it and names that call.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from envs.contract import Trajectory, Turn
+from schemas.tasks import Task
+from schemas.tools import ToolOutcome
+from schemas.verdicts import CheckResult
+
+CONTRACTUAL = ("45",)
+PATIENT_SHARE = ("1", "2", "3")
+QUEUE_ACTIONS: dict[str, frozenset[str]] = {
+    "supervisor": frozenset({"write_off", "patient_responsibility", "appeal", "close", "review"}),
+    "billing": frozenset(
+        {"review", "replacement_claim", "appeal", "bill_other_payer", "retro_authorization", "close"}
+    ),
+    "coding": frozenset({"review", "replacement_claim"}),
+    "credentialing": frozenset({"review"}),
+    "compliance": frozenset({"review"}),
+}
+"""What each human queue may decide; a recommendation outside it cannot be acted on."""
+_CLINICAL = ("medical_record", "operative_note")
+_277CA = re.compile(r"\b277\s?CA\b|claim acknowledg", re.IGNORECASE)
+
+
+def content_checks(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
+    """One check per kind of writing in the trajectory (none when the agent wrote nothing)."""
+    world = task.initial_world
+    landed = [t for t in trajectory.turns if t.result.outcome in (ToolOutcome.OK, ToolOutcome.UNKNOWN)]
+    for name, short, rubric in (
+        ("submit_appeal", "appeal", appeal_problem),
+        ("escalate_to_human", "escalation", escalation_problem),
+        ("request_authorization", "authorization", authorization_problem),
+    ):
+        turns = [t for t in landed if t.call.name == name]
+        if not turns:
+            continue
+        problems = [(t, p) for t in turns if (p := rubric(world, t)) is not None]
+        yield CheckResult(
+            name=f"content.rcm.{short}",
+            kind="content",
+            passed=not problems,
+            explanation=(
+                f"{name} fits the case"
+                if not problems
+                else f"{name} (call {problems[0][0].call.call_id}): {problems[0][1]}"
+            ),
+        )
+
+
+def appeal_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
+    """Why an appeal letter falls short, or None."""
+    args = turn.call.arguments
+    claim_id = str(args.get("claim_id", ""))
+    letter = str(args.get("reason", ""))
+    remit = latest_remittance(world, claim_id)
+    cited_claim = claim_id and claim_id in letter
+    control = remit.get("payer_claim_control_number") if remit else None
+    if not cited_claim and not (control and control in letter):
+        return "the letter does not cite the claim (its id or the payer's control number)"
+    if remit is not None:
+        denials = denial_codes(remit)
+        if denials and not any(cites_carc(letter, group, code) for group, code in denials):
+            wanted = ", ".join(f"{g}-{c}" for g, c in denials)
+            return f"the letter does not cite the denial's reason code ({wanted})"
+        remarks = remark_codes(remit)
+        if remarks and not any(re.search(rf"\b{re.escape(r)}\b", letter) for r in remarks):
+            return f"the letter does not cite the remark code ({', '.join(sorted(remarks))})"
+    kinds = [world.get("documents", {}).get(d, {}) for d in args.get("attachment_document_ids", [])]
+    basis = args.get("basis")
+    if basis == "medical_necessity":
+        if not any(d.get("kind") in _CLINICAL for d in kinds):
+            return "a medical-necessity appeal attaches no clinical record"
+        if not any(d.get("kind") == "letter_of_medical_necessity" and d.get("signed") for d in kinds):
+            return "a medical-necessity appeal attaches no signed letter of medical necessity"
+    if basis == "timely_filing" and not _277CA.search(letter):
+        return "a timely-filing appeal does not cite the payer's 277CA acceptance, the proof of filing"
+    return None
+
+
+def escalation_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
+    """Why an escalation's recommendation does not fit the facts, or None."""
+    args = turn.call.arguments
+    claim_id = str(args.get("claim_id", ""))
+    queue, action = str(args.get("queue", "")), str(args.get("recommended_action", ""))
+    if claim_id not in str(args.get("reason", "")):
+        return "the reason does not name the claim it is about"
+    if action not in QUEUE_ACTIONS.get(queue, frozenset()):
+        return f"{queue} cannot act on a recommendation to {action}"
+    amount = args.get("amount")
+    if action == "write_off" and amount is None:
+        return "a write-off recommendation carries no amount"
+    if amount is not None:
+        balance = open_balance(world, claim_id)
+        if not isinstance(amount, int | float) or amount <= 0 or amount > balance + 0.005:
+            return f"the amount {amount!r} does not fit the claim's open balance of ${balance:.2f}"
+    return None
+
+
+def authorization_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
+    """Why an authorization request does not match its claim, or None."""
+    args = turn.call.arguments
+    claim = world.get("claims", {}).get(str(args.get("claim_id")))
+    if claim is None:
+        return "the request names no claim on file"
+    if args.get("patient_id") != claim.get("patient_id") or args.get("payer_id") != claim.get("payer_id"):
+        return "the request's patient or payer is not the claim's"
+    procedures = {line.get("procedure_code") for line in claim.get("lines", [])}
+    if not set(args.get("procedure_codes", [])) <= procedures:
+        return "the request asks for procedures that are not on the claim"
+    diagnoses = list(args.get("diagnosis_codes", []))
+    if not diagnoses or not set(diagnoses) <= set(claim.get("diagnosis_codes", [])):
+        return "the request's diagnoses are missing or not the claim's"
+    service_dates = {line.get("service_date") for line in claim.get("lines", [])}
+    if str(args.get("service_date")) not in service_dates:
+        return "the request's date of service is not the claim's"
+    return None
+
+
+def latest_remittance(world: Mapping[str, Any], claim_id: str) -> Mapping[str, Any] | None:
+    """The claim's newest remittance in the world, by production date."""
+    remits = [r for r in world.get("remittances", {}).values() if r.get("claim_id") == claim_id]
+    return max(remits, key=lambda r: str(r.get("production_date")), default=None)
+
+
+def denial_codes(remit: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(group, CARC) of each adjustment that is a denial: not contractual, not the patient's share."""
+    adjustments = [*remit.get("claim_adjustments", [])]
+    for line in remit.get("lines", []):
+        adjustments.extend(line.get("adjustments", []))
+    codes = [
+        (str(a.get("group_code")), str(a.get("reason_code")))
+        for a in adjustments
+        if a.get("reason_code") not in CONTRACTUAL
+        and not (a.get("group_code") == "PR" and a.get("reason_code") in PATIENT_SHARE)
+    ]
+    return list(dict.fromkeys(codes))
+
+
+def remark_codes(remit: Mapping[str, Any]) -> set[str]:
+    return {str(code) for line in remit.get("lines", []) for code in line.get("remark_codes", [])}
+
+
+def cites_carc(text: str, group: str, code: str) -> bool:
+    """`CO-50`, `CO 50`, `CARC 50` or `reason code 50` in the text."""
+    pattern = rf"(?:\b{re.escape(group)}[-\s]?|\bCARC\s*|\breason code\s*){re.escape(code)}\b"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def open_balance(world: Mapping[str, Any], claim_id: str) -> float:
+    """Charge not yet paid, written off or moved to the patient, before the episode."""
+    claim = world.get("claims", {}).get(claim_id, {})
+    charge = sum(float(line.get("charge", 0.0)) for line in claim.get("lines", []))
+
+    def total(collection: str, field: str) -> float:
+        rows = world.get(collection, {}).values()
+        return sum(float(r.get(field, 0.0)) for r in rows if r.get("claim_id") == claim_id)
+
+    return round(
+        charge
+        - total("remittances", "paid_amount")
+        - total("write_offs", "amount")
+        - total("patient_transfers", "amount"),
+        2,
+    )
