@@ -1,0 +1,93 @@
+"""Expert agreement and business-outcome correlation of the verifiers, from the archive's database.
+
+Labels (the label store) and verdicts (archived `verifier.scored` events) become the plain pairs
+`envs.verifiers.agreement` measures; `loopline verifiers agreement|outcomes` print the results and the
+verifier card reuses them.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from bridge.store.labels import LabelSource, SqlLabelStore
+from bridge.store.verdicts import SqlVerdictReader
+from envs.verifiers.agreement import (
+    DEFAULT_MIN_KAPPA,
+    DEFAULT_MIN_LABELS,
+    AgreementSummary,
+    OutcomeCorrelation,
+    agreement_by_verifier,
+    business_truth,
+    outcome_correlations,
+)
+
+NO_OUTCOMES = "no scored production episodes with outcomes"
+
+
+class AgreementReport(BaseModel):
+    """Every verifier's agreement with the expert labels in the store."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+    labels: int
+    """Labels considered."""
+    unscored_labels: int
+    """Of them, labels whose subject no verifier scored in the archive (they count for no verifier)."""
+    verifiers: list[AgreementSummary]
+    """Per verifier, by name: agreement over the labelled subjects it scored, and the gate."""
+
+
+class OutcomeReport(BaseModel):
+    """How well each verifier's scores predict the business outcomes observed later."""
+
+    model_config = ConfigDict(frozen=True, use_attribute_docstrings=True)
+
+    episodes: int
+    """Archived episodes with a verdict and at least one `outcome.observed`."""
+    unknown_truth: int
+    """Of them, episodes whose outcome kinds say neither good nor bad."""
+    verifiers: list[OutcomeCorrelation]
+    """Per verifier, by name: AUC and agreement over the episodes of known truth it scored."""
+    note: str | None = None
+    """Why there is nothing to report, when there is not."""
+
+
+def archived_agreement(
+    db_url: str,
+    *,
+    source: LabelSource | None = None,
+    min_kappa: float = DEFAULT_MIN_KAPPA,
+    min_labels: int = DEFAULT_MIN_LABELS,
+) -> AgreementReport:
+    """Each label paired with every verifier's latest verdict on its subject, measured per verifier."""
+    store = SqlLabelStore(db_url)
+    store.create_schema()
+    labels = store.list_labels(source=source)
+    verdicts = SqlVerdictReader(store.engine).verdicts(label.subject for label in labels)
+    rows = [(v.verifier, v.passed, label.passed) for label in labels for v in verdicts.get(label.subject, [])]
+    return AgreementReport(
+        labels=len(labels),
+        unscored_labels=sum(1 for label in labels if label.subject not in verdicts),
+        verifiers=agreement_by_verifier(rows, min_kappa=min_kappa, min_labels=min_labels),
+    )
+
+
+def archived_outcomes(db_url: str) -> OutcomeReport:
+    """Each scored episode's verdicts against the business truth of its observed outcomes."""
+    episodes = SqlVerdictReader(db_url).scored_with_outcomes()
+    truths = [(episode, business_truth(episode.outcome_kinds)) for episode in episodes]
+    rows = [
+        (v.verifier, v.score, v.passed, truth)
+        for ep, truth in truths
+        if truth is not None
+        for v in ep.verdicts
+    ]
+    unknown = sum(1 for _, truth in truths if truth is None)
+    note = None
+    if not episodes:
+        note = NO_OUTCOMES
+    elif not rows:
+        note = f"{NO_OUTCOMES} of a known kind ({unknown} with outcomes that say neither good nor bad)"
+    return OutcomeReport(
+        episodes=len(episodes), unknown_truth=unknown, verifiers=outcome_correlations(rows), note=note
+    )
