@@ -1,7 +1,8 @@
 """The bridge HTTP API (FastAPI): run episodes, a tool gateway, an outcome webhook, read endpoints.
 
-Roles: `agent` runs episodes, uses the gateway and reports outcomes; `reviewer` reads; `operator`
-may do everything and is the only role that can reveal PHI. OpenAPI at `/openapi.json`.
+Roles: `agent` runs episodes, uses the gateway and reports outcomes; `reviewer` reads and labels
+trajectories; `operator` may do everything and is the only role that can reveal PHI. OpenAPI at
+`/openapi.json`.
 """
 
 from __future__ import annotations
