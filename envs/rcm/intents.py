@@ -16,13 +16,15 @@ from schemas.tasks import Assertion, CallConstraint
 
 WRITES = (
     "submit_replacement_claim", "submit_appeal", "request_authorization", "bill_other_payer",
-    "transfer_to_patient_responsibility", "post_write_off", "close_claim", "escalate_to_human",
+    "transfer_to_patient_responsibility", "post_write_off", "close_claim", "submit_new_claim",
+    "escalate_to_human",
 )  # fmt: skip
 _WHY = {
     "submit_appeal": "a needless appeal wastes weeks",
     "post_write_off": "writing off a recoverable claim loses revenue",
     "transfer_to_patient_responsibility": "billing the patient here breaks the payer contract",
     "submit_replacement_claim": "a resubmission does not fix this denial",
+    "submit_new_claim": "only a claim the payer never adjudicated (rejected, or MA130) goes out as a new claim",
     "escalate_to_human": "this case needs no human",
     "request_authorization": "no authorization request is called for",
     "bill_other_payer": "no other payer is responsible",
@@ -106,6 +108,30 @@ def replacement(claim_id: str, reason: str, **constraints: Any) -> Intent:
         (rule,),
         allowed=("submit_replacement_claim",),
         outcome=(sent, stays_open(claim_id, "the corrected claim is pending with the payer")),
+        keeps=claim_id,
+        corrects=tuple(fields),
+    )
+
+
+def new_claim(claim_id: str, reason: str, **constraints: Any) -> Intent:
+    """A new original claim (frequency 1) in place of one the payer never adjudicated."""
+    rule = need("submit_new_claim", reason, claim_id=claim_id, **constraints)
+    fields = {path.removeprefix("corrections."): want for path, want in constraints.items()}
+    sent = fact(
+        "new_claim_sent",
+        f"a new claim (frequency 1, no original control number) takes the place of {claim_id}: {reason}",
+        "claims",
+        resubmits_claim_id=claim_id,
+        frequency_code="1",
+        original_claim_control_number=None,
+        new=True,
+        **fields,
+    )
+    return Intent(
+        "new_claim",
+        (rule,),
+        allowed=("submit_new_claim",),
+        outcome=(sent, stays_open(claim_id, "the new claim is pending with the payer")),
         keeps=claim_id,
         corrects=tuple(fields),
     )

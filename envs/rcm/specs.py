@@ -33,6 +33,11 @@ _NEVER: dict[str, tuple[str, str, dict[str, Any]]] = {
         "a corrected claim does not fix this denial",
         {"new": True, "frequency_code": "7"},
     ),
+    "submit_new_claim": (
+        "no_new_claim",
+        "only a claim the payer never adjudicated (rejected, or MA130) goes out again as a new claim",
+        {"new": True, "resubmits_claim_id": {"$ne": None}},
+    ),
     "bill_other_payer": (
         "no_other_payer_billed",
         "no other payer is responsible",
@@ -55,6 +60,7 @@ _COLLECTION = {
     "post_write_off": "write_offs",
     "transfer_to_patient_responsibility": "patient_transfers",
     "submit_replacement_claim": "claims",
+    "submit_new_claim": "claims",
     "bill_other_payer": "claims",
     "request_authorization": "authorizations",
     "escalate_to_human": "escalations",
@@ -111,9 +117,14 @@ def kept(intent: Intent, world: World) -> Assertion:
         name="correction_keeps_the_rest",
         reason=f"the corrected claim keeps what was right on {intent.keeps}",
         collection="claims",
-        where={"new": True, "replaces_claim_id": intent.keeps, **where},
+        where={"new": True, _link(intent): intent.keeps, **where},
         min_count=1,
     )
+
+
+def _link(intent: Intent) -> str:
+    """The field by which the corrected claim names the one it corrects."""
+    return "resubmits_claim_id" if intent.resolution.startswith("new_claim") else "replaces_claim_id"
 
 
 def _on_denied_line(intent: Intent, world: World, claim_id: str) -> Intent:
