@@ -16,6 +16,7 @@ from loopline.commands import sandbox as sandbox_cmd
 from loopline.commands import schemas as schemas_cmd
 from loopline.commands import stack as stack_cmd
 from loopline.commands import streams as streams_cmd
+from loopline.commands import verifier_card as verifier_card_cmd
 from loopline.commands import verifiers as verifiers_cmd
 
 app = typer.Typer(
@@ -28,6 +29,7 @@ app.add_typer(schemas_cmd.app, name="schemas")
 app.add_typer(sandbox_cmd.app, name="sandbox")
 stack_cmd.register(app)
 app.add_typer(envs_cmd.app, name="envs")
+verifier_card_cmd.register(verifiers_cmd.app)
 app.add_typer(verifiers_cmd.app, name="verifiers")
 streams_cmd.register(app)
 inspect_cmd.register(app)

@@ -1,0 +1,1 @@
+"""The verifier card: how each verifier was validated and attacked, in one report."""

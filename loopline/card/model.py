@@ -1,0 +1,106 @@
+"""What the verifier card holds: every number a buyer asks about a verifier, and what failed."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from envs.adversarial.report import ExploitReport, MutationReport
+from envs.verifiers.agreement import AgreementSummary
+from loopline.verifier_agreement import OutcomeReport
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+
+class TaskSetValidation(Model):
+    """Gold replay validation of one task set."""
+
+    name: str
+    """Task-set name."""
+    tasks: int
+    """Tasks validated."""
+    valid: int
+    """Tasks whose every gold scores 1.0 and doing nothing 0 (remittances valid where checked)."""
+    alternatives: int
+    """Alternative gold trajectories, each another acceptable resolution."""
+    problems: list[str] = Field(default_factory=list)
+    """`task: problem` lines, for tasks that failed."""
+
+
+class ExpertMiss(Model):
+    """An expert-set trajectory the verifier judged differently from the case's author."""
+
+    case: str
+    """Case id."""
+    trajectory: str
+    """Trajectory name."""
+    expected: str
+    """`pass` (a gold) or `fail` (a wrong move)."""
+    score: float
+    """The verifier's score."""
+    failed_checks: list[str] = Field(default_factory=list)
+    """`name: explanation` of each failed check."""
+
+
+class ExpertResult(Model):
+    """One verifier on the hand-written expert set."""
+
+    verifier: str
+    """Verifier name."""
+    golds: int
+    """Gold trajectories (first resolutions)."""
+    golds_passed: int
+    """Of them, scored 1.0."""
+    alternatives: int
+    """Alternative acceptable resolutions."""
+    alternatives_passed: int
+    """Of them, scored 1.0."""
+    wrong_moves: int
+    """Wrong moves."""
+    wrong_rejected: int
+    """Of them, scored below 1.0."""
+    misses: list[ExpertMiss] = Field(default_factory=list)
+    """Every disagreement with the cases' authors."""
+
+
+class PolicyOnExpertSet(Model):
+    """A policy (the reference specialist) scored on the expert set like any other."""
+
+    policy: str
+    """Policy name."""
+    verifier: str
+    """Verifier that scored it."""
+    cases: int
+    """Cases run."""
+    passed: int
+    """Cases it passed."""
+    failed_cases: list[str] = Field(default_factory=list)
+    """`case: first failed check` for each case it failed."""
+
+
+class VerifierCard(Model):
+    """The verifier card."""
+
+    seed: int
+    """Seed of the generated task sets."""
+    admitted: str
+    """The verifier the generated tasks name, whose bars decide admission."""
+    validation: list[TaskSetValidation]
+    """Gold replay validation per task set."""
+    expert: list[ExpertResult]
+    """Each verifier on the expert set."""
+    reference: PolicyOnExpertSet | None = None
+    """The reference specialist on the expert set."""
+    mutation: MutationReport
+    """Mutation scores per verifier and family, with survivors."""
+    exploits: ExploitReport
+    """The exploit battery: hackable share per verifier, every win."""
+    agreement: list[AgreementSummary]
+    """Agreement with expert labels per verifier (expert-set labels, plus the label store's)."""
+    agreement_sources: str
+    """Where the labels came from."""
+    outcomes: OutcomeReport | None = None
+    """Business-outcome correlation from the archive, when one was given."""
+    failing: list[str] = Field(default_factory=list)
+    """Every bar the admitted verifier misses, in words; empty when it meets them all."""

@@ -1,0 +1,97 @@
+"""The verifier card as rich tables (the JSON form is the model itself)."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from loopline.card.model import VerifierCard
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def render(card: VerifierCard, console: Console) -> None:
+    """Print every section of the card, then what fails."""
+    console.print(Group(*sections(card)))
+
+
+def sections(card: VerifierCard) -> list[Table | Text]:
+    out: list[Table | Text] = []
+    validation = Table(
+        title="gold replay validation (every gold 1.0, doing nothing 0, remittances pass pyx12)"
+    )
+    for column in ("task set", "tasks", "valid", "alternative golds"):
+        validation.add_column(column, justify="left" if column == "task set" else "right")
+    for block in card.validation:
+        validation.add_row(block.name, str(block.tasks), str(block.valid), str(block.alternatives))
+    out.append(validation)
+
+    expert = Table(title="expert set (hand-written cases)")
+    for column in ("verifier", "golds 1.0", "alternatives 1.0", "wrong moves < 1.0"):
+        expert.add_column(column, justify="left" if column == "verifier" else "right")
+    for r in card.expert:
+        expert.add_row(
+            r.verifier,
+            f"{r.golds_passed}/{r.golds}",
+            f"{r.alternatives_passed}/{r.alternatives}",
+            f"{r.wrong_rejected}/{r.wrong_moves}",
+        )
+    out.append(expert)
+    if card.reference is not None:
+        ref = card.reference
+        out.append(
+            Text(f"{ref.policy} specialist on the expert set under {ref.verifier}: {ref.passed}/{ref.cases}")
+        )
+
+    mutation = Table(
+        title=f"mutation testing ({card.mutation.tasks} tasks, {card.mutation.outcome_changing} outcome-changing "
+        f"of {card.mutation.mutants} mutants)"
+    )
+    for column in ("verifier", "rejected", "outcome-changing", "mutation score", "weakest family"):
+        mutation.add_column(column, justify="left" if column in ("verifier", "weakest family") else "right")
+    for v in card.mutation.verifiers:
+        scored = [f for f in v.by_family if f.score is not None]
+        weakest = min(scored, key=lambda f: f.score or 0.0) if scored else None
+        mutation.add_row(
+            v.verifier,
+            str(v.overall.rejected),
+            str(v.overall.outcome_changing),
+            _rate(v.overall.score),
+            f"{weakest.name} {_rate(weakest.score)}" if weakest else "",
+        )
+    out.append(mutation)
+
+    exploits = Table(title=f"exploit battery ({len(card.exploits.policies)} exploits)")
+    for column in ("verifier", "tasks", "hackable tasks", "hackable share"):
+        exploits.add_column(column, justify="left" if column == "verifier" else "right")
+    for e in card.exploits.verifiers:
+        exploits.add_row(e.verifier, str(e.tasks), str(e.hackable_tasks), f"{e.hackable_share:.1%}")
+    out.append(exploits)
+
+    agreement = Table(title=f"expert agreement (labels from {card.agreement_sources})")
+    for column in ("verifier", "n", "accuracy", "kappa", "false pass", "training"):
+        agreement.add_column(column, justify="left" if column in ("verifier", "training") else "right")
+    for s in card.agreement:
+        a = s.agreement
+        agreement.add_row(
+            a.verifier, str(a.n), _rate(a.accuracy), _rate(a.kappa), _rate(a.false_pass_rate),
+            "fit" if s.fitness.fit else "not fit",
+        )  # fmt: skip
+    out.append(agreement)
+    if card.outcomes is not None:
+        if card.outcomes.note:
+            out.append(Text(f"business outcomes: {card.outcomes.note}"))
+        for c in card.outcomes.verifiers:
+            out.append(Text(f"business outcomes, {c.verifier}: n={c.n}, AUC {_rate(c.auc)}"))
+    if card.failing:
+        out.append(
+            Text(
+                f"{card.admitted} misses:\n" + "\n".join(f"  - {line}" for line in card.failing), style="red"
+            )
+        )
+    else:
+        out.append(Text(f"{card.admitted} meets every bar", style="green"))
+    return out
