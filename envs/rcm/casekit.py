@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from adapters.rcm.models import Claim, DocumentKind, Patient
+from adapters.rcm.models import Acknowledgment, Claim, DocumentKind, Patient
 from adapters.rcm.world import World
 from envs.rcm.charts import CodedLine, visit_note
 from envs.rcm.faults import Fault
@@ -103,6 +103,13 @@ def swap_line(ctx: Ctx, claim: Claim, number: int, **changes: object) -> Claim:
 
 def visit(ctx: Ctx, codes: tuple[str, ...] = OFFICE_VISITS) -> LineSpec:
     return LineSpec(ctx.rng.choice(codes))
+
+
+def rejection(day: date, why: str = "invalid subscriber id (2010BA NM109)") -> Acknowledgment:
+    """A 277CA front-end rejection: the claim never entered adjudication, so it proves nothing."""
+    return Acknowledgment(
+        action="rejected", ack_date=day, status_category_code="A7", message=f"rejected: {why}"
+    )
 
 
 def typo(value: str) -> str:

@@ -12,7 +12,19 @@ from datetime import timedelta
 from typing import Any
 
 from envs.rcm import intents as want
-from envs.rcm.casekit import Builder, Case, Ctx, coded, recent, record, swap, swap_line, typo, visit
+from envs.rcm.casekit import (
+    Builder,
+    Case,
+    Ctx,
+    coded,
+    recent,
+    record,
+    rejection,
+    swap,
+    swap_line,
+    typo,
+    visit,
+)
 from envs.rcm.charts import abn_text, necessity_letter, timely_filing_proof
 from envs.rcm.vocab import COMMERCIAL, NEEDS_AUTH, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
@@ -46,10 +58,16 @@ def carc16(ctx: Ctx) -> Case:
         good = right.member_id
         claim = swap(ctx, right, member_id=typo(good))
         rule = {"corrections.member_id": good}
-    b.deny(claim, produced, "16", remarks=(rarc, "MA130") if rng.random() < 0.3 else (rarc,))
-    return ctx.case(
-        claim, want.replacement(claim.claim_id, f"fix what RARC {rarc} names", **rule), f"rarc:{rarc}"
+    # MA130: returned as unprocessable, never adjudicated: the fix goes out as a new claim.
+    unprocessable = rng.random() < 0.3
+    b.deny(claim, produced, "16", remarks=(rarc, "MA130") if unprocessable else (rarc,))
+    why = f"fix what RARC {rarc} names"
+    intent = (
+        want.new_claim(claim.claim_id, why, **rule)
+        if unprocessable
+        else want.replacement(claim.claim_id, why, **rule)
     )
+    return ctx.case(claim, intent, f"rarc:{rarc}", *(["rarc:MA130"] if unprocessable else []))
 
 
 def carc4(ctx: Ctx) -> Case:
@@ -133,26 +151,30 @@ def authorization(ctx: Ctx, carc: str) -> Case:
 
 # -- CARC 29: timely filing --------------------------------------------------------------------------------
 def carc29(ctx: Ctx) -> Case:
+    """The claim's 277CA acceptance is the proof of timely filing: within the limit → appeal citing
+    it (a clearinghouse report on file is optional); accepted only after the limit, even when an
+    earlier submission inside it was rejected → write off."""
     rng, b = ctx.rng, ctx.b
     rules = b.payer(ctx.payer_id).rules
-    proof = rng.random() < 0.5
+    variant = rng.choices(("in_time", "late", "rejected_in_time"), (5, 3, 2))[0]
     dos = b.ago(rules.timely_filing_days + rng.randrange(20, 120))
-    sent = dos + timedelta(
-        days=rules.timely_filing_days - rng.randrange(2, 30)
-        if proof
-        else rules.timely_filing_days + rng.randrange(3, 60)
-    )
+    if variant == "in_time":
+        sent = dos + timedelta(days=rules.timely_filing_days - rng.randrange(2, 30))
+    else:
+        sent = dos + timedelta(days=rules.timely_filing_days + rng.randrange(3, 60))
     produced = b.ago(rng.randrange(2, max(3, min(rules.appeal_window_days - 2, (b.today - sent).days - 1))))
     claim = b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos, submitted=sent, accepted=sent)
+    if variant == "rejected_in_time":
+        first = dos + timedelta(days=rng.randrange(5, max(6, rules.timely_filing_days - 5)))
+        claim = swap(ctx, claim, acknowledgments=(rejection(first), *claim.acknowledgments))
     b.deny(claim, produced, "29")
-    tags = ["variant:proof" if proof else "variant:late"]
-    if proof:
-        doc = b.document(ctx.patient, claim, "proof_of_timely_filing", "277CA acceptance report",
-                         timely_filing_proof(claim.claim_id, b.payer(ctx.payer_id).name, sent.isoformat(), (sent - dos).days), day=sent)  # fmt: skip
-        return ctx.case(claim, want.appeal(claim.claim_id, "timely_filing", [doc.document_id]), *tags)
-    return ctx.case(
-        claim, want.write_off(claim.claim_id, "timely_filing", claim.total_charge, b.limit), *tags
-    )
+    if variant != "in_time":
+        intent = want.write_off(claim.claim_id, "timely_filing", claim.total_charge, b.limit)
+        return ctx.case(claim, intent, f"variant:{variant}")
+    if rng.random() < 0.5:
+        b.document(ctx.patient, claim, "proof_of_timely_filing", "277CA acceptance report",
+                   timely_filing_proof(claim.claim_id, b.payer(ctx.payer_id).name, sent.isoformat(), (sent - dos).days), day=sent)  # fmt: skip
+    return ctx.case(claim, want.appeal(claim.claim_id, "timely_filing", []), f"variant:{variant}")
 
 
 # -- CARC 18: duplicate ---------------------------------------------------------------------------------------

@@ -126,7 +126,7 @@ def unknown_carc(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.deny(claim, produced, code)
-    return ctx.case(claim, want.escalation(claim.claim_id, "billing"), f"code:{code}")
+    return ctx.case(claim, want.human_review(claim.claim_id), f"code:{code}")
 
 
 def contradictory(ctx: Ctx) -> Case:
@@ -134,7 +134,7 @@ def contradictory(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.remit(claim, produced, {1: [("CO", "50", claim.total_charge)]}, paid={1: claim.total_charge})
-    return ctx.case(claim, want.escalation(claim.claim_id, "billing"))
+    return ctx.case(claim, want.human_review(claim.claim_id))
 
 
 def eligibility_conflict(ctx: Ctx) -> Case:
@@ -142,7 +142,7 @@ def eligibility_conflict(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.deny(claim, produced, "27")
-    return ctx.case(claim, want.escalation(claim.claim_id, "billing"))
+    return ctx.case(claim, want.human_review(claim.claim_id))
 
 
 def appeal_window_closed(ctx: Ctx) -> Case:
@@ -175,13 +175,14 @@ def tool_errors(ctx: Ctx) -> Case:
     """A base case worked through a live system that times out or answers 503 once."""
     carc = ctx.rng.choice(sorted(_FAULTY))
     case = BASE[carc](ctx)
+    write = "submit_new_claim" if case.intent.resolution == "new_claim" else _FAULTY[carc]
     kind = ctx.rng.choice(("read_timeout", "write_503", "write_timeout_lost", "write_timeout_applied"))
     if kind == "read_timeout":
         fault = Fault(tool="get_remittance", kind="timeout")
     elif kind == "write_503":
-        fault = Fault(tool=_FAULTY[carc], kind="http_503")
+        fault = Fault(tool=write, kind="http_503")
     else:
-        fault = Fault(tool=_FAULTY[carc], kind="timeout", applied=kind == "write_timeout_applied")
+        fault = Fault(tool=write, kind="timeout", applied=kind == "write_timeout_applied")
     case.faults.append(fault)
     case.tags, case.category = (*case.tags, f"fault:{kind}"), carc
     return case

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from adapters.rcm.guards import UNPROCESSABLE
 from envs.contract import Action, Finish, Turn
 from schemas.tasks import WorkItem
 from schemas.tools import ToolCall, ToolOutcome, ToolResult
@@ -215,6 +216,26 @@ class Desk:
         )
         facts.balance = round(facts.balance - amount, 2)
         return done
+
+    def correct(self, facts: Facts, corrections: dict[str, Any], note: str) -> Script:
+        """Send the corrected claim: a new claim (frequency 1) when the payer returned the claim as
+        unprocessable (MA130: never adjudicated, nothing to replace or appeal), otherwise a
+        replacement (frequency 7) quoting the original's control number."""
+        if UNPROCESSABLE in facts.remarks():
+            return (yield from self.new_claim(facts, corrections, note))
+        return (yield from self.replace(facts, corrections, note))
+
+    def new_claim(self, facts: Facts, corrections: dict[str, Any], note: str) -> Script:
+        """Send a new original claim (frequency 1) in place of a returned one."""
+
+        def landed(claim: dict[str, Any]) -> bool:
+            return bool(claim["claim"]["status"] == "resubmitted")
+
+        return (
+            yield from self.write(
+                "submit_new_claim", landed, claim_id=facts.claim_id, corrections=corrections, note=note
+            )
+        )
 
     def replace(self, facts: Facts, corrections: dict[str, Any], note: str) -> Script:
         """Send a replacement claim (frequency 7) quoting the original's control number."""

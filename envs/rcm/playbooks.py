@@ -65,7 +65,8 @@ def needs_human(desk: Desk, facts: Facts, why: str, queue: str = "billing") -> S
 
 # -- corrected claims -------------------------------------------------------------------------------
 def missing_information(desk: Desk, facts: Facts) -> Script:
-    """CO-16: fix the field the RARC names, resubmit as a replacement."""
+    """CO-16: fix the field the RARC names and send the corrected claim (a new claim when MA130 says
+    the claim was returned unprocessable, else a replacement)."""
     remarks = facts.remarks()
     if remarks & {"MA61", "N382"}:
         return (yield from corrected_member_id(desk, facts))
@@ -101,7 +102,7 @@ def missing_information(desk: Desk, facts: Facts) -> Script:
                 desk, facts, f"CO-16 with {sorted(remarks)}: nothing on file to correct", "coding"
             )
         )
-    return (yield from desk.replace(facts, corrections, f"corrected per RARC {', '.join(sorted(remarks))}"))
+    return (yield from desk.correct(facts, corrections, f"corrected per RARC {', '.join(sorted(remarks))}"))
 
 
 def corrected_member_id(desk: Desk, facts: Facts) -> Script:
@@ -115,7 +116,7 @@ def corrected_member_id(desk: Desk, facts: Facts) -> Script:
         return (
             yield from needs_human(desk, facts, "the payer's member id matches the claim; denial unexplained")
         )
-    return (yield from desk.replace(facts, {"member_id": member}, "corrected member id from eligibility"))
+    return (yield from desk.correct(facts, {"member_id": member}, "corrected member id from eligibility"))
 
 
 def modifier(desk: Desk, facts: Facts) -> Script:
@@ -142,7 +143,7 @@ def modifier(desk: Desk, facts: Facts) -> Script:
         return (
             yield from needs_human(desk, facts, "CO-4 but the chart's modifiers match the claim", "coding")
         )
-    return (yield from desk.replace(facts, {"lines": fixes}, "corrected modifiers"))
+    return (yield from desk.correct(facts, {"lines": fixes}, "corrected modifiers"))
 
 
 def bundled(desk: Desk, facts: Facts) -> Script:
@@ -155,7 +156,7 @@ def bundled(desk: Desk, facts: Facts) -> Script:
         if coded is not None and {"59", "XU"} & set(coded.modifiers):
             fixes.append({"line_number": number, "modifiers": list(coded.modifiers)})
     if fixes:
-        return (yield from desk.replace(facts, {"lines": fixes}, "distinct procedural service documented"))
+        return (yield from desk.correct(facts, {"lines": fixes}, "distinct procedural service documented"))
     return (
         yield from desk.write_off(
             facts, facts.denied_amount, "bundled", "bundled service, no distinct site documented"
@@ -176,7 +177,7 @@ def authorization(desk: Desk, facts: Facts) -> Script:
             and set(codes) <= set(auth["procedure_codes"])
         ):
             return (
-                yield from desk.replace(facts, {"prior_auth_number": auth["auth_number"]}, "auth on file")
+                yield from desk.correct(facts, {"prior_auth_number": auth["auth_number"]}, "auth on file")
             )
     payer_rules = yield from rules(desk, facts)
     docs = yield from documents(desk, facts)
@@ -196,7 +197,7 @@ def authorization(desk: Desk, facts: Facts) -> Script:
         decision = (asked or {}).get("authorization", {})
         if decision.get("status") == "approved":
             return (
-                yield from desk.replace(facts, {"prior_auth_number": decision["auth_number"]}, "retro-auth")
+                yield from desk.correct(facts, {"prior_auth_number": decision["auth_number"]}, "retro-auth")
             )
         return None  # pended: the decision comes later; nothing more to do today
     return (yield from necessity_or_write_off(desk, facts, docs, payer_rules, "no_authorization"))
@@ -240,22 +241,39 @@ def necessity(desk: Desk, facts: Facts) -> Script:
 
 # -- filing, duplicates, payers ---------------------------------------------------------------------
 def timely_filing(desk: Desk, facts: Facts) -> Script:
-    """CO-29: an accepted 277CA within the limit → appeal with the proof; else write off."""
+    """CO-29: a 277CA that accepted the claim within the payer's filing limit is the proof of timely
+    filing: appeal citing it. No acceptance within the limit (a rejection does not count): write off,
+    never the patient."""
     status = yield from desk.read("get_claim_status", claim_id=facts.claim_id)
     payer_rules = yield from rules(desk, facts)
     limit = int(payer_rules["timely_filing_days"]) if payer_rules else 0
-    in_time = any(
-        ack["action"] == "accepted" and (date.fromisoformat(ack["ack_date"]) - facts.dos).days <= limit
+    accepted = [
+        ack
         for ack in (status or {}).get("acknowledgments", [])
-    )
-    docs = yield from documents(desk, facts)
-    proof = [d["document_id"] for d in docs if d["kind"] == "proof_of_timely_filing"]
-    if in_time and proof and payer_rules and appeal_open(desk, facts, payer_rules):
-        argument = "The attached 277CA shows the payer accepted the claim within its filing limit."
-        return (yield from desk.appeal(facts, "timely_filing", argument, proof))
+        if ack["action"] == "accepted" and (date.fromisoformat(ack["ack_date"]) - facts.dos).days <= limit
+    ]
+    if accepted and payer_rules and appeal_open(desk, facts, payer_rules):
+        ack = accepted[0]
+        days = (date.fromisoformat(ack["ack_date"]) - facts.dos).days
+        pcn = ack.get("payer_claim_control_number") or facts.remit["payer_claim_control_number"]
+        reason = (
+            f"The CO-29 denial of claim {facts.claim_id} is in error. The payer's 277CA of {ack['ack_date']} "
+            f"(status {ack['status_category_code']}, payer claim control number {pcn}) accepted the claim "
+            f"{days} days after the date of service {facts.dos.isoformat()}, within the {limit}-day timely "
+            "filing limit."
+        )
+        return (
+            yield from desk.write(
+                "submit_appeal",
+                claim_id=facts.claim_id,
+                basis="timely_filing",
+                reason=reason,
+                attachment_document_ids=[],
+            )
+        )
     return (
         yield from desk.write_off(
-            facts, facts.denied_amount, "timely_filing", "filed after the payer's limit"
+            facts, facts.denied_amount, "timely_filing", "no 277CA acceptance within the payer's filing limit"
         )
     )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from adapters.rcm.codes import CARC, DEACTIVATED_CARC
 from adapters.rcm.world import World
 from envs.rcm.cases import BASE
 from envs.rcm.cases_edge import EDGE
@@ -103,3 +104,48 @@ def test_the_work_item_shows_what_a_work_queue_would(rcm_base: list[Task]) -> No
     assert item.domain == "rcm" and item.item_id == item.payload["claim_id"]
     assert item.payload["adjustment_codes"] and date.fromisoformat(item.payload["worked_on"])
     assert "CO" in item.instructions and item.payload["write_off_approval_limit"] == 500.0
+
+
+def test_an_unprocessable_claim_goes_out_as_a_new_claim_never_a_replacement(rcm_base: list[Task]) -> None:
+    returned = [t for t in rcm_base if "rarc:MA130" in t.tags]
+    assert returned, "the base set must hold CO-16 denials returned as unprocessable (MA130)"
+    for task in returned:
+        assert "resolution:new_claim" in task.tags
+        names = [c.name for c in task.gold_solution]
+        assert "submit_new_claim" in names and "submit_replacement_claim" not in names, task.task_id
+        assert "submit_appeal" not in names
+    adjudicated = [t for t in rcm_base if "carc:16" in t.tags and "rarc:MA130" not in t.tags]
+    assert adjudicated and all("resolution:replacement" in t.tags for t in adjudicated)
+
+
+def test_timely_filing_is_proved_by_the_277ca_not_by_a_scanned_document(rcm_base: list[Task]) -> None:
+    co29 = [t for t in rcm_base if "carc:29" in t.tags]
+    in_time = [t for t in co29 if "variant:in_time" in t.tags]
+    assert in_time and all("resolution:appeal" in t.tags for t in in_time)
+    without_report = [
+        t
+        for t in in_time
+        if not any(d["kind"] == "proof_of_timely_filing" for d in t.initial_world["documents"].values())
+    ]
+    assert without_report, "some in-time claims must have no clearinghouse report on file"
+    for task in in_time:
+        appeal = next(c for c in task.gold_solution if c.name == "submit_appeal")
+        assert appeal.arguments["basis"] == "timely_filing" and "277CA" in appeal.arguments["reason"]
+    rejected_first = [t for t in co29 if "variant:rejected_in_time" in t.tags]
+    assert rejected_first, "a rejection inside the limit must appear, and prove nothing"
+    for task in [*rejected_first, *(t for t in co29 if "variant:late" in t.tags)]:
+        assert not any(c.name == "submit_appeal" for c in task.gold_solution), task.task_id
+        assert not any(c.name == "transfer_to_patient_responsibility" for c in task.gold_solution)
+
+
+def test_unknown_carc_cases_use_codes_absent_from_the_current_carc_list(rcm_edge: list[Task]) -> None:
+    codes = {
+        tag.removeprefix("code:")
+        for t in rcm_edge
+        if "edge:unknown_carc" in t.tags
+        for tag in t.tags
+        if tag.startswith("code:")
+    }
+    assert codes and not codes & set(CARC)
+    assert not codes & {"A6", "B4", "W1", "P21"}  # current codes, not retired ones
+    assert all(code in DEACTIVATED_CARC or code.startswith("Z") for code in codes)
