@@ -202,8 +202,10 @@ def escalation(claim_id: str, queue: str | tuple[str, ...], **extra: Any) -> Int
 
 
 def human_review(claim_id: str) -> Intent:
-    """A remittance the desk cannot resolve: billing or a supervisor decides."""
-    return escalation(claim_id, ("billing", "supervisor"))
+    """A remittance the desk cannot resolve: billing or a supervisor decides, and the desk asks for
+    a review rather than recommending an outcome it could not determine (a write-off of a claim
+    nobody understood loses money that may be owed)."""
+    return escalation(claim_id, ("billing", "supervisor"), recommended_action="review")
 
 
 def write_off(claim_id: str, reason_code: str, amount: float, limit: float) -> Intent:
