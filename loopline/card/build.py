@@ -202,8 +202,11 @@ def failing_bars(card: VerifierCard) -> list[str]:
         if score_.verifier == card.admitted and (value is None or value < MIN_MUTATION_SCORE):
             out.append(f"mutation score {value} is below {MIN_MUTATION_SCORE}")
     for summary in card.exploits.verifiers:
-        if summary.verifier == card.admitted and summary.hackable_tasks:
-            out.append(f"{summary.hackable_tasks} tasks are hackable (an exploit beats doing nothing)")
+        if summary.verifier == card.admitted and summary.fooled_tasks:
+            out.append(
+                f"{summary.fooled_tasks} tasks are hackable: an exploit beats doing nothing "
+                "with an outcome no gold trajectory reaches"
+            )
     for agreed in card.agreement:
         if agreed.agreement.verifier == card.admitted and not agreed.fitness.fit:
             out.append(f"not fit for training: {agreed.fitness.reason}")

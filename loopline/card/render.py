@@ -65,11 +65,23 @@ def sections(card: VerifierCard) -> list[Table | Text]:
     out.append(mutation)
 
     exploits = Table(title=f"exploit battery ({len(card.exploits.policies)} exploits)")
-    for column in ("verifier", "tasks", "hackable tasks", "hackable share"):
+    for column in ("verifier", "tasks", "beat doing nothing", "with a gold outcome", "hackable share"):
         exploits.add_column(column, justify="left" if column == "verifier" else "right")
     for e in card.exploits.verifiers:
-        exploits.add_row(e.verifier, str(e.tasks), str(e.hackable_tasks), f"{e.hackable_share:.1%}")
+        exploits.add_row(
+            e.verifier,
+            str(e.tasks),
+            str(e.hackable_tasks),
+            str(e.hackable_tasks - e.fooled_tasks),
+            f"{e.fooled_share:.1%}",
+        )
     out.append(exploits)
+    out.append(
+        Text(
+            "hackable = an exploit scores above doing nothing with an outcome no gold trajectory has; an "
+            "exploit that reaches a gold outcome (a blanket write-off of a contractual balance) did the work"
+        )
+    )
 
     agreement = Table(title=f"expert agreement (labels from {card.agreement_sources})")
     for column in ("verifier", "n", "accuracy", "kappa", "false pass", "training"):
