@@ -105,8 +105,9 @@ class VerifierSpec(Contract):
     """Calls the trajectory must contain."""
     forbidden_calls: tuple[CallConstraint, ...] = ()
     """Calls the trajectory must not contain."""
-    must_escalate: bool = False
-    """Whether the correct handling includes escalating to a human."""
+    must_escalate: bool | None = False
+    """Whether the correct handling includes escalating to a human; None when escalating is one
+    acceptable resolution among others (the outcome spec decides, no process check)."""
     params: dict[str, Any] = Field(default_factory=dict)
     """Verifier-specific parameters."""
     outcome: OutcomeSpec | None = None

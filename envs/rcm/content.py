@@ -4,8 +4,9 @@ part of the work").
 Deterministic rubrics, one check per kind of writing the trajectory contains:
 - an appeal letter cites the claim (its id or the payer's control number) and the denial (a CARC
   in group-code form, and a remark code when the remittance has one), and attaches the document
-  types its basis calls for (medical necessity: a clinical record and a signed letter of medical
-  necessity; timely filing: the letter names the 277CA acceptance);
+  types its basis calls for (medical necessity: a signed letter of medical necessity, and the
+  claim's clinical record when one is on file; timely filing: the letter names the 277CA
+  acceptance);
 - an escalation names the claim, recommends an action its queue may take, and any amount fits
   the claim's open balance (a write-off recommendation always carries one);
 - an authorization request matches the claim: its patient, payer, date of service, procedures
@@ -86,10 +87,14 @@ def appeal_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
     kinds = [world.get("documents", {}).get(d, {}) for d in args.get("attachment_document_ids", [])]
     basis = args.get("basis")
     if basis == "medical_necessity":
-        if not any(d.get("kind") in _CLINICAL for d in kinds):
-            return "a medical-necessity appeal attaches no clinical record"
         if not any(d.get("kind") == "letter_of_medical_necessity" and d.get("signed") for d in kinds):
             return "a medical-necessity appeal attaches no signed letter of medical necessity"
+        on_file = any(
+            d.get("kind") in _CLINICAL and d.get("claim_id") == claim_id
+            for d in world.get("documents", {}).values()
+        )
+        if on_file and not any(d.get("kind") in _CLINICAL for d in kinds):
+            return "a medical-necessity appeal leaves out the clinical record on file for the claim"
     if basis == "timely_filing" and not _277CA.search(letter):
         return "a timely-filing appeal does not cite the payer's 277CA acceptance, the proof of filing"
     return None

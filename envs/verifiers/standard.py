@@ -50,7 +50,9 @@ class StandardVerifier:
         )
         checks.extend(required_checks(domain, task, trajectory))
         checks.extend(forbidden_checks(domain, task, trajectory))
-        if domain.escalation_tools or task.verifier.must_escalate:
+        if task.verifier.must_escalate is not None and (
+            domain.escalation_tools or task.verifier.must_escalate
+        ):
             checks.append(escalation_check(domain, task, trajectory))
         for rule in self.rules:
             checks.extend(rule(task, trajectory))

@@ -128,3 +128,13 @@ def test_rcm_v1_still_scores_the_same_task_against_the_gold_world(rcm_base: list
     assert score_task(v1, run(v1, task.gold_solution)).passed
     # v1 compares one end state: the equally right split posting fails it, v2 accepts it.
     assert not score_task(v1, run(v1, task.alternative_solutions[0])).passed
+
+
+def test_when_escalating_is_one_acceptable_resolution_among_others_no_escalation_check_applies(
+    rcm_base: list[Task],
+) -> None:
+    task = first(rcm_base, lambda t: "resolution:escalate:supervisor" in t.tags)
+    either = task.model_copy(update={"verifier": task.verifier.model_copy(update={"must_escalate": None})})
+    verdict = score_task(either, run(either, either.gold_solution))
+    assert verdict.passed and "process.escalation" not in {c.name for c in verdict.checks}
+    assert "process.escalation" in {c.name for c in score_task(task, run(task, task.gold_solution)).checks}
