@@ -1,0 +1,35 @@
+"""`loopline verifiers report`: the verifier card from a real (small) run, and the bars it enforces."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from loopline.cli import app
+
+
+def test_the_card_reports_every_part_for_both_verifiers_and_exits_by_its_bars() -> None:
+    result = CliRunner().invoke(
+        app, ["verifiers", "report", "--json", "--per-carc", "1", "--per-kind", "1", "--workers", "1"]
+    )
+    card = json.loads(result.stdout[result.stdout.index("{") :])
+    assert result.exit_code == (1 if card["failing"] else 0)
+    assert [v["name"] for v in card["validation"]] == ["rcm-base", "rcm-edge"]
+    expert = {r["verifier"]: r for r in card["expert"]}
+    assert set(expert) == {"rcm.v1", "rcm.v2"} and expert["rcm.v2"]["wrong_moves"] > 0
+    mutation = {v["verifier"]: v["overall"] for v in card["mutation"]["verifiers"]}
+    assert mutation["rcm.v2"]["outcome_changing"] > 0
+    assert mutation["rcm.v2"]["score"] >= mutation["rcm.v1"]["score"]
+    exploits = {v["verifier"]: v for v in card["exploits"]["verifiers"]}
+    assert len(card["exploits"]["policies"]) >= 12 and set(exploits) == {"rcm.v1", "rcm.v2"}
+    agreement = {a["agreement"]["verifier"]: a for a in card["agreement"]}
+    assert (
+        agreement["rcm.v2"]["agreement"]["n"]
+        == expert["rcm.v2"]["golds"] + expert["rcm.v2"]["alternatives"] + expert["rcm.v2"]["wrong_moves"]
+    )
+    bars = " ".join(card["failing"])
+    if exploits["rcm.v2"]["fooled_tasks"]:
+        assert "hackable" in bars
+    if expert["rcm.v2"]["wrong_rejected"] < expert["rcm.v2"]["wrong_moves"]:
+        assert "wrong moves pass" in bars
