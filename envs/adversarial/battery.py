@@ -90,7 +90,10 @@ def exploit_report(
     job = partial(exploit_task, policies=policies, verifiers=targets, seed=seed, max_steps=max_steps)
     results = per_task(job, tasks, workers=workers, progress=progress)
     rows = [row for r in results for row in r.rows]
-    ran = list(dict.fromkeys(row.policy for row in rows if row.policy != BASELINE))
+    if policies is not None:
+        ran = [p.name for p in policies]
+    else:
+        ran = list(dict.fromkeys(p.name for task in tasks for p in domain_exploits(task.domain)))
     return summarize_exploits(
         rows, policies=ran, verifiers=targets, errors=[e for r in results for e in r.errors]
     )
