@@ -107,7 +107,8 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
     ToolSpec(
         "submit_appeal",
         "File an appeal of a denial with supporting documents attached. Refused after the payer's "
-        "appeal window. Appeals take weeks: do not appeal what a corrected claim fixes.",
+        "appeal window, and for a claim returned as unprocessable (MA130: no appeal rights). Appeals "
+        "take weeks: do not appeal what a corrected claim fixes.",
         args.SubmitAppealArgs,
         results.AppealResult,
         WRITE,
