@@ -29,13 +29,13 @@ def test_generated_835_passes_pyx12_validation_against_005010x221a1(world: World
 
 
 def test_835s_of_worlds_the_task_generator_builds_pass_pyx12() -> None:
-    from envs.rcm.cases import BASE
-    from envs.rcm.cases_edge import EDGE
+    from envs.rcm.cases import BASE, PAYER_FOR
+    from envs.rcm.cases_edge import EDGE, EdgeSpec
     from envs.rcm.tasks import draw
 
-    builders = [(name, build, None) for name, build in BASE.items()]
-    builders += [(name, build, payers) for name, (build, _, payers) in EDGE.items()]
-    for name, build, payers in builders:
+    builders: list[EdgeSpec] = [(build, name, PAYER_FOR.get(name)) for name, build in BASE.items()]
+    builders += [(build, name, payers) for name, (build, _, payers) in EDGE.items()]
+    for build, name, payers in builders:
         for index in range(3):
             world = draw("x12", 0, name, index, build, payers).world
             assert validate_835(_interchange(world)) == [], (name, index)
