@@ -14,6 +14,7 @@ from envs.contract import Trajectory
 from envs.rcm.content import content_checks
 from envs.rcm.intents import WRITES
 from envs.rcm.terminal import nothing_after_resolution
+from envs.verifiers.judge import Judge, Rubric, judged_content
 from envs.verifiers.standard import StandardVerifier
 from schemas.tasks import Task
 from schemas.tools import ToolOutcome
@@ -73,16 +74,44 @@ RCM_V1 = StandardVerifier(
     name="rcm.v1", domain="rcm", rules=(reads_before_writes, no_patient_billing_on_co, verify_before_retry)
 )
 
-RCM_V2 = StandardVerifier(
-    name="rcm.v2",
-    domain="rcm",
-    rules=(
-        reads_before_writes,
-        no_patient_billing_on_co,
-        verify_before_retry,
-        nothing_after_resolution,
-        content_checks,
-    ),
-    outcome="spec",
+V2_RULES = (
+    reads_before_writes,
+    no_patient_billing_on_co,
+    verify_before_retry,
+    nothing_after_resolution,
+    content_checks,
 )
+RCM_V2 = StandardVerifier(name="rcm.v2", domain="rcm", rules=V2_RULES, outcome="spec")
 """Outcome spec, process rules, the terminal-state rule and the content rubrics."""
+
+RUBRICS = (
+    Rubric(
+        "submit_appeal",
+        "reason",
+        "An appeal letter a payer's reviewer would act on: it names the claim and the denial (CARC and "
+        "remark codes), says why the denial is wrong for this claim, and points to the attached evidence. "
+        "Boilerplate that could be sent for any claim fails.",
+    ),
+    Rubric(
+        "escalate_to_human",
+        "reason",
+        "A hand-off a colleague can act on: it names the claim, what was found, and why a human must "
+        "decide; a recommendation it makes follows from those facts.",
+    ),
+)
+"""The free-text items a judge reads, with their rubrics."""
+
+
+def case_context(task: Task) -> dict[str, object]:
+    """What a judge may know: the work item's facts (never the gold or the spec)."""
+    return {"claim": task.work_item.item_id, **task.work_item.payload}
+
+
+def rcm_v2_judged(judge: Judge) -> StandardVerifier:
+    """rcm.v2 plus a rubric judge on appeal letters and escalation reasons (`rcm.v2+judge`)."""
+    return StandardVerifier(
+        name="rcm.v2+judge",
+        domain="rcm",
+        rules=(*V2_RULES, judged_content(judge, RUBRICS, case_context)),
+        outcome="spec",
+    )
