@@ -33,7 +33,9 @@ def test_a_scripted_judge_reads_the_appeal_letter_and_gates_the_score(rcm_base: 
     assert verdict.passed and "content.judge.submit_appeal" in {c.name for c in verdict.checks}
     bland = [
         c.model_copy(
-            update={"arguments": {**c.arguments, "reason": f"Claim {task.work_item.item_id}: pay it."}}
+            update={
+                "arguments": {**c.arguments, "reason": c.arguments["reason"].replace("records", "papers")}
+            }
         )
         if c.name == "submit_appeal"
         else c
