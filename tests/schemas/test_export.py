@@ -37,4 +37,6 @@ def test_a_retired_event_type_keeps_its_published_schema_and_upcasts() -> None:
     old = {"task_id": "t1", "verdict": {"verifier": "rcm.v1", "score": 1.0, "passed": True, "checks": []}}
     event_type, data = DEFAULT_REGISTRY.upcast("loopline.verifier.scored.v1", old)
     assert event_type == "loopline.verifier.scored.v2"
-    assert DEFAULT_REGISTRY.model_for(event_type).model_validate(data).model_dump(mode="json")["task_id"] == "t1"
+    assert (
+        DEFAULT_REGISTRY.model_for(event_type).model_validate(data).model_dump(mode="json")["task_id"] == "t1"
+    )
