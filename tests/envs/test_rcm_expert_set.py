@@ -27,23 +27,7 @@ from envs.rcm.x12check import remittance_problems
 from envs.verifiers.base import VERIFIERS
 from schemas.tools import ToolOutcome
 
-DISAGREEMENTS: dict[tuple[str, str], str] = {
-    ("x15-co197-medicaid-no-retro", "supervisor_write_off"): (
-        "process.escalation reads one must_escalate flag, so an escalation that is one of several "
-        "acceptable resolutions loses process share"
-    ),
-    **{
-        (case_id, "escalate_compliance"): (
-            "process.escalation reads one must_escalate flag: handing a GA line billed without a valid "
-            "ABN to compliance is one acceptable resolution, the write-off the other"
-        )
-        for case_id in ("x30-co50-abn-signed-after", "x31-co50-abn-generic")
-    },
-    ("x33-co50-window-closed", "escalate_supervisor"): (
-        "process.escalation reads one must_escalate flag: the brief (and the seed's own case) accepts a "
-        "write-off or a supervisor escalation"
-    ),
-}
+DISAGREEMENTS: dict[tuple[str, str], str] = {}
 """Golds `rcm.v2` scores below 1.0 where the brief says the gold is right (see the verifier card).
 Each is a strict expected failure: when the verifier is fixed the test fails until it is removed."""
 

@@ -107,6 +107,13 @@ class ExpertCase(Contract):
         patched = apply_patches(seed_world().snapshot(), self.world.patches)
         return World.from_snapshot(patched).snapshot()
 
+    @property
+    def must_escalate(self) -> bool | None:
+        """True when every gold escalates, False when none does, None when escalating is one
+        acceptable resolution among others (then the spec alone decides)."""
+        escalates = {any(c.name == ESCALATE for c in g.calls) for g in self.golds}
+        return None if len(escalates) > 1 else escalates.pop()
+
     def task(self) -> Task:
         """The case as a task: `rcm.v2` with the spec, the first gold as gold, the others as alternatives."""
         world = World.from_snapshot(self.world_snapshot)
@@ -126,7 +133,7 @@ class ExpertCase(Contract):
                 verifier=VERIFIER,
                 outcome_paths=OUTCOME_PATHS,
                 forbidden_calls=self.forbidden_calls,
-                must_escalate=all(any(c.name == ESCALATE for c in g.calls) for g in self.golds),
+                must_escalate=self.must_escalate,
                 outcome=self.spec,
             ),
             provenance=Provenance(kind="synthetic", generator=GENERATOR, distribution="expert"),
