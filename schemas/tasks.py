@@ -66,8 +66,8 @@ class Assertion(Contract):
     """A numeric field summed over the matching records."""
     total: float | None = None
     """What `total_of` must sum to."""
-    tolerance: float = Field(default=0.01, ge=0.0)
-    """How far the sum may be from `total` (a cent by default)."""
+    tolerance: float = Field(default=0.005, ge=0.0)
+    """How far the sum may be from `total`; half a cent by default, so sums of cents must match."""
 
 
 class Resolution(Contract):

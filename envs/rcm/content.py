@@ -5,8 +5,9 @@ Deterministic rubrics, one check per kind of writing the trajectory contains:
 - an appeal letter cites the claim (its id or the payer's control number) and the denial (a CARC
   in group-code form, and a remark code when the remittance has one), and attaches the document
   types its basis calls for (medical necessity: a signed letter of medical necessity, and the
-  claim's clinical record when one is on file; timely filing: the letter names the 277CA
-  acceptance);
+  claim's clinical record when one is on file), and argues its basis (medical necessity: points to
+  the evidence and says what it shows; timely filing: the 277CA acceptance and its date;
+  underpayment: the contracted rate and the amount);
 - an escalation names the claim, recommends an action its queue may take, and any amount fits
   the claim's open balance (a write-off recommendation always carries one);
 - an authorization request matches the claim: its patient, payer, date of service, procedures
@@ -39,6 +40,9 @@ QUEUE_ACTIONS: dict[str, frozenset[str]] = {
 """What each human queue may decide; a recommendation outside it cannot be acted on."""
 _CLINICAL = ("medical_record", "operative_note")
 _277CA = re.compile(r"\b277\s?CA\b|claim acknowledg", re.IGNORECASE)
+_EVIDENCE = re.compile(r"record|note|chart|letter|\bLMN\b|documentation", re.IGNORECASE)
+_NECESSITY = re.compile(r"necess|\bLMN\b|criteria", re.IGNORECASE)
+_CONTRACT = re.compile(r"contract|fee schedule", re.IGNORECASE)
 
 
 def content_checks(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
@@ -95,9 +99,47 @@ def appeal_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
         )
         if on_file and not any(d.get("kind") in _CLINICAL for d in kinds):
             return "a medical-necessity appeal leaves out the clinical record on file for the claim"
-    if basis == "timely_filing" and not _277CA.search(letter):
-        return "a timely-filing appeal does not cite the payer's 277CA acceptance, the proof of filing"
+    return argument_problem(str(basis), letter, world, claim_id)
+
+
+def argument_problem(basis: str, letter: str, world: Mapping[str, Any], claim_id: str) -> str | None:
+    """Why the letter does not argue its basis from the case's evidence, or None.
+
+    A floor, not a judge: a medical-necessity letter points to the clinical evidence and says what it
+    shows; a timely-filing letter cites the 277CA acceptance and its date; an underpayment letter
+    names the contracted rate and the amount. Anything subtler is the rubric judge's to read."""
+    if basis == "medical_necessity":
+        if not _EVIDENCE.search(letter):
+            return "a medical-necessity letter points to no clinical evidence (records, notes, the letter of necessity)"
+        claim = world.get("claims", {}).get(claim_id, {})
+        codes = {line.get("procedure_code") for line in claim.get("lines", [])} | set(
+            claim.get("diagnosis_codes", [])
+        )
+        if not (_NECESSITY.search(letter) or any(code and code in letter for code in codes)):
+            return "a medical-necessity letter never says what the evidence shows about the service"
+    if basis == "timely_filing":
+        if not _277CA.search(letter):
+            return "a timely-filing appeal does not cite the payer's 277CA acceptance, the proof of filing"
+        accepted = [
+            ack.get("ack_date")
+            for ack in world.get("claims", {}).get(claim_id, {}).get("acknowledgments", [])
+            if ack.get("action") == "accepted"
+        ]
+        if not any(_dated(letter, str(day)) for day in accepted):
+            return "a timely-filing appeal does not give the date the payer accepted the claim"
+    if basis == "underpayment" and not (_CONTRACT.search(letter) and "$" in letter):
+        return "an underpayment appeal names neither the contracted rate nor the amount owed"
     return None
+
+
+def _dated(letter: str, iso: str) -> bool:
+    if iso in letter:
+        return True
+    parts = iso.split("-")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return False
+    year, month, day = parts
+    return f"{month}/{day}/{year}" in letter or f"{int(month)}/{int(day)}/{year}" in letter
 
 
 def escalation_problem(world: Mapping[str, Any], turn: Turn) -> str | None:

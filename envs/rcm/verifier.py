@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from envs.contract import Trajectory
 from envs.rcm.content import content_checks
 from envs.rcm.intents import WRITES
-from envs.rcm.terminal import nothing_after_resolution
+from envs.rcm.terminal import no_repeated_write, nothing_after_resolution
 from envs.verifiers.judge import Judge, Rubric, judged_content
 from envs.verifiers.standard import StandardVerifier
 from schemas.tasks import Task
@@ -79,10 +79,11 @@ V2_RULES = (
     no_patient_billing_on_co,
     verify_before_retry,
     nothing_after_resolution,
+    no_repeated_write,
     content_checks,
 )
 RCM_V2 = StandardVerifier(name="rcm.v2", domain="rcm", rules=V2_RULES, outcome="spec")
-"""Outcome spec, process rules, the terminal-state rule and the content rubrics."""
+"""Outcome spec, process rules, the terminal-state rules and the content rubrics."""
 
 RUBRICS = (
     Rubric(

@@ -45,7 +45,8 @@ def failure(assertion: Assertion, facts: Facts) -> str | None:
         if abs(got - assertion.total) > assertion.tolerance + 1e-9:
             return (
                 f"{assertion.total_of} of {_what(assertion)} sums to {got:.2f}, "
-                f"wanted {assertion.total:.2f} (±{assertion.tolerance:.2f})"
+                f"wanted {assertion.total:.2f}"
+                + (f" (±{assertion.tolerance:.2f})" if assertion.tolerance >= 0.01 else "")
             )
     return None
 

@@ -138,3 +138,52 @@ def test_when_escalating_is_one_acceptable_resolution_among_others_no_escalation
     verdict = score_task(either, run(either, either.gold_solution))
     assert verdict.passed and "process.escalation" not in {c.name for c in verdict.checks}
     assert "process.escalation" in {c.name for c in score_task(task, run(task, task.gold_solution)).checks}
+
+
+def test_a_letter_that_only_lists_ids_and_codes_argues_nothing_and_scores_zero(rcm_base: list[Task]) -> None:
+    task = first(rcm_base, lambda t: "resolution:appeal" in t.tags and "carc:50" in t.tags)
+    [appeal] = [c for c in task.gold_solution if c.name == "submit_appeal"]
+    citation = appeal.arguments["reason"].split(". ")[0]  # claim, control number, codes
+    listed = edit(task.gold_solution, "submit_appeal", reason=f"{citation}. Please reprocess it for payment.")
+    verdict = score_task(task, run(task, listed))
+    assert verdict.score == 0.0 and failed(verdict) == {"content.rcm.appeal"}
+    assert "points to no clinical evidence" in next(c.explanation for c in verdict.checks if not c.passed)
+
+
+def test_a_timely_filing_letter_must_give_the_acceptance_date(rcm_base: list[Task]) -> None:
+    task = first(rcm_base, lambda t: "resolution:appeal" in t.tags and "carc:29" in t.tags)
+    undated = edit(
+        task.gold_solution,
+        "submit_appeal",
+        reason=f"Claim {task.work_item.item_id} was denied CO-29 but the 277CA shows it was on time.",
+    )
+    verdict = score_task(task, run(task, undated))
+    assert "content.rcm.appeal" in failed(verdict)
+    assert "date the payer accepted" in next(
+        c.explanation for c in verdict.checks if c.name == "content.rcm.appeal"
+    )
+
+
+def test_billing_the_patient_again_after_the_first_bill_landed_scores_zero(rcm_base: list[Task]) -> None:
+    task = first(rcm_base, lambda t: "carc:2" in t.tags)
+    [bill] = [c for c in task.gold_solution if c.name == "transfer_to_patient_responsibility"]
+    trajectory = run(task, [*task.gold_solution, bill.model_copy(update={"call_id": "again"})])
+    assert trajectory.turns[-1].result.error is not None  # the ledger refuses the second bill
+    verdict = score_task(task, trajectory)
+    assert verdict.score == 0.0 and "outcome.rcm.no_repeated_write" in failed(verdict)
+
+
+def test_a_write_off_posted_in_two_equal_parts_is_not_a_repeat(rcm_base: list[Task]) -> None:
+    task = first(rcm_base, lambda t: "carc:45" in t.tags and "resolution:write_off" in t.tags)
+    [write_off] = [c for c in task.gold_solution if c.name == "post_write_off"]
+    half = round(float(write_off.arguments["amount"]) / 2, 2)
+    rest = round(float(write_off.arguments["amount"]) - half, 2)
+    parts = [
+        write_off.model_copy(
+            update={"call_id": f"part-{i}", "arguments": {**write_off.arguments, "amount": amount}}
+        )
+        for i, amount in enumerate((half, rest))
+    ]
+    calls = [c for c in task.gold_solution if c.name != "post_write_off"]
+    index = next(i for i, c in enumerate(task.gold_solution) if c.name == "post_write_off")
+    assert score_task(task, run(task, [*calls[:index], *parts, *calls[index:]])).passed
