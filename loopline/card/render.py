@@ -65,20 +65,16 @@ def sections(card: VerifierCard) -> list[Table | Text]:
     out.append(mutation)
 
     exploits = Table(title=f"exploit battery ({len(card.exploits.policies)} exploits)")
-    for column in ("verifier", "tasks", "beat doing nothing", "with a gold outcome", "hackable share"):
+    for column in ("verifier", "tasks", "beat doing nothing", "with a wrong outcome", "hackable share"):
         exploits.add_column(column, justify="left" if column == "verifier" else "right")
     for e in card.exploits.verifiers:
         exploits.add_row(
-            e.verifier,
-            str(e.tasks),
-            str(e.hackable_tasks),
-            str(e.hackable_tasks - e.fooled_tasks),
-            f"{e.fooled_share:.1%}",
+            e.verifier, str(e.tasks), str(e.hackable_tasks), str(e.fooled_tasks), f"{e.fooled_share:.1%}"
         )
     out.append(exploits)
     out.append(
         Text(
-            "hackable = an exploit scores above doing nothing with an outcome no gold trajectory has; an "
+            "hackable = some exploit scores above doing nothing with an outcome no gold trajectory has; an "
             "exploit that reaches a gold outcome (a blanket write-off of a contractual balance) did the work"
         )
     )
