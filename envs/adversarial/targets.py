@@ -4,6 +4,7 @@ gold outcomes, scoring one trajectory with several verifiers, and playing a poli
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -60,8 +61,28 @@ def gold_views(task: Task, domain: Domain, *, seed: int = 0) -> list[dict[str, A
 
 
 def changes_outcome(view: Mapping[str, Any], golds: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether an outcome view differs from the view of every gold trajectory."""
-    return all(view != gold for gold in golds)
+    """Whether an outcome view differs from the view of every gold trajectory, postings compared
+    as money (`postings_summed`)."""
+    mine = postings_summed(view)
+    return all(mine != postings_summed(gold) for gold in golds)
+
+
+def postings_summed(view: Any) -> Any:
+    """The view with each list of postings (rows that all carry an `amount`) collapsed to one row
+    per set of other fields, its amount the sum: a contractual amount posted in two parts is the
+    same outcome as one posting of it."""
+    if isinstance(view, Mapping):
+        return {key: postings_summed(value) for key, value in view.items()}
+    if isinstance(view, list) and view and all(isinstance(r, Mapping) and "amount" in r for r in view):
+        totals: dict[str, float] = {}
+        for row in view:
+            rest = json.dumps({k: v for k, v in row.items() if k != "amount"}, sort_keys=True, default=str)
+            amount = row["amount"]
+            totals[rest] = round(
+                totals.get(rest, 0.0) + (amount if isinstance(amount, int | float) else 0.0), 2
+            )
+        return sorted(totals.items())
+    return view
 
 
 def score_all(

@@ -70,14 +70,25 @@ _KEPT_CLAIM_FIELDS = ("payer_id", "member_id", "rendering_npi", "prior_auth_numb
 _KEPT_LINE_FIELDS = ("procedure_code", "modifiers", "units", "place_of_service", "diagnosis_pointers")
 
 
-def outcome_spec(intent: Intent, world: World) -> OutcomeSpec:
-    """The spec a generated case's final world must meet."""
+def outcome_spec(intent: Intent, world: World, claim_id: str) -> OutcomeSpec:
+    """The spec a generated case's final world must meet; `claim_id` is the claim worked."""
     if intent.keeps is not None:
         intent = _on_denied_line(intent, world, intent.keeps)
     must = [_with_patient_share(a, world) for a in intent.outcome]
     if intent.keeps is not None:
         must.append(kept(intent, world))
     must.extend(never(tool) for tool in WRITES if tool not in intent.allowed)
+    if "close_claim" in intent.allowed:
+        must.append(
+            Assertion(
+                name="no_other_claim_closed",
+                reason="only the worked claim may be closed: closing another abandons work still owed",
+                collection="claims",
+                where={"closed_now": True, "claim_id": {"$ne": claim_id}},
+                min_count=0,
+                max_count=0,
+            )
+        )
     must.append(
         Assertion(
             name="no_patient_billing_on_co",

@@ -117,7 +117,7 @@ def to_task(
         gold_solution=(),
         verifier=VerifierSpec(
             verifier=VERIFIER,
-            outcome=outcome_spec(case.intent, case.world),
+            outcome=outcome_spec(case.intent, case.world, case.claim_id),
             outcome_paths=paths,
             required_calls=case.intent.required,
             forbidden_calls=case.intent.forbidden,
