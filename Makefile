@@ -39,6 +39,9 @@ bench: $(STAMP)
 	$(PY) bench/capture.py
 	$(PY) bench/capture_floor.py
 	$(PY) bench/projector.py
+	$(PY) bench/verifiers.py
+	$(PY) bench/adversarial.py
+	$(VENV)/bin/loopline verifiers report --out bench/results/verifier_card.json
 
 up: $(STAMP)
 	$(VENV)/bin/loopline up
