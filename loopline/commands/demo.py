@@ -20,7 +20,8 @@ def demo(
     keep_stack: Annotated[bool, typer.Option(help="Leave a stack this demo started running.")] = False,
     workers: Annotated[int, typer.Option(min=1, max=16, help="Episodes run at once.")] = 4,
 ) -> None:
-    """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit."""
+    """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit;
+    then check the verifier that scores training (a small verifier card)."""
     from loopline.demo.run import run_demo
     from loopline.stack import StackError
 
@@ -29,5 +30,5 @@ def demo(
     except StackError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None
-    if not result.audit_ok or result.archived < result.events:
+    if not result.audit_ok or result.archived < result.events or not result.verifier_bars_met:
         raise typer.Exit(1)

@@ -7,7 +7,10 @@
    every event (PHI tokenised) into its outbox and relays it to Kafka;
 5. the payer's later outcomes arrive through the webhook; some contradict the episode;
 6. the demo waits until the archive holds every event, then reports episodes, tool error rates,
-   edge cases, one episode's timeline and the audit of every hash chain.
+   edge cases, one episode's timeline and the audit of every hash chain;
+7. the verifier that will score training is checked: a verifier card on a small sample of rcm-base
+   and rcm-edge plus the hand-written expert set (validation, mutants, exploits, expert
+   agreement, and business outcomes from this run's archive).
 """
 
 from __future__ import annotations
@@ -43,6 +46,8 @@ from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
 from envs.rcm import generate_base
 from loopline.bridge_app import build_bridge
+from loopline.card.build import build_card, write_json
+from loopline.card.render import render
 from loopline.demo import report
 from loopline.demo.scenario import later_outcome, live_faults, training_vocabulary, work_queue
 from loopline.reference_policy import ReferencePolicy
@@ -65,6 +70,7 @@ class DemoResult:
     archived: int = 0
     edge_cases: int = 0
     audit_ok: bool = False
+    verifier_bars_met: bool = False
     seconds: float = 0.0
 
 
@@ -164,7 +170,26 @@ def run_pipeline(console: Console, kafka: KafkaSettings, workdir: Path, *, worke
     console.print(
         f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
     )
+    _verifier_card(console, db_url, workdir, result)
     return result
+
+
+def _verifier_card(console: Console, db_url: str, workdir: Path, result: DemoResult) -> None:
+    """Stage 7: the card for the verifier that scores training (`loopline verifiers report` in full)."""
+    with console.status("verifier card: validation, expert set, mutants, exploits, agreement…") as status:
+        card = build_card(
+            per_carc=1,
+            per_kind=1,
+            workers=1,
+            db_url=db_url,
+            progress=lambda step: status.update(f"verifier card: {step}"),
+        )
+    render(card, console)
+    write_json(card, workdir / "verifier_card.json")
+    result.verifier_bars_met = not card.failing
+    console.print(
+        f"verifier card: {workdir / 'verifier_card.json'} (all task sets: `loopline verifiers report`)"
+    )
 
 
 def _run_episodes(console: Console, api: str, items: list[Any], result: DemoResult, workers: int) -> None:

@@ -8,6 +8,7 @@ raw PHI value anywhere in Kafka, the archive, the projections or the outbox.
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -123,3 +124,9 @@ def test_no_raw_phi_in_kafka_the_archive_or_the_outbox(pipeline: DemoResult, sta
     # The scan can see PHI: the live system's own database (and its WAL) does hold it.
     sandbox = b"".join(path.read_bytes() for path in pipeline.workdir.glob("sandbox.db*"))
     assert sum(value.encode() in sandbox for value in phi) > len(phi) // 2
+
+
+def test_the_demo_ends_with_a_verifier_card_that_meets_its_bars(pipeline: DemoResult) -> None:
+    card = json.loads((pipeline.workdir / "verifier_card.json").read_text())
+    assert pipeline.verifier_bars_met and card["failing"] == []
+    assert card["outcomes"]["note"] == "no scored production episodes with outcomes"
