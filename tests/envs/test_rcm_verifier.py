@@ -70,9 +70,7 @@ def with_letter(task: Task, letter: str) -> list[ToolCall]:
 def test_an_appeal_letter_in_other_words_still_passes(rcm_base: list[Task]) -> None:
     task = first(rcm_base, lambda t: "resolution:appeal" in t.tags and "carc:50" in t.tags)
     claim_id = task.work_item.item_id
-    letter = (
-        f"We ask you to reconsider {claim_id}, denied under CARC 50: the enclosed chart shows it was medically necessary."
-    )
+    letter = f"We ask you to reconsider {claim_id}, denied under CARC 50: the enclosed chart shows it was medically necessary."
     assert score(task, with_letter(task, letter)).passed
 
 
