@@ -12,10 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 from pydantic import ValidationError
 
 from envs.adversarial.redteam import AttackerError, Proposal
+from envs.chat_endpoint import ChatEndpointError, post_chat
 from schemas.tasks import WorkItem
 from schemas.tools import ToolCall
 
@@ -64,22 +64,16 @@ class OpenAICompatibleAttacker:
         }
 
     def propose(self, work_item: WorkItem, tools: Sequence[Mapping[str, Any]]) -> list[Proposal]:
-        headers = dict(self.headers)
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        url = self.base_url.rstrip("/") + "/chat/completions"
         try:
-            response = httpx.post(
-                url, json=self.request(work_item, tools), headers=headers, timeout=self.timeout_s
+            body = post_chat(
+                self.base_url,
+                self.request(work_item, tools),
+                api_key=self.api_key,
+                headers=self.headers,
+                timeout_s=self.timeout_s,
             )
-        except httpx.HTTPError as exc:
-            raise AttackerError(f"{url}: {type(exc).__name__}: {exc}") from exc
-        if response.status_code != 200:
-            raise AttackerError(f"{url} answered {response.status_code}: {response.text[:300]}")
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise AttackerError(f"{url} answered something that is not JSON: {response.text[:300]}") from exc
+        except ChatEndpointError as exc:
+            raise AttackerError(str(exc)) from exc
         return parse_proposals(body)
 
 

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from envs.chat_endpoint import ChatEndpointError, post_chat
 from envs.contract import Trajectory
 from schemas.tasks import Task
 from schemas.tools import ToolOutcome
@@ -93,9 +93,6 @@ class OpenAICompatibleJudge:
         return f"openai:{self.model}"
 
     def judge(self, rubric: str, text: str, context: Mapping[str, Any]) -> Judgement:
-        headers = dict(self.headers)
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
         question = {"rubric": rubric, "case": dict(context), "writing": text}
         body = {
             "model": self.model,
@@ -105,16 +102,13 @@ class OpenAICompatibleJudge:
             ],
             "temperature": 0,
         }
-        url = self.base_url.rstrip("/") + "/chat/completions"
         try:
-            response = httpx.post(url, json=body, headers=headers, timeout=self.timeout_s)
-            response.raise_for_status()
-            content = response.json()["choices"][0]["message"]["content"]
-            return Judgement.model_validate_json(content)
-        except (httpx.HTTPError, ValueError, KeyError, IndexError, TypeError, ValidationError) as exc:
-            return Judgement(
-                passed=False, reason=f"the judge at {url} gave no verdict: {type(exc).__name__}: {exc}"
+            answer = post_chat(
+                self.base_url, body, api_key=self.api_key, headers=self.headers, timeout_s=self.timeout_s
             )
+            return Judgement.model_validate_json(answer["choices"][0]["message"]["content"])
+        except (ChatEndpointError, KeyError, IndexError, TypeError, ValidationError) as exc:
+            return Judgement(passed=False, reason=f"the judge at {self.base_url} gave no verdict: {exc}")
 
 
 def judged_content(
