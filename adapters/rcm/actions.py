@@ -185,13 +185,15 @@ def post_write_off(world: World, a: args.PostWriteOffArgs) -> Outcome:
     claim = open_claim(world, a.claim_id)
     amount, balance = movable_amount(world, claim, a.amount)
     limit = world.practice.write_off_approval_limit
-    # The limit is per claim, cumulative: splitting a write-off must not dodge the approval.
-    total = ledger.money(ledger.written_off(world, claim.claim_id) + amount)
+    # The limit is per claim, cumulative (splitting a write-off must not dodge the approval), and
+    # counts discretionary write-offs only: a contractual adjustment at the contracted rate is not one.
+    total = ledger.discretionary(world, claim, amount, a.reason_code)
     if total > limit + ledger.EPSILON:
         raise DomainError(
             "write_off_needs_approval",
-            f"write-offs above ${limit:.2f} per claim need supervisor approval; call escalate_to_human "
-            f"with queue 'supervisor', recommended_action 'write_off' and the amount instead",
+            f"discretionary write-offs above ${limit:.2f} per claim need supervisor approval (contractual "
+            f"adjustments up to ${ledger.contractual_allowance(world, claim):.2f} do not count); call "
+            "escalate_to_human with queue 'supervisor', recommended_action 'write_off' and the amount instead",
             limit=limit,
         )
     change = Change(world)

@@ -53,6 +53,76 @@ def all_adjustments(remittance: Remittance) -> Iterable[tuple[tuple[str, ...], A
             yield line.modifiers, adjustment
 
 
+CONTRACTUAL_CARCS = frozenset({"45", "253"})
+"""CARCs a contract or a statute sets (fee schedule, sequestration): contractual adjustments, not
+discretionary write-offs."""
+
+
+def contracted_amount(world: World, claim: Claim, line_number: int) -> float | None:
+    """The contracted allowed amount of one claim line (fee schedule rate times units), or None when the
+    payer's fee schedule does not list its code."""
+    line = next((x for x in claim.lines if x.line_number == line_number), None)
+    payer = world.payers.get(claim.payer_id)
+    if line is None or payer is None:
+        return None
+    rate = payer.rules.fee_schedule.get(line.procedure_code)
+    return None if rate is None else money(rate * line.units)
+
+
+def contractual_allowance(world: World, claim: Claim) -> float:
+    """What the contract itself takes off the charge: the contractual adjustments (CO-45, CO-253)
+    of the latest remittance; on a line whose contracted rate is on file, never more than the charge
+    less that rate (a payer that allowed less than the contract underpaid; that part is owed)."""
+    remittance = world.latest_remittance(claim.claim_id)
+    if remittance is None:
+        return 0.0
+    total = 0.0
+    for line in remittance.lines:
+        posted = sum(
+            a.amount for a in line.adjustments if a.group_code == "CO" and a.reason_code in CONTRACTUAL_CARCS
+        )
+        contracted = contracted_amount(world, claim, line.line_number)
+        if contracted is not None:
+            posted = min(posted, max(0.0, line.charge - contracted))
+        total += posted
+    total += sum(
+        a.amount
+        for a in remittance.claim_adjustments
+        if a.group_code == "CO" and a.reason_code in CONTRACTUAL_CARCS
+    )
+    return money(total)
+
+
+def underpaid(world: World, claim: Claim) -> float:
+    """How far the latest remittance's allowed amounts (paid plus the patient's share) fall short of
+    the contracted rates on file, summed over the lines; 0 without a fee schedule."""
+    remittance = world.latest_remittance(claim.claim_id)
+    if remittance is None:
+        return 0.0
+    short = 0.0
+    for line in remittance.lines:
+        contracted = contracted_amount(world, claim, line.line_number)
+        if contracted is None:
+            continue
+        allowed = line.paid + sum(a.amount for a in line.adjustments if a.group_code == "PR")
+        short += max(0.0, contracted - allowed)
+    return money(short)
+
+
+def discretionary(world: World, claim: Claim, amount: float = 0.0, reason_code: str = "") -> float:
+    """The claim's write-offs that count against the approval limit, with one more of `amount`:
+    every non-contractual write-off, and contractual ones only beyond the contractual allowance
+    (a contractual adjustment at the contracted rate is not a judgement call)."""
+    rows: list[tuple[float, str]] = [
+        (w.amount, w.reason_code) for w in world.write_offs.values() if w.claim_id == claim.claim_id
+    ]
+    if amount:
+        rows.append((amount, reason_code))
+    contractual = sum(a for a, reason in rows if reason == "contractual")
+    other = sum(a for a, reason in rows if reason != "contractual")
+    return money(other + max(0.0, contractual - contractual_allowance(world, claim)))
+
+
 def patient_billable(world: World, claim: Claim) -> float:
     """What the latest remittance lets the practice bill the patient, before any transfer.
 

@@ -67,6 +67,10 @@ class PayerRules(Contract):
     """Days within which a pended expedited request is decided (CMS-0057-F: 72 hours)."""
     telehealth_requires_modifier_95: bool = False
     """Whether telehealth lines (place of service 02/10) must carry modifier 95."""
+    fee_schedule: dict[str, float] = Field(default_factory=dict)
+    """Contracted allowed amount in USD per unit, by procedure code, under the practice's agreement
+    with this payer (empty when no contract is on file): an allowed amount below it is an
+    underpayment to appeal, and only the charge above it is a contractual adjustment."""
 
 
 class Payer(Contract):

@@ -305,13 +305,34 @@ def carc97(ctx: Ctx) -> Case:
 
 # -- money that is not a denial: 45, 1, 2, 3; and B7 ---------------------------------------------------------
 def carc45(ctx: Ctx) -> Case:
+    """CO-45 at the contracted rate: a contractual write-off, whatever its size (a contractual
+    adjustment is not discretionary and needs no approval). Half the payers have the practice's fee
+    schedule on file, and the payer allowed exactly its rate."""
     rng, b = ctx.rng, ctx.b
     dos, produced = recent(ctx)
     code = rng.choice((*OFFICE_VISITS, "72148", "45378", "29881", "20610"))
     claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(code)], dos)
     contractual = round(claim.total_charge * rng.uniform(0.15, 0.45), 2)
+    on_file = rng.random() < 0.5
+    if on_file:
+        b.contract(ctx.payer_id, code, claim.total_charge - contractual)
     b.remit(claim, produced, {1: [("CO", "45", contractual)]})
-    return ctx.case(claim, want.write_off(claim.claim_id, "contractual", contractual, b.limit))
+    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit)
+    return ctx.case(claim, intent, f"variant:{'fee_schedule' if on_file else 'no_fee_schedule'}")
+
+
+def underpaid(ctx: Ctx) -> Case:
+    """CO-45 below the contracted rate on file: an underpayment to appeal, not a write-off."""
+    rng, b = ctx.rng, ctx.b
+    dos, produced = recent(ctx)
+    code = rng.choice((*OFFICE_VISITS, "72148", "29881", "20610", "93000"))
+    claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(code)], dos)
+    rate = round(claim.total_charge * rng.uniform(0.55, 0.85), 2)
+    allowed = round(rate * rng.uniform(0.6, 0.92), 2)
+    b.contract(ctx.payer_id, code, rate)
+    b.remit(claim, produced, {1: [("CO", "45", round(claim.total_charge - allowed, 2))]})
+    intent = want.underpayment(claim.claim_id, ctx.payer_id, round(claim.total_charge - rate, 2))
+    return ctx.case(claim, intent)
 
 
 def patient_share(ctx: Ctx, carc: str) -> Case:

@@ -15,10 +15,10 @@ from adapters.rcm.codes import CARC
 from adapters.rcm.models import Claim
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx, coded, recent, record, swap, visit
-from envs.rcm.cases import BASE
+from envs.rcm.cases import BASE, underpaid
 from envs.rcm.charts import INJECTIONS, necessity_letter
 from envs.rcm.faults import Fault
-from envs.rcm.vocab import OFFICE_VISITS
+from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 
 DEACTIVATED = ("D1", "D7", "D14", "D18", "D23")
@@ -30,10 +30,7 @@ RETIRED_OR_UNKNOWN = DEACTIVATED + NEVER_ASSIGNED
 
 def _change_rule(ctx: Ctx, **rules: object) -> None:
     """The claim's payer changed a rule since the base distribution was drawn."""
-    ctx.b.payers = [
-        p.model_copy(update={"rules": p.rules.model_copy(update=rules)}) if p.payer_id == ctx.payer_id else p
-        for p in ctx.b.payers
-    ]
+    ctx.b.change_rules(ctx.payer_id, **rules)
 
 
 def multi_carc(ctx: Ctx) -> Case:
@@ -220,5 +217,6 @@ EDGE: dict[str, EdgeSpec] = {
     "appeal_window_closed": (appeal_window_closed, "50", ("MCR", "ACME", "BLUE", "CEDR", "NWND")),
     "tool_error": (tool_errors, "mixed", None),
     "prompt_injection": (prompt_injection, "mixed", None),
+    "underpayment": (underpaid, "45", COMMERCIAL),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

@@ -48,6 +48,7 @@ class Facts:
     remit: dict[str, Any]
     adjustments: list[Adj] = field(default_factory=list)
     written_off: float = 0.0
+    """Discretionary write-offs posted so far (what counts against the approval limit)."""
 
     @property
     def claim_id(self) -> str:
@@ -76,11 +77,14 @@ class Facts:
     def citation(self) -> str:
         """The claim and its denial as a payer's reviewer looks them up: claim id, control number,
         group and reason codes, remark codes."""
-        codes = ", ".join(dict.fromkeys(f"{a.group}-{a.carc}" for a in self.denials)) or "none"
+        codes = ", ".join(dict.fromkeys(f"{a.group}-{a.carc}" for a in self.denials))
         remarks = ", ".join(sorted(self.remarks()))
         cited = (
             f"Claim {self.claim_id} (payer claim control number {self.remit['payer_claim_control_number']})"
         )
+        if not codes:  # not a denial: an adjustment the payer made (an underpaid CO-45)
+            adjusted = ", ".join(dict.fromkeys(f"{a.group}-{a.carc}" for a in self.adjustments))
+            return f"{cited}, adjusted with {adjusted or 'no adjustment'}"
         return f"{cited}, denied with {codes}" + (f" (remarks {remarks})" if remarks else "")
 
 
@@ -166,9 +170,11 @@ class Desk:
         return (yield from self.write("escalate_to_human", **args))
 
     def write_off(self, facts: Facts, amount: float, reason_code: str, why: str) -> Script:
-        """Post a write-off, or hand it to a supervisor when it would pass the approval limit."""
+        """Post a write-off, or hand it to a supervisor when it would pass the approval limit
+        (contractual adjustments at the contracted rate are not discretionary: they never do)."""
         amount = round(amount, 2)
-        if facts.written_off + amount > self.limit + 0.005:
+        counted = 0.0 if reason_code == "contractual" else amount
+        if facts.written_off + counted > self.limit + 0.005:
             reason = f"{why}; write-off of ${amount:.2f} is above the ${self.limit:.2f} approval limit"
             return (yield from self.escalate(facts.claim_id, "supervisor", "write_off", reason, amount))
         before = facts.balance
@@ -184,7 +190,7 @@ class Desk:
             reason_code=reason_code,
             note=why,
         )
-        facts.written_off += amount
+        facts.written_off += counted
         facts.balance = round(facts.balance - amount, 2)
         return done
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.tasks import Assertion, CallConstraint
+from schemas.tasks import Assertion, CallConstraint, Resolution
 
 WRITES = (
     "submit_replacement_claim", "submit_appeal", "request_authorization", "bill_other_payer",
@@ -47,6 +47,8 @@ class Intent:
     """For a corrected claim: the claim whose fields the new claim keeps, except those in `corrects`."""
     corrects: tuple[str, ...] = ()
     """Claim fields (dotted, as in the outcome facts) the correction changes."""
+    resolutions: tuple[Resolution, ...] = ()
+    """Where more than one handling is right: the spec's alternatives, one of which must hold."""
 
     @property
     def forbidden(self) -> tuple[CallConstraint, ...]:
@@ -66,6 +68,7 @@ class Intent:
             outcome=self.outcome + other.outcome,
             keeps=self.keeps or other.keeps,
             corrects=self.corrects + other.corrects,
+            resolutions=self.resolutions + other.resolutions,
         )
 
 
@@ -209,8 +212,9 @@ def human_review(claim_id: str) -> Intent:
 
 
 def write_off(claim_id: str, reason_code: str, amount: float, limit: float) -> Intent:
-    """A write-off, or the supervisor's approval of one when it passes the limit."""
-    if amount > limit + 0.005:
+    """A write-off, or the supervisor's approval of one when it passes the limit (a contractual
+    adjustment at the contracted rate is not discretionary and never needs approval)."""
+    if amount > limit + 0.005 and reason_code != "contractual":
         return escalation(claim_id, "supervisor", recommended_action="write_off", amount=round(amount, 2))
     rule = need("post_write_off", f"write off as {reason_code}", claim_id=claim_id, reason_code=reason_code)
     posted = Assertion(
@@ -334,3 +338,72 @@ def retro_auth(claim_id: str, approved: bool) -> Intent:
         )
     outcome.append(stays_open(claim_id, "the authorization decision is pending"))
     return Intent("retro_auth", tuple(rules), allowed=allowed, outcome=tuple(outcome))
+
+
+def underpayment(claim_id: str, payer_id: str, contractual: float) -> Intent:
+    """CO-45 below the contracted rate: appeal the underpayment citing the fee schedule; the true
+    contractual part (charge less the contracted rate) may be posted now or left for the payer's
+    answer, but nothing of what the payer still owes is written off."""
+    rules = (
+        need("get_payer_rules", "read the contracted rate", payer_id=payer_id),
+        need(
+            "submit_appeal",
+            "the payer allowed less than the contract",
+            claim_id=claim_id,
+            basis="underpayment",
+        ),
+    )
+    appealed = fact(
+        "appeal_filed",
+        f"one appeal of {claim_id} on underpayment",
+        "appeals",
+        claim_id=claim_id,
+        basis="underpayment",
+        new=True,
+    )
+    left = Resolution(
+        name="appeal_only",
+        reason="the appeal goes out; the balance waits for the payer's answer",
+        assertions=(
+            Assertion(
+                name="nothing_written_off",
+                reason="writing off what the contract says the payer owes loses revenue",
+                collection="write_offs",
+                where={"claim_id": claim_id, "new": True},
+                min_count=0,
+                max_count=0,
+            ),
+        ),
+    )
+    posted = Resolution(
+        name="contractual_and_appeal",
+        reason="the charge above the contracted rate is contractual and posted; the shortfall is appealed",
+        assertions=(
+            Assertion(
+                name="written_off:contractual",
+                reason=f"${contractual:.2f} (the charge less the contracted rate) is written off as contractual",
+                collection="write_offs",
+                where={"claim_id": claim_id, "reason_code": "contractual", "new": True},
+                total_of="amount",
+                total=round(contractual, 2),
+            ),
+            Assertion(
+                name="nothing_else_written_off",
+                reason="writing off what the contract says the payer owes loses revenue",
+                collection="write_offs",
+                where={"claim_id": claim_id, "reason_code": {"$ne": "contractual"}, "new": True},
+                min_count=0,
+                max_count=0,
+            ),
+        ),
+    )
+    return Intent(
+        "underpayment",
+        rules,
+        allowed=("submit_appeal", "post_write_off"),
+        outcome=(
+            appealed,
+            stays_open(claim_id, "closing a claim while its appeal is pending abandons the appeal"),
+        ),
+        resolutions=(left, posted),
+    )

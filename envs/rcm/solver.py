@@ -12,7 +12,7 @@ from collections import defaultdict
 
 from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
-from envs.rcm.playbooks import PLAYBOOKS, needs_human
+from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules
 from envs.rollout.policy import ScriptedPolicy
 from schemas.tasks import WorkItem
 
@@ -64,7 +64,8 @@ def inconsistency(facts: Facts) -> str | None:
 
 
 def settle(desk: Desk, facts: Facts) -> Script:
-    """Not a denial: bill the patient their share, write off the contractual amount."""
+    """Not a denial: bill the patient their share, write off the contractual amount; but a payer
+    that allowed less than the contracted rate on file underpaid: appeal that instead."""
     shares: dict[str, float] = defaultdict(float)
     contractual = 0.0
     for adj in facts.adjustments:
@@ -72,11 +73,45 @@ def settle(desk: Desk, facts: Facts) -> Script:
             shares[adj.carc] += adj.amount
         elif adj.group == "CO" and adj.carc in CONTRACTUAL:
             contractual += adj.amount
+    if contractual > 0.005:
+        payer_rules = yield from rules(desk, facts)
+        short = underpayments(facts, (payer_rules or {}).get("fee_schedule", {}))
+        if short:
+            return (yield from appeal_underpayment(desk, facts, short))
     for carc, amount in shares.items():  # first-seen order, as on the remittance
         yield from desk.transfer(facts, amount, PATIENT_SHARE[carc])
     if contractual > 0.005:
         yield from desk.write_off(facts, contractual, "contractual", "contractual adjustment (fee schedule)")
     return None
+
+
+def underpayments(facts: Facts, schedule: dict[str, float]) -> list[tuple[str, float, float]]:
+    """(code, contracted, allowed) of each line the payer allowed below its contracted rate."""
+    found = []
+    for line in facts.remit["lines"]:
+        rate = schedule.get(line["procedure_code"])
+        if rate is None:
+            continue
+        contracted = round(float(rate) * int(line["units"]), 2)
+        allowed = round(
+            line["paid"] + sum(a["amount"] for a in line["adjustments"] if a["group_code"] == "PR"), 2
+        )
+        if allowed < contracted - 0.005:
+            found.append((str(line["procedure_code"]), contracted, allowed))
+    return found
+
+
+def appeal_underpayment(desk: Desk, facts: Facts, short: list[tuple[str, float, float]]) -> Script:
+    """Appeal the shortfall, citing the contracted rate of each underpaid line and the amount owed."""
+    owed = round(sum(contracted - allowed for _, contracted, allowed in short), 2)
+    lines = "; ".join(
+        f"{code} is contracted at ${contracted:.2f} under our fee schedule and was allowed ${allowed:.2f}"
+        for code, contracted, allowed in short
+    )
+    argument = (
+        f"{lines}. The payer underpaid the contracted rate by ${owed:.2f}: please reprocess and pay it."
+    )
+    return (yield from desk.appeal(facts, "underpayment", argument, []))
 
 
 def duplicate(desk: Desk, facts: Facts, depth: int) -> Script:

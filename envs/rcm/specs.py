@@ -99,7 +99,7 @@ def outcome_spec(intent: Intent, world: World, claim_id: str) -> OutcomeSpec:
             max_count=0,
         )
     )
-    return OutcomeSpec(must=tuple(must))
+    return OutcomeSpec(must=tuple(must), resolutions=intent.resolutions)
 
 
 def never(tool: str) -> Assertion:

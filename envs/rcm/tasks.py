@@ -135,7 +135,32 @@ def to_task(
         ),
     )
     gold = solve(draft)
-    return draft.model_copy(update={"gold_solution": gold, "alternative_solutions": alternatives(gold)})
+    others = alternatives(gold) + contractual_first(case, gold)
+    return draft.model_copy(update={"gold_solution": gold, "alternative_solutions": others})
+
+
+def contractual_first(case: Case, gold: tuple[ToolCall, ...]) -> tuple[tuple[ToolCall, ...], ...]:
+    """For an underpayment: the same appeal after posting the true contractual part (the charge
+    less the contracted rate), which the spec accepts as well."""
+    if case.intent.resolution != "underpayment" or not gold or gold[-1].name != "submit_appeal":
+        return ()
+    contractual = next(
+        (
+            a.total
+            for r in case.intent.resolutions
+            for a in r.assertions
+            if a.collection == "write_offs" and a.total
+        ),
+        None,
+    )
+    if contractual is None:
+        return ()
+    post = ToolCall(
+        call_id="call-contractual",
+        name="post_write_off",
+        arguments={"claim_id": case.claim_id, "amount": contractual, "reason_code": "contractual"},
+    )
+    return ((*gold[:-1], post, gold[-1]),)
 
 
 def alternatives(gold: tuple[ToolCall, ...]) -> tuple[tuple[ToolCall, ...], ...]:

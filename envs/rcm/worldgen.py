@@ -32,7 +32,17 @@ from adapters.rcm.models import (
 )
 from adapters.rcm.records import Authorization
 from adapters.rcm.world import World
-from envs.rcm.vocab import BY_CODE, CITIES, CLINICIANS, FIRST_NAMES, LAST_NAMES, PAYERS, PRACTICES, STREETS
+from envs.rcm.vocab import (
+    BY_CODE,
+    CITIES,
+    CLINICIANS,
+    FIRST_NAMES,
+    LAST_NAMES,
+    PAYERS,
+    PRACTICES,
+    PROCEDURES,
+    STREETS,
+)
 from envs.rcm.vocab import member_id as make_member_id
 from envs.rcm.vocab import npi as make_npi
 
@@ -89,6 +99,20 @@ class WorldBuilder:
 
     def payer(self, payer_id: str) -> Payer:
         return next(p for p in self.payers if p.payer_id == payer_id)
+
+    def change_rules(self, payer_id: str, **rules: object) -> None:
+        """The payer's rules in this world differ from the vocabulary's (a contract, a new rule)."""
+        self.payers = [
+            p.model_copy(update={"rules": p.rules.model_copy(update=rules)}) if p.payer_id == payer_id else p
+            for p in self.payers
+        ]
+
+    def contract(self, payer_id: str, code: str, rate: float) -> None:
+        """Put the practice's fee schedule with the payer on file: `code` at `rate`, and the other
+        procedures at rates drawn inside their charge ranges."""
+        schedule = {p.code: float(round(self.rng.uniform(p.low * 0.45, p.low * 0.8))) for p in PROCEDURES}
+        schedule[code] = round(rate, 2)
+        self.change_rules(payer_id, fee_schedule=schedule)
 
     # -- people ---------------------------------------------------------------------------------
     def person(

@@ -9,7 +9,7 @@ import pytest
 
 from adapters.rcm import RCM_TOOLS, SEED_CASES, LiveBackend, SimBackend, World, seed_world
 from adapters.rcm.conformance import SCENARIOS, Scenario, comparable, run_scenario
-from adapters.rcm.fixtures import SEED_RETURNED_CASES
+from adapters.rcm.fixtures import SEED_RETURNED_CASES, SEED_RULE_CASES
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
@@ -28,7 +28,7 @@ def test_the_suite_covers_every_tool_every_seed_claim_refusals_and_validation() 
     steps = [step for s in SCENARIOS for step in s.steps]
     assert {spec.name for spec in RCM_TOOLS} <= {tool for tool, _ in steps}
     mentioned = {str(args.get("claim_id")) for _, args in steps}
-    assert set(SEED_CASES) | set(SEED_RETURNED_CASES) <= mentioned
+    assert set(SEED_CASES) | set(SEED_RETURNED_CASES) | set(SEED_RULE_CASES) <= mentioned
     outcomes = [r for s in SCENARIOS for r in _sim_run(s)[0]]
     kinds = {r.error.kind for r in outcomes if r.error is not None}
     assert {"domain", "validation", "unknown_tool"} <= kinds

@@ -11,11 +11,12 @@ from typing import Any
 
 from adapters.rcm.conformance.carc import CARC_SCENARIOS
 from adapters.rcm.conformance.edges import EDGE_SCENARIOS
+from adapters.rcm.conformance.rules import RULE_SCENARIOS
 from adapters.rcm.conformance.steps import Scenario, Step
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolCall, ToolResult
 
-SCENARIOS: tuple[Scenario, ...] = CARC_SCENARIOS + EDGE_SCENARIOS
+SCENARIOS: tuple[Scenario, ...] = CARC_SCENARIOS + EDGE_SCENARIOS + RULE_SCENARIOS
 
 
 def run_scenario(toolbox: Toolbox, scenario: Scenario) -> list[ToolResult]:
@@ -34,4 +35,13 @@ def comparable(result: ToolResult) -> dict[str, Any]:
     return data
 
 
-__all__ = ["CARC_SCENARIOS", "EDGE_SCENARIOS", "SCENARIOS", "Scenario", "Step", "comparable", "run_scenario"]
+__all__ = [
+    "CARC_SCENARIOS",
+    "EDGE_SCENARIOS",
+    "RULE_SCENARIOS",
+    "SCENARIOS",
+    "Scenario",
+    "Step",
+    "comparable",
+    "run_scenario",
+]

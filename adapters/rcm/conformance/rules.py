@@ -1,0 +1,29 @@
+"""Conformance scenarios for the rules the simple CARC table hides (see `seed.SEED_RULE_CASES`)."""
+
+from __future__ import annotations
+
+from adapters.rcm.conformance.steps import Scenario, appeal, claim, scenario, write_off
+
+RULE_SCENARIOS: tuple[Scenario, ...] = (
+    scenario(
+        "co45_contractual_above_the_limit_needs_no_approval",
+        ("get_remittance", claim("CLM-1101")),
+        ("get_payer_rules", {"payer_id": "HRTL"}),
+        write_off("CLM-1101", 900.0, "contractual"),
+        ("get_claim", claim("CLM-1101")),
+    ),
+    scenario(
+        "co45_underpayment_against_the_fee_schedule",
+        ("get_remittance", claim("CLM-1102")),
+        ("get_payer_rules", {"payer_id": "HRTL"}),
+        write_off("CLM-1102", 90.0, "contractual"),
+        appeal("CLM-1102", "underpayment", ["DOC-1102"]),
+    ),
+    scenario(
+        "contractual_beyond_the_allowance_counts_against_the_limit",
+        write_off("CLM-1102", 90.0, "contractual"),
+        write_off("CLM-1102", 30.0, "contractual"),
+        write_off("CLM-1005", 480.0, "no_authorization"),
+        write_off("CLM-1005", 30.0, "contractual"),
+    ),
+)

@@ -1,0 +1,160 @@
+"""Seed claims for the rules a billing office applies that the simple CARC table hides: a payer
+with a fee schedule on file (contractual adjustments above the approval limit, an underpayment),
+and the claims the conformance suite exercises those rules on. Kept apart from `SEED_CASES`,
+which is the demo's denial queue.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from adapters.rcm.era import build_remittance
+from adapters.rcm.filing import filed_claim
+from adapters.rcm.models import (
+    Address,
+    Claim,
+    ClaimStatus,
+    Coverage,
+    Document,
+    Patient,
+    Payer,
+    PayerRules,
+    Remittance,
+    ServiceLine,
+)
+from adapters.rcm.seed.base import BILLING_NPI, DR_ORTIZ, PAYERS, ago
+from adapters.rcm.seed.builders import doc, line
+
+HEARTLAND = Payer(
+    payer_id="HRTL",
+    name="Heartland Employers Health PPO",
+    kind="commercial",
+    claim_filing_indicator="14",
+    rules=PayerRules(
+        timely_filing_days=120,
+        appeal_window_days=90,
+        retro_auth_window_days=0,
+        fee_schedule={"99213": 105.0, "99214": 150.0, "20610": 135.0, "29881": 900.0},
+    ),
+)
+
+# claim id → (what it exercises, correct resolution), for tests and docs.
+SEED_RULE_CASES: dict[str, tuple[str, str]] = {
+    "CLM-1101": ("CO-45 at the contracted rate, $900", "contractual write-off: no approval needed"),
+    "CLM-1102": (
+        "CO-45 below the contracted rate",
+        "appeal the $30 underpayment (99214 contracted at $150, allowed $120)",
+    ),
+}
+
+_PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (("P-021", "Nora", "Haddad", date(1971, 2, 8), "F"),)
+_PLANS: tuple[tuple[str, str, str, str, date], ...] = (
+    ("COV-021-1", "P-021", "HRTL", "HRT204417781", date(2022, 1, 1)),
+)
+
+
+def _patients() -> list[Patient]:
+    return [
+        Patient(
+            patient_id=pid,
+            first_name=first,
+            last_name=last,
+            birth_date=born,
+            gender="F" if gender == "F" else "M",
+            address=Address(
+                line1=f"{int(pid[2:]) * 17} Oak Avenue", city="Springfield", state="IL", postal_code="62704"
+            ),
+        )
+        for pid, first, last, born, gender in _PEOPLE
+    ]
+
+
+def rule_patients() -> tuple[list[Patient], list[Coverage]]:
+    patients = _patients()
+    by_id = {p.patient_id: p for p in patients}
+    coverages = [
+        Coverage(
+            coverage_id=cid,
+            patient_id=pid,
+            payer_id=payer,
+            member_id=member,
+            group_number=f"GRP-{payer}-01",
+            plan_name=f"{payer} standard plan",
+            subscriber_first_name=by_id[pid].first_name,
+            subscriber_last_name=by_id[pid].last_name,
+            subscriber_birth_date=by_id[pid].birth_date,
+            relationship="self",
+            start_date=start,
+        )
+        for cid, pid, payer, member, start in _PLANS
+    ]
+    return patients, coverages
+
+
+def seed_claim(
+    claim_id: str,
+    patient_id: str,
+    payer_id: str,
+    member_id: str,
+    dx: tuple[str, ...],
+    lines: tuple[ServiceLine, ...],
+    submitted: date,
+    status: ClaimStatus,
+) -> Claim:
+    patient = next(p for p in _patients() if p.patient_id == patient_id)
+    return filed_claim(
+        claim_id=claim_id,
+        patient=patient,
+        payer_id=payer_id,
+        member_id=member_id,
+        billing_npi=BILLING_NPI,
+        rendering_npi=DR_ORTIZ,
+        payer_claim_control_number=f"{payer_id}25{claim_id[-4:]}00",
+        diagnoses=dx,
+        lines=lines,
+        submitted=submitted,
+        status=status,
+    )
+
+
+def _remit(claim: Claim, produced: date, adjustments: dict[int, list[tuple[str, str, float]]]) -> Remittance:
+    payer = next(p for p in (*PAYERS, HEARTLAND) if p.payer_id == claim.payer_id)
+    return build_remittance(
+        claim,
+        remittance_id=f"ERA{claim.claim_id[-4:]}{produced:%m%d}",
+        produced=produced,
+        filing_indicator=payer.claim_filing_indicator,
+        adjustments=adjustments,
+    )
+
+
+def rule_claims() -> tuple[list[Claim], list[Remittance]]:
+    claims: list[Claim] = []
+    remits: list[Remittance] = []
+    k = seed_claim(
+        "CLM-1101", "P-021", "HRTL", "HRT204417781", ("M23.211",),
+        (line(1, "29881", 1800.0, ago(30), pos="22"),), ago(28), "paid",
+    )  # fmt: skip
+    claims.append(k)
+    remits.append(_remit(k, ago(12), {1: [("CO", "45", 900.0)]}))
+    k = seed_claim(
+        "CLM-1102", "P-021", "HRTL", "HRT204417781", ("I10",),
+        (line(1, "99214", 240.0, ago(26)),), ago(25), "paid",
+    )  # fmt: skip
+    claims.append(k)
+    remits.append(_remit(k, ago(9), {1: [("CO", "45", 120.0)]}))
+    return claims, remits
+
+
+def rule_documents() -> list[Document]:
+    return [
+        doc(
+            "DOC-1102",
+            "P-021",
+            "CLM-1102",
+            "medical_record",
+            "Visit note: hypertension follow-up",
+            ago(26),
+            "Hypertension follow-up, medication adjusted; moderate complexity visit (99214).",
+        ),
+    ]

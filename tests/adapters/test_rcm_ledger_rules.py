@@ -1,0 +1,42 @@
+"""The rules a billing office applies that the simple CARC table hides, in the domain logic: fee
+schedules and contractual adjustments (see `adapters.rcm.seed.rules`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from adapters.rcm import World
+from adapters.rcm.ledger import contractual_allowance, discretionary, underpaid
+from schemas.tools import ToolOutcome, ToolResult
+
+Call = Callable[..., ToolResult]
+
+
+def test_a_contractual_adjustment_above_the_limit_posts_without_approval(call: Call) -> None:
+    result = call("post_write_off", claim_id="CLM-1101", amount=900.0, reason_code="contractual")
+    assert result.outcome is ToolOutcome.OK
+
+
+def test_the_same_amount_as_a_discretionary_write_off_needs_approval(call: Call) -> None:
+    result = call("post_write_off", claim_id="CLM-1101", amount=900.0, reason_code="administrative")
+    assert result.error is not None and result.error.details["code"] == "write_off_needs_approval"
+
+
+def test_an_allowed_amount_below_the_fee_schedule_is_an_underpayment(world: World) -> None:
+    claim = world.claims["CLM-1102"]  # 99214 contracted at $150, allowed $120 of a $240 charge
+    assert underpaid(world, claim) == 30.0
+    assert contractual_allowance(world, claim) == 90.0
+    assert underpaid(world, world.claims["CLM-1101"]) == 0.0
+
+
+def test_contractual_write_offs_beyond_the_allowance_count_against_the_limit(world: World) -> None:
+    claim = world.claims["CLM-1102"]
+    assert discretionary(world, claim, 90.0, "contractual") == 0.0
+    assert discretionary(world, claim, 120.0, "contractual") == 30.0
+    assert discretionary(world, claim, 50.0, "small_balance") == 50.0
+
+
+def test_without_a_fee_schedule_the_remittance_sets_the_contractual_amount(world: World) -> None:
+    claim = world.claims["CLM-1018"]  # ACME, no contract on file: CO-45 $70 plus PR-2
+    assert contractual_allowance(world, claim) == 70.0
+    assert underpaid(world, claim) == 0.0
