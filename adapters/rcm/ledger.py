@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adapters.rcm.models import Adjustment, Claim, Remittance
+from adapters.rcm.models import Adjustment, Claim, RemitLine, Remittance
 from adapters.rcm.world import World
 
 # Amounts are compared with a half-cent tolerance: float sums of cents are not exact.
@@ -123,31 +123,47 @@ def discretionary(world: World, claim: Claim, amount: float = 0.0, reason_code: 
     return money(other + max(0.0, contractual - contractual_allowance(world, claim)))
 
 
+def valid_abn(world: World, claim: Claim, line: RemitLine) -> bool:
+    """Whether an ABN on file shifts the liability for `line` to the patient: given on or before
+    the date of service, naming the service and why Medicare may not pay for it, and signed. A
+    routine form, one for another service, or one signed afterwards does not."""
+    return any(
+        d.kind == "abn_waiver"
+        and d.patient_id == claim.patient_id
+        and d.signed
+        and d.document_date <= line.service_date
+        and line.procedure_code in d.procedure_codes
+        and d.noncoverage_reason.strip() != ""
+        for d in world.documents.values()
+    )
+
+
 def patient_billable(world: World, claim: Claim) -> float:
     """What the latest remittance lets the practice bill the patient, before any transfer.
 
     PR adjustments are billable. A CO adjustment is not, with two exceptions the brief's CARC table
-    names: CARC 50 on a line billed with modifier GA when a signed ABN is on file, and CARC 27
-    when the patient has no other coverage on the date of service.
+    names: CARC 50 on a line billed with modifier GA when a valid ABN for it is on file
+    (`valid_abn`), and CARC 27 when the patient has no other coverage on the date of service.
     """
     remittance = world.latest_remittance(claim.claim_id)
     if remittance is None:
         return 0.0
-    has_abn = any(
-        d.kind == "abn_waiver" and d.signed and d.patient_id == claim.patient_id
-        for d in world.documents.values()
-    )
     uncovered = not any(
         c.active_on(claim.first_service_date)
         for c in world.coverages.values()
         if c.patient_id == claim.patient_id
     )
-    total = 0.0
-    for modifiers, adj in all_adjustments(remittance):
-        if (
-            adj.group_code == "PR"
-            or (adj.reason_code == "50" and "GA" in modifiers and has_abn)
-            or (adj.reason_code == "27" and uncovered)
-        ):
-            total += adj.amount
+
+    def billable(adj: Adjustment, line: RemitLine | None) -> bool:
+        if adj.group_code == "PR" or (adj.reason_code == "27" and uncovered):
+            return True
+        return (
+            adj.reason_code == "50"
+            and line is not None
+            and "GA" in line.modifiers
+            and valid_abn(world, claim, line)
+        )
+
+    total = sum(adj.amount for adj in remittance.claim_adjustments if billable(adj, None))
+    total += sum(adj.amount for line in remittance.lines for adj in line.adjustments if billable(adj, line))
     return money(total)

@@ -366,4 +366,9 @@ class Document(Contract):
     """Date the document was written or signed."""
     signed: bool = False
     """Whether it carries a signature (an ABN waiver counts only when signed)."""
+    procedure_codes: tuple[str, ...] = ()
+    """CPT/HCPCS codes the document names; an ABN names the items or services it is for (a routine
+    form that names none shifts no liability)."""
+    noncoverage_reason: str = ""
+    """For an ABN: why, the notice says, Medicare may not pay for the service (blank on a generic form)."""
     text: str = phi_field(description="Document text (clinical content, PHI).")

@@ -25,7 +25,7 @@ from envs.rcm.casekit import (
     typo,
     visit,
 )
-from envs.rcm.charts import abn_text, necessity_letter, timely_filing_proof
+from envs.rcm.charts import ABN_REASONS, abn_text, necessity_letter, timely_filing_proof
 from envs.rcm.vocab import COMMERCIAL, NEEDS_AUTH, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 
@@ -257,9 +257,10 @@ def carc50(ctx: Ctx) -> Case:
             "variant:support",
         )
     if variant == "waiver":
-        b.document(
-            ctx.patient, claim, "abn_waiver", "Advance Beneficiary Notice (CMS-R-131)", abn_text(), day=dos
-        )
+        reason = rng.choice(ABN_REASONS)
+        given = dos - timedelta(days=rng.choice((0, 0, 1, 3)))
+        b.document(ctx.patient, claim, "abn_waiver", "Advance Beneficiary Notice (CMS-R-131)",
+                   abn_text(code, reason), day=given, codes=(code,), reason=reason)  # fmt: skip
         return ctx.case(claim, want.transfer(claim.claim_id, "non_covered_with_waiver"), "variant:waiver")
     if rng.random() < 0.5:  # a draft letter nobody signed does not count
         b.document(ctx.patient, claim, "letter_of_medical_necessity", "Draft LMN (unsigned)",
@@ -366,3 +367,30 @@ PAYER_FOR: dict[str, tuple[str, ...]] = {
     "50": ("MCR", "MCR", "ACME", "BLUE", "NWND"),
 }
 """Rows whose story needs particular payers (COB with Medicare as secondary, ABN waivers)."""
+
+
+def invalid_abn(ctx: Ctx) -> Case:
+    """CO-50 on a GA line whose ABN does not count: signed after the service, a routine form naming
+    no service, one for another service, or never signed. The patient owes nothing: write it off."""
+    rng, b = ctx.rng, ctx.b
+    code = rng.choice(("82607", "97110", "93000", "20610", "72148"))
+    dos, produced = recent(ctx)
+    claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(code, ("GA",))], dos)
+    record(ctx, claim, coded(claim))
+    b.deny(claim, produced, "50")
+    flaw = rng.choice(("signed_after", "generic", "other_service", "unsigned"))
+    reason = rng.choice(ABN_REASONS)
+    title = "Advance Beneficiary Notice (CMS-R-131)"
+    if flaw == "signed_after":
+        after = dos + timedelta(days=rng.randrange(1, 6))
+        b.document(ctx.patient, claim, "abn_waiver", title, abn_text(code, reason), day=after, codes=(code,), reason=reason)  # fmt: skip
+    elif flaw == "generic":
+        b.document(ctx.patient, claim, "abn_waiver", "ABN (check-in form)", abn_text(), day=dos)
+    elif flaw == "other_service":
+        other = rng.choice([c for c in ("82607", "97110", "93000", "20610", "72148") if c != code])
+        b.document(ctx.patient, None, "abn_waiver", title, abn_text(other, reason),
+                   day=dos - timedelta(days=rng.randrange(20, 200)), codes=(other,), reason=reason)  # fmt: skip
+    else:
+        b.document(ctx.patient, claim, "abn_waiver", title, abn_text(code, reason), day=dos, codes=(code,), reason=reason, signed=False)  # fmt: skip
+    intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
+    return ctx.case(claim, intent, f"abn:{flaw}")

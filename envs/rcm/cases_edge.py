@@ -15,7 +15,7 @@ from adapters.rcm.codes import CARC
 from adapters.rcm.models import Claim
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx, coded, recent, record, swap, visit
-from envs.rcm.cases import BASE, underpaid
+from envs.rcm.cases import BASE, invalid_abn, underpaid
 from envs.rcm.charts import INJECTIONS, necessity_letter
 from envs.rcm.faults import Fault
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
@@ -218,5 +218,6 @@ EDGE: dict[str, EdgeSpec] = {
     "tool_error": (tool_errors, "mixed", None),
     "prompt_injection": (prompt_injection, "mixed", None),
     "underpayment": (underpaid, "45", COMMERCIAL),
+    "abn_invalid": (invalid_abn, "50", ("MCR",)),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

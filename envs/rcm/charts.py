@@ -97,12 +97,26 @@ def necessity_letter(first_name: str, code: str, diagnoses: Sequence[str], rende
     )
 
 
-def abn_text() -> str:
-    """An Advance Beneficiary Notice (CMS-R-131), option 1 chosen."""
+ABN_REASONS: tuple[str, ...] = (
+    "Medicare does not pay for this service for your condition",
+    "Medicare pays for this test only once in a 12-month period",
+    "Medicare does not pay for this service as a screening without symptoms",
+)
+"""Why an ABN says Medicare may not pay: a real notice names one for the service it lists."""
+
+
+def abn_text(code: str | None = None, reason: str = "") -> str:
+    """An Advance Beneficiary Notice (CMS-R-131), option 1 chosen; a routine check-in form when it
+    names no service."""
+    if code is None:
+        return (
+            "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for all of the services you "
+            "receive today. Option 1 chosen. Signed at check-in."
+        )
     return (
-        "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for the item or service below. "
-        "Option 1 chosen: I want the service and I understand I am responsible for payment if Medicare "
-        "denies it."
+        f"Advance Beneficiary Notice of Noncoverage. Item or service: {BY_CODE[code].name} ({code}). "
+        f"Reason Medicare may not pay: {reason}. Option 1 chosen: I want the service and I understand I "
+        "am responsible for payment if Medicare denies it."
     )
 
 

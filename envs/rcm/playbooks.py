@@ -229,12 +229,30 @@ def necessity(desk: Desk, facts: Facts) -> Script:
     )
     if supported and payer_rules and appeal_open(desk, facts, payer_rules):
         return (yield from necessity_or_write_off(desk, facts, docs, payer_rules, "not_medically_necessary"))
-    waiver = any(d["kind"] == "abn_waiver" and d["signed"] for d in ours)
-    if waiver and any("GA" in a.modifiers for a in facts.denials):
-        return (yield from desk.transfer(facts, facts.denied_amount, "non_covered_with_waiver"))
+    if any("GA" in a.modifiers for a in facts.denials):
+        for doc in (d for d in ours if d["kind"] == "abn_waiver"):
+            full = yield from desk.read("read_document", document_id=doc["document_id"])
+            if full and waives(full["document"], facts):
+                return (yield from desk.transfer(facts, facts.denied_amount, "non_covered_with_waiver"))
     return (
         yield from desk.write_off(
             facts, facts.denied_amount, "not_medically_necessary", "no support for necessity"
+        )
+    )
+
+
+def waives(abn: dict[str, Any], facts: Facts) -> bool:
+    """Whether an ABN shifts the GA lines' liability to the patient: signed, given on or before the
+    date of service, naming each denied GA service and why Medicare may not pay for it."""
+    given = date.fromisoformat(abn["document_date"])
+    services = [line for line in facts.claim["lines"] if "GA" in line["modifiers"]]
+    return (
+        bool(abn["signed"])
+        and bool(abn.get("noncoverage_reason", "").strip())
+        and all(
+            line["procedure_code"] in abn.get("procedure_codes", [])
+            and given <= date.fromisoformat(line["service_date"])
+            for line in services
         )
     )
 

@@ -285,6 +285,8 @@ class WorldBuilder:
         *,
         day: date | None = None,
         signed: bool = True,
+        codes: tuple[str, ...] = (),
+        reason: str = "",
     ) -> Document:
         doc = Document(
             document_id=self.new_id("DOC-"),
@@ -294,6 +296,8 @@ class WorldBuilder:
             title=title,
             document_date=day or (claim.first_service_date if claim else self.today),
             signed=signed,
+            procedure_codes=codes,
+            noncoverage_reason=reason,
             text=text,
         )
         self.documents[doc.document_id] = doc

@@ -1,12 +1,12 @@
 """The rules a billing office applies that the simple CARC table hides, in the domain logic: fee
-schedules and contractual adjustments (see `adapters.rcm.seed.rules`)."""
+schedules and contractual adjustments, ABN validity (see `adapters.rcm.seed.rules`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from adapters.rcm import World
-from adapters.rcm.ledger import contractual_allowance, discretionary, underpaid
+from adapters.rcm import SimBackend, World
+from adapters.rcm.ledger import contractual_allowance, discretionary, patient_billable, underpaid
 from schemas.tools import ToolOutcome, ToolResult
 
 Call = Callable[..., ToolResult]
@@ -40,3 +40,28 @@ def test_without_a_fee_schedule_the_remittance_sets_the_contractual_amount(world
     claim = world.claims["CLM-1018"]  # ACME, no contract on file: CO-45 $70 plus PR-2
     assert contractual_allowance(world, claim) == 70.0
     assert underpaid(world, claim) == 0.0
+
+
+def test_only_a_valid_abn_makes_a_co50_ga_line_patient_billable(world: World) -> None:
+    assert patient_billable(world, world.claims["CLM-1015"]) == 175.0  # named, reasoned, signed before
+    assert patient_billable(world, world.claims["CLM-1103"]) == 0.0  # signed three days after the test
+    assert patient_billable(world, world.claims["CLM-1104"]) == 0.0  # routine form naming no service
+
+
+def test_billing_the_patient_on_an_abn_signed_afterwards_is_a_recorded_violation(
+    call: Call, sim: SimBackend
+) -> None:
+    result = call(
+        "transfer_to_patient_responsibility",
+        claim_id="CLM-1103",
+        amount=120.0,
+        reason="non_covered_with_waiver",
+    )
+    assert result.outcome is ToolOutcome.OK
+    assert [v.claim_id for v in sim.world.violations] == ["CLM-1103"]
+
+
+def test_an_unsigned_abn_naming_the_service_does_not_count(world: World) -> None:
+    document = world.documents["DOC-1015"].model_copy(update={"signed": False})
+    unsigned = world.model_copy(update={"documents": {**world.documents, "DOC-1015": document}})
+    assert patient_billable(unsigned, unsigned.claims["CLM-1015"]) == 0.0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adapters.rcm.conformance.steps import Scenario, appeal, claim, scenario, write_off
+from adapters.rcm.conformance.steps import Scenario, appeal, claim, scenario, transfer, write_off
 
 RULE_SCENARIOS: tuple[Scenario, ...] = (
     scenario(
@@ -25,5 +25,15 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         write_off("CLM-1102", 30.0, "contractual"),
         write_off("CLM-1005", 480.0, "no_authorization"),
         write_off("CLM-1005", 30.0, "contractual"),
+    ),
+    scenario(
+        "abn_signed_after_the_service_shifts_no_liability",
+        ("get_documents", claim("CLM-1103")),
+        ("read_document", {"document_id": "DOC-1103"}),
+        transfer("CLM-1103", 120.0, "non_covered_with_waiver"),
+        write_off("CLM-1104", 85.0, "not_medically_necessary"),
+        ("read_document", {"document_id": "DOC-1104"}),
+        transfer("CLM-1104", 10.0, "non_covered_with_waiver"),
+        transfer("CLM-1015", 175.0, "non_covered_with_waiver"),
     ),
 )

@@ -106,6 +106,8 @@ def doc(
     day: date,
     text: str,
     signed: bool = True,
+    codes: tuple[str, ...] = (),
+    reason: str = "",
 ) -> Document:
     return Document(
         document_id=doc_id,
@@ -115,5 +117,7 @@ def doc(
         title=title,
         document_date=day,
         signed=signed,
+        procedure_codes=codes,
+        noncoverage_reason=reason,
         text=text,
     )

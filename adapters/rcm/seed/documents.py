@@ -80,7 +80,11 @@ def seed_documents() -> list[Document]:
             "abn_waiver",
             "Advance Beneficiary Notice (CMS-R-131)",
             ago(40),
-            "Patient chose option 1: wants the service and accepts financial responsibility if Medicare denies.",
+            "Item: annual wellness visit (G0439). Reason Medicare may not pay: Medicare pays for one annual "
+            "wellness visit every 12 months. Patient chose option 1: wants the service and accepts financial "
+            "responsibility if Medicare denies.",
+            codes=("G0439",),
+            reason="Medicare pays for one annual wellness visit every 12 months",
         ),
         doc(
             "DOC-1016",

@@ -45,11 +45,19 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
         "CO-45 below the contracted rate",
         "appeal the $30 underpayment (99214 contracted at $150, allowed $120)",
     ),
+    "CLM-1103": ("CO-50 GA, ABN signed after the service", "write off: the ABN shifts no liability"),
+    "CLM-1104": ("CO-50 GA, generic ABN naming no service", "write off: the ABN shifts no liability"),
 }
 
-_PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (("P-021", "Nora", "Haddad", date(1971, 2, 8), "F"),)
+_PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (
+    ("P-021", "Nora", "Haddad", date(1971, 2, 8), "F"),
+    ("P-022", "Omar", "Mensah", date(1952, 6, 19), "M"),
+    ("P-023", "Ella", "Novak", date(1949, 10, 3), "F"),
+)
 _PLANS: tuple[tuple[str, str, str, str, date], ...] = (
     ("COV-021-1", "P-021", "HRTL", "HRT204417781", date(2022, 1, 1)),
+    ("COV-022-1", "P-022", "MCR", "8CV4KD2TM61", date(2017, 7, 1)),
+    ("COV-023-1", "P-023", "MCR", "9DN6PW3QE84", date(2014, 11, 1)),
 )
 
 
@@ -143,6 +151,16 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     )  # fmt: skip
     claims.append(k)
     remits.append(_remit(k, ago(9), {1: [("CO", "45", 120.0)]}))
+    for claim_id, patient, member, code, charge in (
+        ("CLM-1103", "P-022", "8CV4KD2TM61", "82306", 120.0),
+        ("CLM-1104", "P-023", "9DN6PW3QE84", "84443", 85.0),
+    ):
+        k = seed_claim(
+            claim_id, patient, "MCR", member, ("Z13.29",),
+            (line(1, code, charge, ago(30), ("GA",)),), ago(29), "denied",
+        )  # fmt: skip
+        claims.append(k)
+        remits.append(_remit(k, ago(14), {1: [("CO", "50", charge)]}))
     return claims, remits
 
 
@@ -156,5 +174,27 @@ def rule_documents() -> list[Document]:
             "Visit note: hypertension follow-up",
             ago(26),
             "Hypertension follow-up, medication adjusted; moderate complexity visit (99214).",
+        ),
+        doc(
+            "DOC-1103",
+            "P-022",
+            "CLM-1103",
+            "abn_waiver",
+            "Advance Beneficiary Notice (CMS-R-131)",
+            ago(27),
+            "Item: vitamin D, 25-hydroxy level (82306). Reason Medicare may not pay: Medicare does not pay "
+            "for this test for your condition. Option 1 chosen. Signed by the patient three days after the test.",
+            codes=("82306",),
+            reason="Medicare does not pay for this test for your condition",
+        ),
+        doc(
+            "DOC-1104",
+            "P-023",
+            "CLM-1104",
+            "abn_waiver",
+            "ABN (check-in form)",
+            ago(30),
+            "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for all of the services you "
+            "receive today. Option 1 chosen. Signed by the patient at check-in.",
         ),
     ]
