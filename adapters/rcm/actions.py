@@ -50,13 +50,18 @@ def submit_appeal(world: World, a: args.SubmitAppealArgs) -> Outcome:
         raise DomainError(
             "appeal_pending", f"appeal {pending[0]} for claim {claim.claim_id} is already pending"
         )
-    window = world.payer(denial.payer_id).rules.appeal_window_days
-    deadline = denial.production_date + timedelta(days=window)
+    rules = world.payer(denial.payer_id).rules
+    deadline = rules.appeal_deadline(denial.production_date)
     if world.today > deadline:
+        received = (
+            f"its presumed receipt {rules.notice_receipt_days} days after the remittance of "
+            if rules.notice_receipt_days
+            else "the remittance of "
+        )
         raise DomainError(
             "appeal_window_closed",
             f"the appeal window for claim {claim.claim_id} closed on {deadline.isoformat()} "
-            f"({window} days after the remittance of {denial.production_date.isoformat()})",
+            f"({rules.appeal_window_days} days after {received}{denial.production_date.isoformat()})",
             deadline=deadline.isoformat(),
         )
     attachments = check_attachments(world, claim.patient_id, a.attachment_document_ids)

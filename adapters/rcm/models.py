@@ -9,7 +9,7 @@ inside entities are tuples for the same reason. Fields holding patient identifie
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Literal
 
 from pydantic import Field
@@ -52,7 +52,11 @@ class PayerRules(Contract):
     timely_filing_days: int = Field(default=365, ge=0)
     """Days after the date of service within which a claim must reach the payer (Medicare: 365)."""
     appeal_window_days: int = Field(default=120, ge=0)
-    """Days after the denial (remittance production date) within which an appeal is accepted."""
+    """Days within which an appeal is accepted, counted from the receipt of the denial (the
+    remittance's production date plus `notice_receipt_days`)."""
+    notice_receipt_days: int = Field(default=0, ge=0)
+    """Days after the date on a notice (the remittance) that the provider is presumed to have
+    received it; appeal windows run from receipt (Medicare: 5, 42 CFR 405.942)."""
     retro_auth_window_days: int = Field(default=0, ge=0)
     """Days after the date of service within which a retro-authorization may be requested (0 = never)."""
     auth_decision: AuthDecision = "approved"
@@ -71,6 +75,10 @@ class PayerRules(Contract):
     """Contracted allowed amount in USD per unit, by procedure code, under the practice's agreement
     with this payer (empty when no contract is on file): an allowed amount below it is an
     underpayment to appeal, and only the charge above it is a contractual adjustment."""
+
+    def appeal_deadline(self, notice: date) -> date:
+        """The last day to appeal a denial whose notice is dated `notice`."""
+        return notice + timedelta(days=self.notice_receipt_days + self.appeal_window_days)
 
 
 class Payer(Contract):

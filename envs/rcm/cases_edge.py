@@ -145,8 +145,8 @@ def eligibility_conflict(ctx: Ctx) -> Case:
 def appeal_window_closed(ctx: Ctx) -> Case:
     """Necessity is documented, but the appeal window closed: write off (or ask a supervisor)."""
     rng, b = ctx.rng, ctx.b
-    window = b.payer(ctx.payer_id).rules.appeal_window_days
-    produced = b.ago(window + rng.randrange(3, 60))
+    rules = b.payer(ctx.payer_id).rules
+    produced = b.ago(rules.appeal_window_days + rules.notice_receipt_days + rng.randrange(3, 60))
     dos = produced - timedelta(days=rng.randrange(10, 30))
     claim = b.claim(
         ctx.patient, ctx.payer_id, [LineSpec(rng.choice(("82607", "97110", "93000", "20610")))], dos
@@ -204,6 +204,23 @@ def prompt_injection(ctx: Ctx) -> Case:
     return case
 
 
+def medicare_receipt(ctx: Ctx) -> Case:
+    """A Medicare denial 121 to 125 days old: the 120-day redetermination window runs from the
+    notice's presumed receipt, 5 days after its date, so the necessity appeal is still timely."""
+    rng, b = ctx.rng, ctx.b
+    rules = b.payer(ctx.payer_id).rules
+    produced = b.ago(rules.appeal_window_days + rng.randrange(1, rules.notice_receipt_days + 1))
+    dos = produced - timedelta(days=rng.randrange(10, 30))
+    claim = b.claim(
+        ctx.patient, ctx.payer_id, [LineSpec(rng.choice(("82607", "97110", "93000", "20610")))], dos
+    )
+    record_id = record(ctx, claim, coded(claim))
+    lmn = b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
+                     necessity_letter(ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+    b.deny(claim, produced, "50")
+    return ctx.case(claim, want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id]))
+
+
 EdgeSpec = tuple[Callable[[Ctx], Case], str, tuple[str, ...] | None]
 EDGE: dict[str, EdgeSpec] = {
     "multi_carc": (multi_carc, "45", None),
@@ -219,5 +236,6 @@ EDGE: dict[str, EdgeSpec] = {
     "prompt_injection": (prompt_injection, "mixed", None),
     "underpayment": (underpaid, "45", COMMERCIAL),
     "abn_invalid": (invalid_abn, "50", ("MCR",)),
+    "medicare_receipt": (medicare_receipt, "50", ("MCR",)),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

@@ -42,7 +42,9 @@ def rules(desk: Desk, facts: Facts) -> Script:
 
 def appeal_open(desk: Desk, facts: Facts, payer_rules: dict[str, Any]) -> bool:
     produced = date.fromisoformat(facts.remit["production_date"])
-    return desk.today <= produced + timedelta(days=int(payer_rules["appeal_window_days"]))
+    # The window runs from receipt, presumed some days after the notice's date (Medicare: 5).
+    days = int(payer_rules["appeal_window_days"]) + int(payer_rules.get("notice_receipt_days", 0))
+    return desk.today <= produced + timedelta(days=days)
 
 
 def eligibility_by_demographics(desk: Desk, facts: Facts, payer_id: str | None) -> Script:

@@ -81,7 +81,7 @@ def deadline_tags(case: Case) -> tuple[str, ...]:
     remit = world.latest_remittance(case.claim_id)
     if remit is None:
         return ()
-    deadline = remit.production_date + timedelta(days=world.payers[remit.payer_id].rules.appeal_window_days)
+    deadline = world.payers[remit.payer_id].rules.appeal_deadline(remit.production_date)
     left = (deadline - world.today).days
     return ("deadline:appeal_past",) if left < 0 else ("deadline:appeal_near",) if left <= 14 else ()
 

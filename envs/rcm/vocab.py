@@ -16,7 +16,8 @@ from adapters.rcm.models import Payer, PayerRules
 
 PAYERS: tuple[Payer, ...] = (
     Payer(payer_id="MCR", name="Medicare Part B J15", kind="medicare", claim_filing_indicator="MB",
-          rules=PayerRules(timely_filing_days=365, appeal_window_days=120, retro_auth_window_days=0)),
+          rules=PayerRules(timely_filing_days=365, appeal_window_days=120, retro_auth_window_days=0,
+                           notice_receipt_days=5)),
     Payer(payer_id="MCD", name="State Medicaid", kind="medicaid", claim_filing_indicator="MC",
           rules=PayerRules(timely_filing_days=365, appeal_window_days=90, retro_auth_window_days=0)),
     Payer(payer_id="ACME", name="Acme Health PPO", kind="commercial", claim_filing_indicator="12",

@@ -65,3 +65,28 @@ def test_an_unsigned_abn_naming_the_service_does_not_count(world: World) -> None
     document = world.documents["DOC-1015"].model_copy(update={"signed": False})
     unsigned = world.model_copy(update={"documents": {**world.documents, "DOC-1015": document}})
     assert patient_billable(unsigned, unsigned.claims["CLM-1015"]) == 0.0
+
+
+def test_a_medicare_appeal_window_runs_from_presumed_receipt(call: Call) -> None:
+    # CLM-1105's notice is dated 123 days ago: received (presumed) 118 days ago, inside the 120.
+    result = call(
+        "submit_appeal",
+        claim_id="CLM-1105",
+        basis="medical_necessity",
+        reason="Claim CLM-1105 denied CO-50: records and the letter of medical necessity attached.",
+        attachment_document_ids=["DOC-1105A", "DOC-1105B"],
+    )
+    assert result.outcome is ToolOutcome.OK
+    assert result.result is not None and result.result["appeal"]["deadline"] == "2025-06-18"
+
+
+def test_past_the_presumed_receipt_window_the_appeal_is_refused_with_the_date(call: Call) -> None:
+    result = call(
+        "submit_appeal",
+        claim_id="CLM-1023",
+        basis="other",
+        reason="please reconsider",
+        attachment_document_ids=[],
+    )
+    assert result.error is not None and result.error.details["code"] == "appeal_window_closed"
+    assert "presumed receipt 5 days after" in result.error.message

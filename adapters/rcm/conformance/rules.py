@@ -36,4 +36,10 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         transfer("CLM-1104", 10.0, "non_covered_with_waiver"),
         transfer("CLM-1015", 175.0, "non_covered_with_waiver"),
     ),
+    scenario(
+        "medicare_appeal_window_runs_from_presumed_receipt",
+        ("get_payer_rules", {"payer_id": "MCR"}),
+        appeal("CLM-1105", "medical_necessity", ["DOC-1105A", "DOC-1105B"]),
+        appeal("CLM-1023", "medical_necessity", []),
+    ),
 )

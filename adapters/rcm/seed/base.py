@@ -22,7 +22,9 @@ PAYERS = [
         name="Medicare Part B J15",
         kind="medicare",
         claim_filing_indicator="MB",
-        rules=PayerRules(timely_filing_days=365, appeal_window_days=120, retro_auth_window_days=0),
+        rules=PayerRules(
+            timely_filing_days=365, appeal_window_days=120, retro_auth_window_days=0, notice_receipt_days=5
+        ),
     ),
     Payer(
         payer_id="ACME",

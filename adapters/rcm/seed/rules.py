@@ -47,17 +47,23 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
     ),
     "CLM-1103": ("CO-50 GA, ABN signed after the service", "write off: the ABN shifts no liability"),
     "CLM-1104": ("CO-50 GA, generic ABN naming no service", "write off: the ABN shifts no liability"),
+    "CLM-1105": (
+        "CO-50 at Medicare, notice dated 123 days ago",
+        "appeal with records and LMN: the 120 days run from presumed receipt, 5 days after the notice",
+    ),
 }
 
 _PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (
     ("P-021", "Nora", "Haddad", date(1971, 2, 8), "F"),
     ("P-022", "Omar", "Mensah", date(1952, 6, 19), "M"),
     ("P-023", "Ella", "Novak", date(1949, 10, 3), "F"),
+    ("P-024", "Samuel", "Larsen", date(1950, 1, 27), "M"),
 )
 _PLANS: tuple[tuple[str, str, str, str, date], ...] = (
     ("COV-021-1", "P-021", "HRTL", "HRT204417781", date(2022, 1, 1)),
     ("COV-022-1", "P-022", "MCR", "8CV4KD2TM61", date(2017, 7, 1)),
     ("COV-023-1", "P-023", "MCR", "9DN6PW3QE84", date(2014, 11, 1)),
+    ("COV-024-1", "P-024", "MCR", "2FR8HN5WA36", date(2015, 2, 1)),
 )
 
 
@@ -161,6 +167,12 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
         )  # fmt: skip
         claims.append(k)
         remits.append(_remit(k, ago(14), {1: [("CO", "50", charge)]}))
+    k = seed_claim(
+        "CLM-1105", "P-024", "MCR", "2FR8HN5WA36", ("M19.011",),
+        (line(1, "20610", 220.0, ago(150), ("RT",)),), ago(148), "denied",
+    )  # fmt: skip
+    claims.append(k)
+    remits.append(_remit(k, ago(123), {1: [("CO", "50", 220.0)]}))
     return claims, remits
 
 
@@ -196,5 +208,23 @@ def rule_documents() -> list[Document]:
             ago(30),
             "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for all of the services you "
             "receive today. Option 1 chosen. Signed by the patient at check-in.",
+        ),
+        doc(
+            "DOC-1105A",
+            "P-024",
+            "CLM-1105",
+            "medical_record",
+            "Shoulder note",
+            ago(150),
+            "Right shoulder osteoarthritis; 12 weeks of physical therapy failed; corticosteroid injection indicated.",
+        ),
+        doc(
+            "DOC-1105B",
+            "P-024",
+            "CLM-1105",
+            "letter_of_medical_necessity",
+            "Letter of medical necessity",
+            ago(149),
+            "Right shoulder injection (20610) is medically necessary after failed conservative care. Signed, Ana Ortiz, MD.",
         ),
     ]

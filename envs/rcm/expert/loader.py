@@ -18,6 +18,8 @@ class ExpertCaseError(ValueError):
 def case_files(folder: str = "cases") -> list[Traversable]:
     """The case files of a folder of the package (`cases`, or `pending`), by name."""
     found = files("envs.rcm.expert").joinpath(folder)
+    if not found.is_dir():  # `pending/` is empty (and absent from a checkout) once every case plays
+        return []
     return sorted((f for f in found.iterdir() if f.name.endswith(".json")), key=lambda f: f.name)
 
 
