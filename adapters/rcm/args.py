@@ -108,7 +108,9 @@ class LineCorrection(Contract):
     procedure_code: str | None = Field(default=None, min_length=5, max_length=5)
     """Corrected CPT/HCPCS code."""
     modifiers: list[str] | None = Field(default=None, max_length=4)
-    """The line's complete modifier list after correction (replaces the old list), e.g. ["59"]."""
+    """The line's complete modifier list after correction (replaces the old list), e.g. ["XS"]; a
+    distinct procedural service takes 59 or the X modifier that says why (XE separate encounter, XS
+    separate structure, XP separate practitioner, XU unusual non-overlapping service), not both."""
     units: int | None = Field(default=None, ge=1, le=999)
     """Corrected units of service."""
     diagnosis_pointers: list[int] | None = Field(default=None, min_length=1, max_length=4)

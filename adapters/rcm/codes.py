@@ -69,6 +69,16 @@ RARC: dict[str, str] = {
     "N822": "Missing procedure modifier(s)",
 }
 
+DISTINCT_PROCEDURE_MODIFIERS: dict[str, str] = {
+    "59": "Distinct procedural service",
+    "XE": "Separate encounter: a service distinct because it occurred during a separate encounter",
+    "XS": "Separate structure: a service distinct because it was performed on a separate organ/structure",
+    "XP": "Separate practitioner: a service distinct because it was performed by a different practitioner",
+    "XU": "Unusual non-overlapping service: the use of a service distinct because it does not overlap the usual components of the main service",
+}
+"""Modifier 59 and its X{EPSU} subsets, which say more precisely why a bundled service is distinct;
+a line carries 59 or one of them, never both."""
+
 CLAIM_STATUS_CODES: dict[str, str] = {
     "1": "Processed as primary",
     "2": "Processed as secondary",

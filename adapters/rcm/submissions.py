@@ -8,6 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel
 
 from adapters.rcm import args
+from adapters.rcm.codes import DISTINCT_PROCEDURE_MODIFIERS
 from adapters.rcm.errors import DomainError
 from adapters.rcm.guards import open_claim, returned_unadjudicated
 from adapters.rcm.models import Acknowledgment, Claim, ServiceLine
@@ -55,6 +56,13 @@ def _corrected_lines(
             update={k: v for k, v in changes.items() if v is not None}
         )
     for line in updated.values():
+        distinct = sorted(DISTINCT_PROCEDURE_MODIFIERS.keys() & set(line.modifiers))
+        if "59" in distinct and len(distinct) > 1:
+            raise DomainError(
+                "invalid_line",
+                f"line {line.line_number} carries 59 with {', '.join(m for m in distinct if m != '59')}: "
+                "an X modifier (XE, XS, XP, XU) replaces 59, it is never billed with it",
+            )
         if any(not 1 <= p <= n_diagnoses for p in line.diagnosis_pointers):
             raise DomainError(
                 "invalid_line",

@@ -272,6 +272,16 @@ def carc50(ctx: Ctx) -> Case:
     )
 
 
+DISTINCT_NOTES = {
+    "59": "Second procedure distinct from the first, documented separately.",
+    "XS": "Second procedure at a separate anatomic site, distinct lesion.",
+    "XE": "Second procedure at a separate encounter later the same day.",
+    "XP": "Second procedure performed by a different practitioner.",
+    "XU": "Second procedure does not overlap the usual components of the first.",
+}
+"""Why a bundled service is distinct, as the chart says it, by the modifier the coder chose."""
+
+
 def carc97(ctx: Ctx) -> Case:
     rng, b = ctx.rng, ctx.b
     first, second = rng.choice(
@@ -280,11 +290,11 @@ def carc97(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(first), LineSpec(second)], dos)
     distinct = rng.random() < 0.5
-    mod = rng.choice(("59", "XU"))
+    mod = rng.choice(tuple(DISTINCT_NOTES))
     chart = coded(claim)
     if distinct:
         chart[1] = replace(chart[1], modifiers=(mod,))
-    note = "Second procedure at a separate anatomic site, distinct lesion." if distinct else ""
+    note = DISTINCT_NOTES[mod] if distinct else ""
     record(ctx, claim, chart, kind="operative_note", extra=note)
     b.remit(
         claim,

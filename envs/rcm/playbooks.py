@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
+from adapters.rcm.codes import DISTINCT_PROCEDURE_MODIFIERS
 from envs.rcm.charts import Coding, parse_coding
 from envs.rcm.desk import Desk, Facts, Script
 
@@ -149,13 +150,14 @@ def modifier(desk: Desk, facts: Facts) -> Script:
 
 
 def bundled(desk: Desk, facts: Facts) -> Script:
-    """CO-97: distinct service documented → modifier 59/XU and resubmit; else write off."""
+    """CO-97: distinct service documented → the chart's modifier (59, or the X modifier that says
+    why: XE, XS, XP, XU) and resubmit; else write off."""
     coding: Coding | None = yield from chart(desk, facts)
     lines = {a.line for a in facts.denials if a.carc == "97"}
     fixes = []
     for number in sorted(n for n in lines if n is not None):
         coded = coding.lines.get(number) if coding else None
-        if coded is not None and {"59", "XU"} & set(coded.modifiers):
+        if coded is not None and DISTINCT_PROCEDURE_MODIFIERS.keys() & set(coded.modifiers):
             fixes.append({"line_number": number, "modifiers": list(coded.modifiers)})
     if fixes:
         return (yield from desk.correct(facts, {"lines": fixes}, "distinct procedural service documented"))

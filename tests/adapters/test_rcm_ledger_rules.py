@@ -90,3 +90,20 @@ def test_past_the_presumed_receipt_window_the_appeal_is_refused_with_the_date(ca
     )
     assert result.error is not None and result.error.details["code"] == "appeal_window_closed"
     assert "presumed receipt 5 days after" in result.error.message
+
+
+def test_a_line_with_59_beside_an_x_modifier_is_refused_and_the_x_modifier_alone_goes(call: Call) -> None:
+    both = call(
+        "submit_replacement_claim",
+        claim_id="CLM-1016",
+        original_claim_control_number="BLUE25101600",
+        corrections={"lines": [{"line_number": 2, "modifiers": ["59", "XS"]}]},
+    )
+    assert both.error is not None and both.error.details["code"] == "invalid_line"
+    alone = call(
+        "submit_replacement_claim",
+        claim_id="CLM-1016",
+        original_claim_control_number="BLUE25101600",
+        corrections={"lines": [{"line_number": 2, "modifiers": ["XS"]}]},
+    )
+    assert alone.outcome is ToolOutcome.OK

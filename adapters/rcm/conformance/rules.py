@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adapters.rcm.conformance.steps import Scenario, appeal, claim, scenario, transfer, write_off
+from adapters.rcm.conformance.steps import Scenario, appeal, claim, replace, scenario, transfer, write_off
 
 RULE_SCENARIOS: tuple[Scenario, ...] = (
     scenario(
@@ -41,5 +41,11 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("get_payer_rules", {"payer_id": "MCR"}),
         appeal("CLM-1105", "medical_necessity", ["DOC-1105A", "DOC-1105B"]),
         appeal("CLM-1023", "medical_necessity", []),
+    ),
+    scenario(
+        "co97_x_modifier_never_beside_59",
+        ("read_document", {"document_id": "DOC-1016"}),
+        replace("CLM-1016", "BLUE25101600", lines=[{"line_number": 2, "modifiers": ["59", "XS"]}]),
+        replace("CLM-1016", "BLUE25101600", lines=[{"line_number": 2, "modifiers": ["XS"]}]),
     ),
 )
