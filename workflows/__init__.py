@@ -1,1 +1,4 @@
-"""Temporal workflows (promotion with expert review, improvement loop): on the roadmap."""
+"""Temporal workflows, activities and workers (the only package that imports `temporalio`).
+
+`workflows.promotion`: production edge cases → reviewed, validated tasks (docs/promotion.md).
+"""

@@ -1,0 +1,1 @@
+"""Promotion: a production edge case becomes a reviewed, validated environment task (docs/promotion.md)."""
