@@ -29,6 +29,7 @@ from bridge.api.models import (
     Revealed,
     StartEpisode,
 )
+from bridge.api.review import review_router
 from bridge.api.services import BridgeServices
 from bridge.api.sessions import GatewaySessions, SessionError
 from bridge.runtime import EpisodeResult
@@ -246,6 +247,7 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
         return services.reader.tool_error_rates()
 
     app.include_router(label_router(services.labelling, services.reader))
+    app.include_router(review_router(services.review, services.reader))
 
     @app.get(
         "/v1/capture/rejected", tags=["operator"], response_model=list[RejectedEvent], dependencies=[OPERATOR]

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from adapters import Toolbox
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
+from bridge.api.review import Reviewing
 from bridge.runtime import EpisodeRunner
 from bridge.runtime.recorder import Recorder
 from bridge.store.reader import EpisodeStore
@@ -46,5 +47,7 @@ class BridgeServices:
     API answers them with 503, since nothing may run unrecorded."""
     labelling: Labelling | None = None
     """Expert labels and archived verdicts for `/v1/labels` (503 there without them)."""
+    review: Reviewing | None = None
+    """Task drafts and the desk that delivers reviews, for `/v1/review` and `/review` (503 without)."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""
