@@ -16,7 +16,15 @@ from adapters.rcm import args, ledger
 from adapters.rcm.errors import DomainError
 from adapters.rcm.guards import check_attachments, movable_amount, open_claim, returned_unadjudicated
 from adapters.rcm.models import AuthDecision
-from adapters.rcm.records import Appeal, Authorization, Escalation, PatientTransfer, Violation, WriteOff
+from adapters.rcm.records import (
+    Appeal,
+    Authorization,
+    Escalation,
+    PatientTransfer,
+    Violation,
+    ViolationKind,
+    WriteOff,
+)
 from adapters.rcm.results import (
     AppealResult,
     AuthorizationResult,
@@ -143,12 +151,25 @@ def request_authorization(world: World, a: args.RequestAuthorizationArgs) -> Out
 def transfer_to_patient_responsibility(world: World, a: args.TransferToPatientArgs) -> Outcome:
     claim = open_claim(world, a.claim_id)
     amount, _ = movable_amount(world, claim, a.amount)
-    billable = ledger.patient_billable(world, claim) - ledger.transferred(world, claim.claim_id)
+    already = ledger.transferred(world, claim.claim_id)
+    billable = ledger.patient_billable(world, claim) - already
     excess = ledger.money(max(0.0, amount - max(0.0, billable)))
+    # The part beyond what the patient would owe without a secondary is contractual (CO); the rest
+    # of the excess is a share an active secondary payer must see first.
+    contractual = ledger.money(
+        max(0.0, amount - max(0.0, ledger.patient_billable(world, claim, before_secondary=True) - already))
+    )
+    secondary = ledger.next_payer(world, claim)
     if excess > ledger.EPSILON and world.practice.co_transfer_policy == "refuse":
+        if contractual > ledger.EPSILON or secondary is None:
+            raise DomainError(
+                "co_transfer_refused",
+                f"${excess:.2f} of this amount is a contractual (CO) adjustment and may not be billed to the patient",
+            )
         raise DomainError(
-            "co_transfer_refused",
-            f"${excess:.2f} of this amount is a contractual (CO) adjustment and may not be billed to the patient",
+            "secondary_payer_first",
+            f"${excess:.2f} is the patient's share under the primary, which goes to the active secondary "
+            f"({secondary.payer_id}) first: bill it with bill_other_payer, payer_sequence 'secondary'",
         )
     patient = world.patient(claim.patient_id)
     change = Change(world)
@@ -164,16 +185,21 @@ def transfer_to_patient_responsibility(world: World, a: args.TransferToPatientAr
     change.put("patient_transfers", transfer.transfer_id, transfer)
     new_balance = ledger.money(patient.balance + amount)
     change.put("patients", patient.patient_id, patient.model_copy(update={"balance": new_balance}))
-    if transfer.non_billable_amount:
-        change.add_violation(
-            Violation(
-                kind="patient_billed_on_co_adjustment",
-                claim_id=claim.claim_id,
-                amount=transfer.non_billable_amount,
-                record_id=transfer.transfer_id,
-                occurred_date=world.today,
+    parts: tuple[tuple[ViolationKind, float], ...] = (
+        ("patient_billed_on_co_adjustment", min(contractual, excess)),
+        ("patient_billed_before_secondary", ledger.money(excess - min(contractual, excess))),
+    )
+    for kind, part in parts:
+        if part > ledger.EPSILON:
+            change.add_violation(
+                Violation(
+                    kind=kind,
+                    claim_id=claim.claim_id,
+                    amount=part,
+                    record_id=transfer.transfer_id,
+                    occurred_date=world.today,
+                )
             )
-        )
     result = TransferResult(
         transfer_id=transfer.transfer_id,
         claim_id=claim.claim_id,

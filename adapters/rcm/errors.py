@@ -30,6 +30,9 @@ DomainCode = Literal[
     "amount_exceeds_balance",
     "write_off_needs_approval",
     "co_transfer_refused",
+    "secondary_payer_first",
+    "no_prior_adjudication",
+    "cob_order_mismatch",
 ]
 
 # HTTP status the sandbox answers a refusal with: unknown ids are 404, business refusals 409.

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from adapters.rcm.models import Adjustment, Claim, RemitLine, Remittance
+from adapters.rcm.models import Adjustment, Claim, Coverage, RemitLine, Remittance
 from adapters.rcm.world import World
 
 # Amounts are compared with a half-cent tolerance: float sums of cents are not exact.
@@ -138,13 +138,37 @@ def valid_abn(world: World, claim: Claim, line: RemitLine) -> bool:
     )
 
 
-def patient_billable(world: World, claim: Claim) -> float:
+_COB_RANK = {"primary": 0, "secondary": 1, "tertiary": 2}
+
+
+def next_payer(world: World, claim: Claim) -> Coverage | None:
+    """The patient's active coverage after the claim's payer in COB order on the date of service
+    (the secondary of a primary claim), or None."""
+    day = claim.first_service_date
+    later = [
+        c
+        for c in world.coverages.values()
+        if c.patient_id == claim.patient_id
+        and c.payer_id != claim.payer_id
+        and c.active_on(day)
+        and _COB_RANK[c.cob_order] > _COB_RANK[claim.payer_sequence]
+    ]
+    later.sort(key=lambda c: (_COB_RANK[c.cob_order], c.payer_id, c.coverage_id))
+    return later[0] if later else None
+
+
+def patient_billable(world: World, claim: Claim, *, before_secondary: bool = False) -> float:
     """What the latest remittance lets the practice bill the patient, before any transfer.
 
     PR adjustments are billable. A CO adjustment is not, with two exceptions the brief's CARC table
     names: CARC 50 on a line billed with modifier GA when a valid ABN for it is on file
     (`valid_abn`), and CARC 27 when the patient has no other coverage on the date of service.
+    With an active payer after this one in COB order, the patient's share goes to that payer first,
+    so nothing is billable to the patient yet; `before_secondary=True` leaves that rule out (what
+    the patient would owe without the secondary).
     """
+    if not before_secondary and next_payer(world, claim) is not None:
+        return 0.0
     remittance = world.latest_remittance(claim.claim_id)
     if remittance is None:
         return 0.0

@@ -220,6 +220,24 @@ class Acknowledgment(Contract):
     """Free-text explanation from the payer."""
 
 
+class PriorPayerAdjudication(Contract):
+    """What an earlier payer decided on the services (837 loop 2320 and its CAS): a claim to a
+    secondary payer carries the primary's adjudication so the secondary can coordinate benefits."""
+
+    payer_id: str
+    """The payer that adjudicated first."""
+    payer_claim_control_number: str
+    """That payer's claim control number."""
+    adjudication_date: date
+    """Date of its remittance (the 835's production date)."""
+    paid_amount: float
+    """What it paid, in USD."""
+    patient_responsibility_amount: float
+    """What it left as the patient's share (deductible, coinsurance, copay), in USD."""
+    adjustments: tuple[Adjustment, ...] = ()
+    """Its adjustments, claim and line level together (group, CARC, amount)."""
+
+
 class Claim(Contract):
     """An 837P professional claim as submitted, with its current payer-side status."""
 
@@ -268,6 +286,8 @@ class Claim(Contract):
     """The replacement claim that superseded this one."""
     billed_from_claim_id: str | None = None
     """For a claim sent to another payer (COB): the denied claim it was made from."""
+    prior_payer: PriorPayerAdjudication | None = None
+    """For a claim to a secondary or tertiary payer: the adjudication of the payer before it."""
     resubmits_claim_id: str | None = None
     """For a new claim (frequency 1) sent after a rejection or an unprocessable return (MA130): the
     returned claim it corrects."""

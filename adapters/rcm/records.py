@@ -40,6 +40,7 @@ RecommendedAction = Literal[
 ]
 CloseReason = Literal["duplicate_of_paid_original", "paid_as_expected", "no_action_needed"]
 Urgency = Literal["standard", "expedited"]
+ViolationKind = Literal["patient_billed_on_co_adjustment", "patient_billed_before_secondary"]
 
 
 class Authorization(Contract):
@@ -143,8 +144,9 @@ class PatientTransfer(Contract):
 class Violation(Contract):
     """A compliance breach the system recorded, e.g. a patient billed for a CO adjustment."""
 
-    kind: Literal["patient_billed_on_co_adjustment"]
-    """What was breached."""
+    kind: ViolationKind
+    """What was breached: the patient billed for a contractual (CO) amount, or for a share an active
+    secondary payer should see first."""
     claim_id: str
     """Claim concerned."""
     amount: float

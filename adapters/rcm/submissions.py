@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from adapters.rcm import args
+from adapters.rcm import args, ledger
 from adapters.rcm.codes import DISTINCT_PROCEDURE_MODIFIERS
 from adapters.rcm.errors import DomainError
 from adapters.rcm.guards import open_claim, returned_unadjudicated
-from adapters.rcm.models import Acknowledgment, Claim, ServiceLine
+from adapters.rcm.models import Acknowledgment, Claim, PriorPayerAdjudication, ServiceLine
 from adapters.rcm.results import ClaimSubmissionResult
 from adapters.rcm.world import Change, World
 
@@ -218,12 +218,30 @@ def bill_other_payer(world: World, a: args.BillOtherPayerArgs) -> Outcome:
             f"{payer.name} rejected the claim: no member {a.member_id} with coverage on "
             f"{dos.isoformat()}; verify with check_eligibility",
         )
+    if coverage.cob_order != a.payer_sequence:
+        raise DomainError(
+            "cob_order_mismatch",
+            f"{payer.name} rejected the claim: its coordination-of-benefits record for member "
+            f"{coverage.member_id} makes it the {coverage.cob_order} payer on {dos.isoformat()}, not the "
+            f"{a.payer_sequence}; bill it as {coverage.cob_order}",
+        )
+    prior = None
+    if a.payer_sequence != "primary":
+        prior = prior_adjudication(world, claim)
+        if prior is None:
+            raise DomainError(
+                "no_prior_adjudication",
+                f"{payer.name} rejected the claim: a {a.payer_sequence} claim must carry the prior payer's "
+                f"adjudication (MA04), and claim {claim.claim_id} has no remittance from "
+                f"{world.payer(claim.payer_id).name}; bill the primary first",
+            )
     change = Change(world)
     draft = claim.model_copy(
         update={
             "claim_id": change.issue("claim"),
             "payer_id": payer.payer_id,
             "payer_sequence": a.payer_sequence,
+            "prior_payer": prior,
             "member_id": coverage.member_id,
             "subscriber_first_name": coverage.subscriber_first_name,
             "subscriber_last_name": coverage.subscriber_last_name,
@@ -243,3 +261,19 @@ def bill_other_payer(world: World, a: args.BillOtherPayerArgs) -> Outcome:
     new_claim, ack = _accept(change, draft)
     change.put("claims", new_claim.claim_id, new_claim)
     return _submission(new_claim, ack), change.commit()
+
+
+def prior_adjudication(world: World, claim: Claim) -> PriorPayerAdjudication | None:
+    """The adjudication of `claim` by its payer (its latest remittance), as a claim to the next payer
+    carries it (837 loop 2320); None when that payer has not adjudicated it."""
+    remittance = world.latest_remittance(claim.claim_id)
+    if remittance is None or remittance.payer_id != claim.payer_id:
+        return None
+    return PriorPayerAdjudication(
+        payer_id=remittance.payer_id,
+        payer_claim_control_number=remittance.payer_claim_control_number,
+        adjudication_date=remittance.production_date,
+        paid_amount=remittance.paid_amount,
+        patient_responsibility_amount=remittance.patient_responsibility_amount,
+        adjustments=tuple(adj for _, adj in ledger.all_adjustments(remittance)),
+    )

@@ -8,9 +8,10 @@ within a row cover the brief's branches (auth on file or not, proof of filing or
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
+from adapters.rcm.models import PayerSequence
 from envs.rcm import intents as want
 from envs.rcm.casekit import (
     Builder,
@@ -404,3 +405,33 @@ def invalid_abn(ctx: Ctx) -> Case:
         b.document(ctx.patient, claim, "abn_waiver", title, abn_text(code, reason), day=dos, codes=(code,), reason=reason, signed=False)  # fmt: skip
     intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
     return ctx.case(claim, intent, f"abn:{flaw}")
+
+
+def cob_secondary(ctx: Ctx) -> Case:
+    """The primary paid with a contractual adjustment and a patient share (deductible, coinsurance or
+    copay), and the patient has an active secondary: a spouse's commercial plan, or Medicare behind
+    the employer plan of a working beneficiary (Medicare Secondary Payer). The contractual part is
+    written off; the patient's share goes to the secondary on a claim carrying the primary's
+    adjudication, not to the patient."""
+    rng, b = ctx.rng, ctx.b
+    medicare = rng.random() < 0.5
+    secondary = "MCR" if medicare else rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
+    if medicare:  # a beneficiary over 65 still working: the employer plan pays first
+        plans: list[tuple[str, PayerSequence, date, date | None]] = [
+                 (ctx.payer_id, "primary", b.ago(rng.randrange(900, 3000)), None),
+                 ("MCR", "secondary", b.ago(rng.randrange(200, 800)), None)]  # fmt: skip
+        ctx = replace(ctx, patient=b.person(plans, senior=True))
+    else:  # a spouse's plan behind the patient's own
+        b.cover(ctx.patient, secondary, "secondary", b.ago(rng.randrange(200, 1500)))
+    dos, produced = recent(ctx)
+    claim = b.claim(ctx.patient, ctx.payer_id, [visit(ctx, (*OFFICE_VISITS, "97110", "20610"))], dos)
+    charge = claim.total_charge
+    allowed = round(charge * rng.uniform(0.55, 0.85), 2)
+    carc = rng.choice(("1", "2", "2", "3"))
+    share = {"1": round(allowed * rng.uniform(0.3, 0.9), 2), "2": round(allowed * 0.2, 2), "3": float(rng.choice((20, 30, 40)))}[carc]  # fmt: skip
+    contractual = round(charge - allowed, 2)
+    b.remit(claim, produced, {1: [("CO", "45", contractual), ("PR", carc, share)]})
+    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit) + want.bill_secondary(
+        claim.claim_id, ctx.payer_id, secondary
+    )
+    return ctx.case(claim, intent, f"secondary:{'msp' if medicare else 'spouse'}", f"share:{carc}")

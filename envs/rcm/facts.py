@@ -3,7 +3,8 @@
 Each collection lists one kind of business fact (claims sent, appeals, money written off or moved
 to the patient, hand-offs, compliance breaches, balances); every record says whether the episode
 created it (`new`); a claim also says whether the episode closed it (`closed_now`) and whether its
-prior-auth number is one the payer approved (`auth_on_file`). Free text (letters, notes, reasons) stays out: content checks judge it. Read
+prior-auth number is one the payer approved (`auth_on_file`), and a claim to a secondary payer which
+payer's adjudication it carries (`prior_payer_id`, `prior_payer_paid`). Free text (letters, notes, reasons) stays out: content checks judge it. Read
 straight from the world's JSON, because scoring runs once per episode at training scale.
 """
 
@@ -103,6 +104,9 @@ def _records(
 
 def _claim(claim: Mapping[str, Any]) -> Record:
     record = _pick(claim, *_CLAIM_FIELDS)
+    prior = claim.get("prior_payer") or {}
+    record["prior_payer_id"] = prior.get("payer_id")
+    record["prior_payer_paid"] = prior.get("paid_amount")
     record["diagnosis_codes"] = list(claim.get("diagnosis_codes", []))
     record["lines"] = [
         {

@@ -251,6 +251,25 @@ def transfer(claim_id: str, reason: str) -> Intent:
     )
 
 
+def bill_secondary(claim_id: str, primary: str, payer_id: str) -> Intent:
+    """The patient's share under the primary goes to the active secondary first, on a claim that
+    carries the primary's adjudication; the patient is not billed (yet)."""
+    intent = bill_other(claim_id, payer_id, "secondary")
+    carried = fact(
+        "primary_adjudication_carried",
+        f"the claim to {payer_id} carries {primary}'s adjudication (paid amount, adjustments)",
+        "claims",
+        billed_from_claim_id=claim_id,
+        payer_id=payer_id,
+        prior_payer_id=primary,
+        new=True,
+    )
+    waits = stays_open(claim_id, "the patient's share is pending with the secondary payer")
+    return Intent(
+        "bill_secondary", intent.required, allowed=intent.allowed, outcome=(*intent.outcome, carried, waits)
+    )
+
+
 def bill_other(claim_id: str, payer_id: str, sequence: str) -> Intent:
     rules = (
         need("check_eligibility", "verify coverage before billing another payer"),

@@ -78,11 +78,45 @@ def settle(desk: Desk, facts: Facts) -> Script:
         short = underpayments(facts, (payer_rules or {}).get("fee_schedule", {}))
         if short:
             return (yield from appeal_underpayment(desk, facts, short))
-    for carc, amount in shares.items():  # first-seen order, as on the remittance
-        yield from desk.transfer(facts, amount, PATIENT_SHARE[carc])
+    secondary = (yield from next_payer(desk, facts)) if shares else None
+    if secondary is None:
+        for carc, amount in shares.items():  # first-seen order, as on the remittance
+            yield from desk.transfer(facts, amount, PATIENT_SHARE[carc])
     if contractual > 0.005:
         yield from desk.write_off(facts, contractual, "contractual", "contractual adjustment (fee schedule)")
+    if secondary is not None:  # the patient's share goes to the secondary first, with our adjudication
+        return (
+            yield from desk.write(
+                "bill_other_payer",
+                claim_id=facts.claim_id,
+                payer_id=secondary["payer_id"],
+                member_id=secondary["member_id"],
+                payer_sequence=secondary["cob_order"],
+            )
+        )
     return None
+
+
+_COB_RANK = {"primary": 0, "secondary": 1, "tertiary": 2}
+
+
+def next_payer(desk: Desk, facts: Facts) -> Script:
+    """The patient's active coverage after this claim's payer in COB order (from the 271's other
+    coverage), or None."""
+    claim = facts.claim
+    found = yield from desk.read(
+        "check_eligibility",
+        payer_id=claim["payer_id"],
+        member_id=claim["member_id"],
+        service_date=facts.dos.isoformat(),
+    )
+    rank = _COB_RANK[str(claim.get("payer_sequence", "primary"))]
+    later = [
+        c
+        for c in (found or {}).get("other_coverage", [])
+        if c["active_on_service_date"] and _COB_RANK[c["cob_order"]] > rank
+    ]
+    return later[0] if later else None
 
 
 def underpayments(facts: Facts, schedule: dict[str, float]) -> list[tuple[str, float, float]]:

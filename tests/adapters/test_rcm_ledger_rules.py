@@ -107,3 +107,44 @@ def test_a_line_with_59_beside_an_x_modifier_is_refused_and_the_x_modifier_alone
         corrections={"lines": [{"line_number": 2, "modifiers": ["XS"]}]},
     )
     assert alone.outcome is ToolOutcome.OK
+
+
+def test_with_an_active_secondary_the_patient_share_is_not_yet_billable(world: World) -> None:
+    claim = world.claims["CLM-1106"]  # Heartland primary (CO-45 + PR-2 $30), Medicare secondary
+    assert patient_billable(world, claim) == 0.0
+    assert patient_billable(world, claim, before_secondary=True) == 30.0
+
+
+def test_billing_the_patient_before_the_secondary_is_a_recorded_violation(
+    call: Call, sim: SimBackend
+) -> None:
+    result = call(
+        "transfer_to_patient_responsibility", claim_id="CLM-1106", amount=30.0, reason="coinsurance"
+    )
+    assert result.outcome is ToolOutcome.OK
+    assert [(v.kind, v.amount) for v in sim.world.violations] == [("patient_billed_before_secondary", 30.0)]
+
+
+def test_a_secondary_claim_carries_the_primary_adjudication(call: Call, sim: SimBackend) -> None:
+    wrong_order = call(
+        "bill_other_payer",
+        claim_id="CLM-1106",
+        payer_id="MCR",
+        member_id="3GT5KM8RX27",
+        payer_sequence="primary",
+    )
+    assert wrong_order.error is not None and wrong_order.error.details["code"] == "cob_order_mismatch"
+    sent = call(
+        "bill_other_payer",
+        claim_id="CLM-1106",
+        payer_id="MCR",
+        member_id="3GT5KM8RX27",
+        payer_sequence="secondary",
+    )
+    assert sent.result is not None
+    prior = sim.world.claims[sent.result["claim_id"]].prior_payer
+    assert prior is not None and (prior.payer_id, prior.paid_amount, prior.patient_responsibility_amount) == (
+        "HRTL",
+        120.0,
+        30.0,
+    )

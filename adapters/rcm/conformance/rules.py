@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from adapters.rcm.conformance.steps import Scenario, appeal, claim, replace, scenario, transfer, write_off
+from adapters.rcm.conformance.steps import (
+    Scenario,
+    appeal,
+    bill,
+    claim,
+    elig,
+    replace,
+    scenario,
+    transfer,
+    write_off,
+)
 
 RULE_SCENARIOS: tuple[Scenario, ...] = (
     scenario(
@@ -47,5 +57,20 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("read_document", {"document_id": "DOC-1016"}),
         replace("CLM-1016", "BLUE25101600", lines=[{"line_number": 2, "modifiers": ["59", "XS"]}]),
         replace("CLM-1016", "BLUE25101600", lines=[{"line_number": 2, "modifiers": ["XS"]}]),
+    ),
+    scenario(
+        "cob_patient_share_goes_to_the_active_secondary_first",
+        ("get_remittance", claim("CLM-1106")),
+        elig("2025-05-27", "HRTL", "HRT377120554"),
+        transfer("CLM-1106", 30.0, "coinsurance"),
+        write_off("CLM-1106", 90.0, "contractual"),
+        bill("CLM-1106", "MCR", "3GT5KM8RX27", "secondary"),
+        ("get_claim", claim("CLM-R00001")),
+    ),
+    scenario(
+        "cob_secondary_claim_needs_the_primary_adjudication",
+        bill("CLM-1025", "MCR", "1EG4TE5MK72", "secondary"),
+        bill("CLM-1106", "MCR", "3GT5KM8RX27", "primary"),
+        bill("CLM-1106", "MCR", "3GT5KM8RX27", "secondary"),
     ),
 )

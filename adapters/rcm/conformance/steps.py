@@ -96,3 +96,10 @@ def auth(patient: str, payer: str, codes: list[str], dos: str, **extra: Any) -> 
             **extra,
         },
     )
+
+
+def bill(claim_id: str, payer_id: str, member_id: str, sequence: str) -> Step:
+    return (
+        "bill_other_payer",
+        {"claim_id": claim_id, "payer_id": payer_id, "member_id": member_id, "payer_sequence": sequence},
+    )

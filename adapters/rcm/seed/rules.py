@@ -19,6 +19,7 @@ from adapters.rcm.models import (
     Patient,
     Payer,
     PayerRules,
+    PayerSequence,
     Remittance,
     ServiceLine,
 )
@@ -51,6 +52,10 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
         "CO-50 at Medicare, notice dated 123 days ago",
         "appeal with records and LMN: the 120 days run from presumed receipt, 5 days after the notice",
     ),
+    "CLM-1106": (
+        "CO-45 + PR-2 at the employer plan, Medicare secondary (MSP: working beneficiary)",
+        "write off the contractual $90; bill Medicare as secondary with Heartland's adjudication, not the patient",
+    ),
 }
 
 _PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (
@@ -58,12 +63,15 @@ _PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (
     ("P-022", "Omar", "Mensah", date(1952, 6, 19), "M"),
     ("P-023", "Ella", "Novak", date(1949, 10, 3), "F"),
     ("P-024", "Samuel", "Larsen", date(1950, 1, 27), "M"),
+    ("P-025", "Yuki", "Tanaka", date(1957, 8, 30), "F"),
 )
-_PLANS: tuple[tuple[str, str, str, str, date], ...] = (
-    ("COV-021-1", "P-021", "HRTL", "HRT204417781", date(2022, 1, 1)),
-    ("COV-022-1", "P-022", "MCR", "8CV4KD2TM61", date(2017, 7, 1)),
-    ("COV-023-1", "P-023", "MCR", "9DN6PW3QE84", date(2014, 11, 1)),
-    ("COV-024-1", "P-024", "MCR", "2FR8HN5WA36", date(2015, 2, 1)),
+_PLANS: tuple[tuple[str, str, str, str, date, PayerSequence], ...] = (
+    ("COV-021-1", "P-021", "HRTL", "HRT204417781", date(2022, 1, 1), "primary"),
+    ("COV-022-1", "P-022", "MCR", "8CV4KD2TM61", date(2017, 7, 1), "primary"),
+    ("COV-023-1", "P-023", "MCR", "9DN6PW3QE84", date(2014, 11, 1), "primary"),
+    ("COV-024-1", "P-024", "MCR", "2FR8HN5WA36", date(2015, 2, 1), "primary"),
+    ("COV-025-1", "P-025", "HRTL", "HRT377120554", date(2019, 3, 1), "primary"),  # her employer's plan
+    ("COV-025-2", "P-025", "MCR", "3GT5KM8RX27", date(2022, 8, 1), "secondary"),
 )
 
 
@@ -99,8 +107,9 @@ def rule_patients() -> tuple[list[Patient], list[Coverage]]:
             subscriber_birth_date=by_id[pid].birth_date,
             relationship="self",
             start_date=start,
+            cob_order=order,
         )
-        for cid, pid, payer, member, start in _PLANS
+        for cid, pid, payer, member, start, order in _PLANS
     ]
     return patients, coverages
 
@@ -173,6 +182,12 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     )  # fmt: skip
     claims.append(k)
     remits.append(_remit(k, ago(123), {1: [("CO", "50", 220.0)]}))
+    k = seed_claim(
+        "CLM-1106", "P-025", "HRTL", "HRT377120554", ("I10",),
+        (line(1, "99214", 240.0, ago(20)),), ago(19), "partially_paid",
+    )  # fmt: skip
+    claims.append(k)
+    remits.append(_remit(k, ago(6), {1: [("CO", "45", 90.0), ("PR", "2", 30.0)]}))
     return claims, remits
 
 
