@@ -38,7 +38,9 @@ RecommendedAction = Literal[
     "close",
     "review",
 ]
-CloseReason = Literal["duplicate_of_paid_original", "paid_as_expected", "no_action_needed"]
+CloseReason = Literal[
+    "duplicate_of_paid_original", "duplicate_of_original_in_process", "paid_as_expected", "no_action_needed"
+]
 Urgency = Literal["standard", "expedited"]
 ViolationKind = Literal["patient_billed_on_co_adjustment", "patient_billed_before_secondary"]
 

@@ -148,7 +148,8 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
     ),
     ToolSpec(
         "close_claim",
-        "Close a claim that needs no further work (e.g. a duplicate whose original was paid).",
+        "Close a claim that needs no further work (e.g. a duplicate whose original was paid, or whose "
+        "original is still in process with the payer).",
         args.CloseClaimArgs,
         results.CloseClaimResult,
         WRITE,

@@ -435,3 +435,18 @@ def cob_secondary(ctx: Ctx) -> Case:
         claim.claim_id, ctx.payer_id, secondary
     )
     return ctx.case(claim, intent, f"secondary:{'msp' if medicare else 'spouse'}", f"share:{carc}")
+
+
+def duplicate_in_process(ctx: Ctx) -> Case:
+    """CO-18 whose original was accepted and is still in process (no remittance yet): close the
+    duplicate; nothing to resubmit, replace or appeal."""
+    rng, b = ctx.rng, ctx.b
+    dos, produced = recent(ctx)
+    spec = LineSpec(rng.choice(OFFICE_VISITS), charge=float(rng.randrange(120, 300)))
+    original = b.claim(ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=1))
+    b.claims[original.claim_id] = original.model_copy(update={"status": rng.choice(("accepted", "pending"))})
+    claim = b.claim(
+        ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=rng.randrange(8, 20))
+    )
+    b.deny(claim, max(produced, claim.submitted_date + timedelta(days=2)), "18")
+    return ctx.case(claim, want.close_duplicate(claim.claim_id, in_process=True))

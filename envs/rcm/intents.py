@@ -294,18 +294,22 @@ def bill_other(claim_id: str, payer_id: str, sequence: str) -> Intent:
     return Intent("bill_other_payer", rules, allowed=("bill_other_payer",), outcome=(billed,))
 
 
-def close_duplicate(claim_id: str) -> Intent:
+def close_duplicate(claim_id: str, in_process: bool = False) -> Intent:
+    """CO-18: close the duplicate; its original was paid, or is still in process with the payer (it
+    will be paid or denied on its own: a resubmission would only be another duplicate)."""
+    reason = "duplicate_of_original_in_process" if in_process else "duplicate_of_paid_original"
+    state = "still in process" if in_process else "paid"
     rules = (
         need("find_original_claim", "look up the original before closing a duplicate", claim_id=claim_id),
-        need("close_claim", "the original was paid", claim_id=claim_id, reason="duplicate_of_paid_original"),
+        need("close_claim", f"the original is {state}", claim_id=claim_id, reason=reason),
     )
     closed = fact(
         "duplicate_closed",
-        f"{claim_id} is closed as a duplicate of a paid original",
+        f"{claim_id} is closed as a duplicate of an original {state}",
         "claims",
         claim_id=claim_id,
         closed_now=True,
-        closed_reason="duplicate_of_paid_original",
+        closed_reason=reason,
     )
     return Intent("close", rules, allowed=("close_claim",), outcome=(closed,))
 

@@ -149,7 +149,8 @@ def appeal_underpayment(desk: Desk, facts: Facts, short: list[tuple[str, float, 
 
 
 def duplicate(desk: Desk, facts: Facts, depth: int) -> Script:
-    """CO-18: original paid → close, no resubmission; original denied → work the original."""
+    """CO-18: original paid, or still in process → close, no resubmission; original denied → work
+    the original."""
     found = yield from desk.read("find_original_claim", claim_id=facts.claim_id)
     if not found or not found["found"]:
         return (yield from needs_human(desk, facts, "duplicate denial, but no original claim found"))
@@ -160,6 +161,18 @@ def duplicate(desk: Desk, facts: Facts, depth: int) -> Script:
                 claim_id=facts.claim_id,
                 reason="duplicate_of_paid_original",
                 note=f"original {found['original_claim_id']} was paid",
+            )
+        )
+    if (
+        found["original_status"] in ("submitted", "accepted", "pending")
+        and not found["original_adjustment_codes"]
+    ):
+        return (
+            yield from desk.write(
+                "close_claim",
+                claim_id=facts.claim_id,
+                reason="duplicate_of_original_in_process",
+                note=f"original {found['original_claim_id']} is {found['original_status']} at the payer",
             )
         )
     if depth >= MAX_DEPTH - 1:

@@ -73,4 +73,12 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         bill("CLM-1106", "MCR", "3GT5KM8RX27", "primary"),
         bill("CLM-1106", "MCR", "3GT5KM8RX27", "secondary"),
     ),
+    scenario(
+        "co18_duplicate_of_an_original_in_process",
+        ("get_remittance", claim("CLM-1108")),
+        ("find_original_claim", claim("CLM-1108")),
+        ("get_claim_status", claim("CLM-1107")),
+        ("submit_new_claim", {"claim_id": "CLM-1107", "corrections": {}, "note": None}),
+        ("close_claim", {"claim_id": "CLM-1108", "reason": "duplicate_of_original_in_process", "note": None}),
+    ),
 )

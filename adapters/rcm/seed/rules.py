@@ -56,6 +56,10 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
         "CO-45 + PR-2 at the employer plan, Medicare secondary (MSP: working beneficiary)",
         "write off the contractual $90; bill Medicare as secondary with Heartland's adjudication, not the patient",
     ),
+    "CLM-1108": (
+        "CO-18, the original CLM-1107 accepted and still in process",
+        "close as a duplicate of an original in process: no resubmission, the original will be paid or denied",
+    ),
 }
 
 _PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (
@@ -188,6 +192,17 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     )  # fmt: skip
     claims.append(k)
     remits.append(_remit(k, ago(6), {1: [("CO", "45", 90.0), ("PR", "2", 30.0)]}))
+    original = seed_claim(
+        "CLM-1107", "P-025", "HRTL", "HRT377120554", ("M54.50",),
+        (line(1, "99213", 150.0, ago(15)),), ago(14), "accepted",
+    )  # fmt: skip
+    claims.append(original)
+    k = seed_claim(
+        "CLM-1108", "P-025", "HRTL", "HRT377120554", ("M54.50",),
+        (line(1, "99213", 150.0, ago(15)),), ago(7), "denied",
+    )  # fmt: skip
+    claims.append(k)
+    remits.append(_remit(k, ago(2), {1: [("CO", "18", 150.0)]}))
     return claims, remits
 
 
