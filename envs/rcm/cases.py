@@ -446,7 +446,7 @@ def duplicate_in_process(ctx: Ctx) -> Case:
     original = b.claim(ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=1))
     b.claims[original.claim_id] = original.model_copy(update={"status": rng.choice(("accepted", "pending"))})
     claim = b.claim(
-        ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=rng.randrange(8, 20))
+        ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=rng.randrange(3, 7))
     )
-    b.deny(claim, max(produced, claim.submitted_date + timedelta(days=2)), "18")
+    b.deny(claim, produced, "18")
     return ctx.case(claim, want.close_duplicate(claim.claim_id, in_process=True))
