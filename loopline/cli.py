@@ -12,12 +12,14 @@ from loopline.commands import bridge as bridge_cmd
 from loopline.commands import demo as demo_cmd
 from loopline.commands import envs as envs_cmd
 from loopline.commands import inspect as inspect_cmd
+from loopline.commands import promote as promote_cmd
 from loopline.commands import sandbox as sandbox_cmd
 from loopline.commands import schemas as schemas_cmd
 from loopline.commands import stack as stack_cmd
 from loopline.commands import streams as streams_cmd
 from loopline.commands import verifier_card as verifier_card_cmd
 from loopline.commands import verifiers as verifiers_cmd
+from loopline.commands import workflows as workflows_cmd
 
 app = typer.Typer(
     name="loopline",
@@ -35,6 +37,8 @@ streams_cmd.register(app)
 inspect_cmd.register(app)
 app.add_typer(bridge_cmd.app, name="bridge")
 demo_cmd.register(app)
+app.add_typer(workflows_cmd.app, name="workflows")
+app.add_typer(promote_cmd.app, name="promote")
 
 
 def main() -> None:

@@ -1,16 +1,26 @@
-"""The Temporal worker for a task queue: the promotion workflow and its activities (`cpu`)."""
+"""The Temporal worker for a task queue: the promotion workflow and its activities (`cpu`), and
+optionally the edge-case starter beside it (`loopline workflows worker --with-starter`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from workflows.promotion.activities import PromotionActivities
+from adapters.rcm.draft_store import DraftStore
+from bridge.store import SqlEpisodeReader, SqlEventArchive
+from envs.tasksets import TaskSetRegistry
+from workflows.promotion.activities import PromotionActivities, Publisher
+from workflows.promotion.client import connect
+from workflows.promotion.models import ReviewTimers
+from workflows.promotion.sources import archive_cases, archive_events
+from workflows.promotion.starter import EdgeCaseStarter
 from workflows.promotion.workflows import PromoteEdgeCaseWorkflow
+from workflows.settings import WorkflowsSettings
 
 WORKFLOWS = [PromoteEdgeCaseWorkflow]
 
@@ -39,3 +49,41 @@ def build_worker(
         activities=activity_functions(activities),
         activity_executor=ThreadPoolExecutor(threads, thread_name_prefix="activity"),
     )
+
+
+async def serve(
+    settings: WorkflowsSettings,
+    *,
+    publish: Publisher | None,
+    with_starter: bool,
+    rules: Collection[str] | None = None,
+    stop: asyncio.Event | None = None,
+) -> None:
+    """Run a worker for `settings.task_queue` (and the edge-case starter) until `stop` is set."""
+    stop = stop or asyncio.Event()
+    client = await connect(settings.temporal_address, settings.temporal_namespace)
+    archive = SqlEventArchive(settings.db_url)
+    archive.create_schema()
+    reader = SqlEpisodeReader(archive.engine)
+    activities = PromotionActivities(
+        store=DraftStore(settings.drafts_dir),
+        episode_events=archive_events(reader),
+        registry=TaskSetRegistry(settings.tasksets_root),
+        task_set=settings.promoted_task_set,
+        threshold=settings.draft_threshold,
+        publish=publish,
+        tenant=settings.tenant,
+    )
+    timers = ReviewTimers(
+        reminder_after_s=settings.review_reminder_s, escalate_after_s=settings.review_escalate_s
+    )
+    async with build_worker(client, activities, settings.task_queue, settings.activity_threads):
+        jobs = []
+        if with_starter:
+            starter = EdgeCaseStarter(
+                client, lambda: archive_cases(reader), settings.task_queue, timers, rules
+            )
+            jobs.append(asyncio.create_task(starter.run(stop)))
+        await stop.wait()
+        for job in jobs:
+            await job

@@ -1,0 +1,92 @@
+"""`loopline workflows worker`: the Temporal worker (promotion workflow and activities) for a queue.
+
+Settings come from `LOOPLINE_*` variables (`workflows.settings.WorkflowsSettings`; the broker from
+`LOOPLINE_KAFKA_*`); options override them. `--with-starter` also runs the edge-case starter, which
+starts one promotion per new edge case in the archive.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from loopline.settings import KafkaSettings
+
+console = Console(stderr=True)
+app = typer.Typer(help="Temporal workers: promotion of edge cases into tasks.", no_args_is_help=True)
+
+
+def kafka_publisher(kafka: KafkaSettings, topic: str) -> Any:
+    """Sends one structured event to `topic` and waits for the broker's acknowledgment."""
+    from confluent_kafka import Producer
+
+    from loopline.topics import ensure_topics
+    from schemas.codec import from_structured, to_kafka
+
+    ensure_topics(kafka.client_config("admin"), [topic])
+    producer = Producer(kafka.client_config("producer"))
+
+    def publish(doc: dict[str, Any]) -> None:
+        record = to_kafka(from_structured(doc))
+        failures: list[str] = []
+        producer.produce(
+            topic, key=record.key, value=record.value, headers=list(record.headers),
+            on_delivery=lambda err, _msg: failures.append(str(err)) if err else None,
+        )  # fmt: skip
+        if producer.flush(30) or failures:
+            raise RuntimeError(f"task.promoted not delivered to {topic}: {failures or 'timed out'}")
+
+    return publish
+
+
+@app.command("worker")
+def worker(
+    queue: Annotated[str | None, typer.Option(help="Task queue (default LOOPLINE_TASK_QUEUE, cpu).")] = None,
+    temporal_address: Annotated[str | None, typer.Option(help="Temporal host:port.")] = None,
+    db_url: Annotated[str | None, typer.Option(help="Event archive URL.")] = None,
+    drafts_dir: Annotated[Path | None, typer.Option(help="Draft store folder.")] = None,
+    tasksets_root: Annotated[Path | None, typer.Option(help="Task-set registry root.")] = None,
+    events_topic: Annotated[str | None, typer.Option(help="Topic for task.promoted.")] = None,
+    publish_events: Annotated[bool, typer.Option(help="Publish task.promoted to Kafka.")] = True,
+    with_starter: Annotated[bool, typer.Option(help="Also start a promotion per new edge case.")] = False,
+    rule: Annotated[
+        list[str] | None, typer.Option(help="Only promote edge cases of this rule (repeat).")
+    ] = None,
+) -> None:
+    """Run the worker until SIGINT/SIGTERM."""
+    import asyncio
+    import signal
+
+    from pydantic import ValidationError
+
+    from loopline.settings import KafkaSettings
+    from workflows.settings import WorkflowsSettings
+    from workflows.worker import serve
+
+    overrides = {
+        "task_queue": queue, "temporal_address": temporal_address, "db_url": db_url, "drafts_dir": drafts_dir,
+        "tasksets_root": tasksets_root, "events_topic": events_topic,
+    }  # fmt: skip
+    try:
+        settings = WorkflowsSettings.model_validate({k: v for k, v in overrides.items() if v is not None})
+        publish = kafka_publisher(KafkaSettings(), settings.events_topic) if publish_events else None
+    except (ValidationError, RuntimeError, OSError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        console.print(
+            f"worker on queue {settings.task_queue!r} at {settings.temporal_address}"
+            + (" with the edge-case starter" if with_starter else "")
+        )
+        await serve(settings, publish=publish, with_starter=with_starter, rules=rule or None, stop=stop)
+
+    asyncio.run(main())

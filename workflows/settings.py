@@ -1,0 +1,44 @@
+"""`WorkflowsSettings`: the Temporal worker's settings (`LOOPLINE_` prefix), read at start-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from adapters.rcm.drafts import DEFAULT_THRESHOLD
+
+
+class WorkflowsSettings(BaseSettings):
+    """Where Temporal, the archive, the drafts and the task sets are; how promotion behaves."""
+
+    model_config = SettingsConfigDict(env_prefix="LOOPLINE_", extra="ignore")
+
+    temporal_address: str = Field(
+        default="127.0.0.1:7233", min_length=3, description="Temporal frontend host:port."
+    )
+    temporal_namespace: str = Field(default="default", min_length=1, description="Temporal namespace.")
+    task_queue: str = Field(default="cpu", min_length=1, description="The task queue this worker serves.")
+    db_url: str = Field(
+        default="sqlite:///.loopline/archive.db", min_length=1, description="The event archive."
+    )
+    drafts_dir: Path = Field(default=Path(".loopline/drafts"), description="The draft store.")
+    tasksets_root: Path = Field(
+        default=Path(".loopline/tasksets"), description="Where task sets are published."
+    )
+    promoted_task_set: str = Field(
+        default="rcm-promoted", min_length=1, description="The task set promotions join."
+    )
+    events_topic: str = Field(
+        default="loopline.events.v1", min_length=1, description="Where task.promoted goes."
+    )
+    draft_threshold: float = Field(
+        default=DEFAULT_THRESHOLD, ge=0.0, le=1.0, description="Fidelity a draft needs to be reviewed."
+    )
+    review_reminder_s: float = Field(default=4 * 3600, gt=0, description="Remind reviewers after this long.")
+    review_escalate_s: float = Field(
+        default=24 * 3600, gt=0, description="Escalate a review after this long."
+    )
+    tenant: str = Field(default="default", min_length=1, description="Tenant of the task.promoted events.")
+    activity_threads: int = Field(default=4, ge=1, le=64, description="Threads for synchronous activities.")
