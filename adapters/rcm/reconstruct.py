@@ -256,6 +256,11 @@ class _Builder:
                 claim.rendering_npi,
                 Provider(npi=claim.rendering_npi, name=f"Clinician {claim.rendering_npi}", kind="individual"),
             )
+        for recorded in self.episode.calls:  # a corrected claim the payer took had its NPI on file
+            fix = recorded.call.arguments.get("corrections") if recorded.outcome is ToolOutcome.OK else None
+            npi = fix.get("rendering_npi") if isinstance(fix, dict) else None
+            if isinstance(npi, str) and npi:
+                providers.setdefault(npi, Provider(npi=npi, name=f"Clinician {npi}", kind="individual"))
         return World(
             today=self.today(),
             practice=Practice(
