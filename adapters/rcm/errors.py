@@ -33,6 +33,9 @@ DomainCode = Literal[
     "secondary_payer_first",
     "no_prior_adjudication",
     "cob_order_mismatch",
+    "member_not_this_patient",
+    "npi_not_on_file",
+    "auth_not_on_file",
 ]
 
 # HTTP status the sandbox answers a refusal with: unknown ids are 404, business refusals 409.

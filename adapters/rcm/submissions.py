@@ -71,8 +71,36 @@ def _corrected_lines(
     return tuple(updated[n] for n in sorted(updated))
 
 
-def _corrected(original: Claim, fix: args.ClaimCorrections) -> dict[str, object]:
-    """The claim fields `fix` changes (refused when a line correction does not fit the claim)."""
+def _payer_edits(world: World, claim: Claim, fix: args.ClaimCorrections) -> None:
+    """The front-end edits a payer or clearinghouse runs on a corrected claim: a rendering NPI not
+    enrolled on file, or an authorization number the payer never approved for this patient, is
+    rejected before adjudication."""
+    payer = world.payer(claim.payer_id)
+    if fix.rendering_npi and fix.rendering_npi not in world.providers:
+        raise DomainError(
+            "npi_not_on_file",
+            f"{payer.name} rejected the claim: rendering NPI {fix.rendering_npi} is not a provider on file "
+            "(enrolled with the payer); take the NPI from the record",
+        )
+    auth = fix.prior_auth_number.strip() if fix.prior_auth_number else None
+    if auth and not any(
+        x.auth_number == auth
+        and x.status == "approved"
+        and x.patient_id == claim.patient_id
+        and x.payer_id == claim.payer_id
+        for x in world.authorizations.values()
+    ):
+        raise DomainError(
+            "auth_not_on_file",
+            f"{payer.name} rejected the claim: authorization {auth} is not an approved authorization of "
+            "this patient with this payer; use the number on file (get_authorizations)",
+        )
+
+
+def _corrected(world: World, original: Claim, fix: args.ClaimCorrections) -> dict[str, object]:
+    """The claim fields `fix` changes (refused when a line correction does not fit the claim, or the
+    payer's front-end edits reject a corrected value)."""
+    _payer_edits(world, original, fix)
     diagnoses = tuple(fix.diagnosis_codes) if fix.diagnosis_codes else original.diagnosis_codes
     return {
         "member_id": fix.member_id or original.member_id,
@@ -108,7 +136,7 @@ def submit_replacement_claim(world: World, a: args.SubmitReplacementClaimArgs) -
             f"{a.original_claim_control_number!r} is not the payer claim control number of claim "
             f"{original.claim_id}; quote the one on its remittance",
         )
-    corrected = _corrected(original, a.corrections)
+    corrected = _corrected(world, original, a.corrections)
     change = Change(world)
     draft = original.model_copy(
         update={
@@ -156,7 +184,7 @@ def submit_new_claim(world: World, a: args.SubmitNewClaimArgs) -> Outcome:
             "duplicate: correct it with a replacement claim (submit_replacement_claim, frequency 7) "
             "quoting its payer claim control number, or appeal",
         )
-    corrected = _corrected(returned, a.corrections)
+    corrected = _corrected(world, returned, a.corrections)
     change = Change(world)
     draft = returned.model_copy(
         update={
@@ -212,6 +240,13 @@ def bill_other_payer(world: World, a: args.BillOtherPayerArgs) -> Outcome:
         ),
         None,
     )
+    if coverage is not None and coverage.patient_id != claim.patient_id:
+        raise DomainError(
+            "member_not_this_patient",
+            f"{payer.name} rejected the claim: member {coverage.member_id} is not {claim.patient_first_name} "
+            f"{claim.patient_last_name} (born {claim.patient_birth_date.isoformat()}); find this patient's "
+            "own coverage with check_eligibility",
+        )
     if coverage is None:
         raise DomainError(
             "no_coverage_at_payer",

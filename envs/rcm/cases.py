@@ -106,13 +106,15 @@ def carc31(ctx: Ctx) -> Case:
 
 
 # -- CARC 15 / 197: authorization -----------------------------------------------------------------------
-def authorization(ctx: Ctx, carc: str) -> Case:
+def authorization(ctx: Ctx, carc: str, *, on_file: bool = True) -> Case:
     rng, b = ctx.rng, ctx.b
     weights = (
         {"on_file": 6, "retro": 2, "appeal": 1, "write_off": 1}
         if carc == "15"
         else {"on_file": 2, "retro": 4, "appeal": 2, "write_off": 2}
     )
+    if not on_file:
+        weights["on_file"] = 0
     variant = rng.choices(list(weights), list(weights.values()))[0]
     window = b.payer(ctx.payer_id).rules.retro_auth_window_days
     if variant == "retro" and window == 0:
@@ -450,3 +452,17 @@ def duplicate_in_process(ctx: Ctx) -> Case:
     )
     b.deny(claim, produced, "18")
     return ctx.case(claim, want.close_duplicate(claim.claim_id, in_process=True))
+
+
+def auth_of_another_payer(ctx: Ctx) -> Case:
+    """CO-15 where the only approved authorization for the service is the patient's secondary payer's:
+    its number means nothing to this payer (a replacement carrying it is rejected at the front end),
+    so the case is worked as one with no authorization on file."""
+    rng, b = ctx.rng, ctx.b
+    other = rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
+    b.cover(ctx.patient, other, "secondary", b.ago(rng.randrange(400, 1500)))
+    case = authorization(ctx, "15", on_file=False)
+    claim = case.world.claims[case.claim_id]
+    b.authorization(ctx.patient, other, [claim.lines[0].procedure_code], claim.first_service_date)
+    case.world = b.build()
+    return case

@@ -15,7 +15,14 @@ from adapters.rcm.codes import CARC
 from adapters.rcm.models import Claim
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx, coded, recent, record, swap, visit
-from envs.rcm.cases import BASE, cob_secondary, duplicate_in_process, invalid_abn, underpaid
+from envs.rcm.cases import (
+    BASE,
+    auth_of_another_payer,
+    cob_secondary,
+    duplicate_in_process,
+    invalid_abn,
+    underpaid,
+)
 from envs.rcm.charts import INJECTIONS, necessity_letter
 from envs.rcm.faults import Fault
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
@@ -239,5 +246,6 @@ EDGE: dict[str, EdgeSpec] = {
     "medicare_receipt": (medicare_receipt, "50", ("MCR",)),
     "cob_secondary": (cob_secondary, "2", COMMERCIAL),
     "duplicate_in_process": (duplicate_in_process, "18", None),
+    "auth_other_payer": (auth_of_another_payer, "15", COMMERCIAL),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

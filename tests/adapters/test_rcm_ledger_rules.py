@@ -148,3 +148,33 @@ def test_a_secondary_claim_carries_the_primary_adjudication(call: Call, sim: Sim
         120.0,
         30.0,
     )
+
+
+def test_the_payer_rejects_another_patients_member_id(call: Call) -> None:
+    result = call(
+        "bill_other_payer",
+        claim_id="CLM-1017",
+        payer_id="MCR",
+        member_id="1EG4TE5MK72",
+        payer_sequence="primary",
+    )
+    assert result.error is not None and result.error.details["code"] == "member_not_this_patient"
+
+
+def test_the_payer_rejects_an_auth_number_or_npi_not_on_file(call: Call) -> None:
+    auth = call(
+        "submit_replacement_claim",
+        claim_id="CLM-1003",
+        original_claim_control_number="ACME25100300",
+        corrections={"prior_auth_number": "PA999999"},
+    )
+    assert auth.error is not None and auth.error.details["code"] == "auth_not_on_file"
+    npi = call("submit_new_claim", claim_id="CLM-1024", corrections={"rendering_npi": "1234567893"})
+    assert npi.error is not None and npi.error.details["code"] == "npi_not_on_file"
+    on_file = call(
+        "submit_replacement_claim",
+        claim_id="CLM-1003",
+        original_claim_control_number="ACME25100300",
+        corrections={"prior_auth_number": "PA778812"},
+    )
+    assert on_file.outcome is ToolOutcome.OK

@@ -8,6 +8,7 @@ from adapters.rcm.conformance.steps import (
     bill,
     claim,
     elig,
+    new_claim,
     replace,
     scenario,
     transfer,
@@ -80,5 +81,13 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("get_claim_status", claim("CLM-1107")),
         ("submit_new_claim", {"claim_id": "CLM-1107", "corrections": {}, "note": None}),
         ("close_claim", {"claim_id": "CLM-1108", "reason": "duplicate_of_original_in_process", "note": None}),
+    ),
+    scenario(
+        "payer_front_end_edits",
+        bill("CLM-1017", "MCR", "1EG4TE5MK72", "primary"),
+        replace("CLM-1003", "ACME25100300", prior_auth_number="PA999999"),
+        replace("CLM-1001", "MCR25100100", rendering_npi="1234567893"),
+        new_claim("CLM-1024", rendering_npi="1234567893"),
+        replace("CLM-1003", "ACME25100300", prior_auth_number="PA778812"),
     ),
 )
