@@ -32,12 +32,14 @@ Action = ToolCall | Finish
 
 
 class Observation(Contract):
-    """What the agent's harness sees after `reset` or `step`."""
+    """What the agent sees after `reset` or `step`: only what a real work item and its tools give.
+
+    It never names the task (its id names the task's family, so an agent could read the answer's
+    category off it); the harness knows the task and logs it (`Trajectory.task_id`, the rollout's
+    `episode.started`, the gym wrapper's `info`)."""
 
     kind: Literal["reset", "tool_result", "finished"]
     """`reset`: the work item and tools; `tool_result`: the answer to a call; `finished`: the end."""
-    task_id: str
-    """The task being worked."""
     work_item: WorkItem | None = None
     """The work item, on reset."""
     tools: tuple[dict[str, Any], ...] = ()

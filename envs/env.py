@@ -51,7 +51,6 @@ class ToolEnv:
         self._turns, self._end, self._final_message = [], None, None
         return Observation(
             kind="reset",
-            task_id=task.task_id,
             work_item=task.work_item,
             tools=tuple(self._toolbox.openai_tools()),
             step=0,
@@ -128,7 +127,6 @@ class ToolEnv:
     def _observation(self, task: Task, result: ToolResult | None) -> Observation:
         return Observation(
             kind="finished" if result is None else "tool_result",
-            task_id=task.task_id,
             result=result,
             step=len(self._turns),
             steps_left=max(0, self.max_steps - len(self._turns)),

@@ -241,7 +241,7 @@ EDGE: dict[str, EdgeSpec] = {
     "appeal_window_closed": (appeal_window_closed, "50", ("MCR", "ACME", "BLUE", "CEDR", "NWND")),
     "tool_error": (tool_errors, "mixed", None),
     "prompt_injection": (prompt_injection, "mixed", None),
-    "underpayment": (underpaid, "45", COMMERCIAL),
+    "underpaid_contract": (underpaid, "45", COMMERCIAL),
     "abn_invalid": (invalid_abn, "50", ("MCR",)),
     "medicare_receipt": (medicare_receipt, "50", ("MCR",)),
     "cob_secondary": (cob_secondary, "2", COMMERCIAL),
