@@ -19,14 +19,19 @@ def demo(
     state_dir: Annotated[Path, typer.Option(help="State folder of the embedded stack.")] = Path(".loopline"),
     keep_stack: Annotated[bool, typer.Option(help="Leave a stack this demo started running.")] = False,
     workers: Annotated[int, typer.Option(min=1, max=16, help="Episodes run at once.")] = 4,
+    review: Annotated[
+        bool,
+        typer.Option(help="A person reviews the task drafts in the review page (no simulated reviewer)."),
+    ] = False,
 ) -> None:
     """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit;
-    then check the verifier that scores training (a small verifier card)."""
+    then check the verifier that scores training (a small verifier card); then promote the run's edge cases
+    into tasks, reviewed by a simulated reviewer (or by you, with --review)."""
     from loopline.demo.run import run_demo
     from loopline.stack import StackError
 
     try:
-        result = run_demo(console, state_dir=state_dir, keep_stack=keep_stack, workers=workers)
+        result = run_demo(console, state_dir=state_dir, keep_stack=keep_stack, workers=workers, review=review)
     except StackError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None

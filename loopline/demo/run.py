@@ -10,7 +10,11 @@
    edge cases, one episode's timeline and the audit of every hash chain;
 7. the verifier that will score training is checked: a verifier card on a small sample of rcm-base
    and rcm-edge plus the hand-written expert set (validation, mutants, exploits, expert
-   agreement, and business outcomes from this run's archive).
+   agreement, and business outcomes from this run's archive);
+8. promotion: every edge case of the run starts its Temporal workflow; each draft is rebuilt from
+   the recorded episode, a simulated reviewer (labelled so) approves the suggestions that match the
+   sandbox's ground truth, the gates validate them and a new `rcm-promoted` version is published
+   with `task.promoted` on the demo's topic (`--review`: a person decides in the review page).
 """
 
 from __future__ import annotations
@@ -71,6 +75,7 @@ class DemoResult:
     edge_cases: int = 0
     audit_ok: bool = False
     verifier_bars_met: bool = False
+    promoted: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
@@ -111,7 +116,9 @@ def streams_worker(
         log.close()
 
 
-def run_demo(console: Console, *, state_dir: Path, keep_stack: bool, workers: int = 4) -> DemoResult:
+def run_demo(
+    console: Console, *, state_dir: Path, keep_stack: bool, workers: int = 4, review: bool = False
+) -> DemoResult:
     """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
     stack_settings = StackSettings(state_dir=state_dir)
     with console.status("starting the embedded stack (SeaweedFS, Tansu, Temporal)…"):
@@ -119,14 +126,25 @@ def run_demo(console: Console, *, state_dir: Path, keep_stack: bool, workers: in
     state = "reused" if stack.already_running else f"ready in {stack.elapsed_s:.1f} s"
     console.print(f"embedded stack {state}: Kafka {stack.state.endpoints.bootstrap_servers}")
     try:
-        return run_pipeline(console, kafka_settings(stack.state), state_dir / "demo", workers=workers)
+        return run_pipeline(
+            console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
+            temporal_address=stack.state.endpoints.temporal_address, review=review,
+        )  # fmt: skip
     finally:
         if not keep_stack and not stack.already_running:
             with console.status("stopping the stack…"):
                 down(stack_settings)
 
 
-def run_pipeline(console: Console, kafka: KafkaSettings, workdir: Path, *, workers: int = 4) -> DemoResult:
+def run_pipeline(
+    console: Console,
+    kafka: KafkaSettings,
+    workdir: Path,
+    *,
+    workers: int = 4,
+    temporal_address: str | None = None,
+    review: bool = False,
+) -> DemoResult:
     """The whole production path against the broker `kafka` names; files go under `workdir`."""
     started = time.monotonic()
     result = DemoResult(workdir=workdir)
@@ -171,7 +189,36 @@ def run_pipeline(console: Console, kafka: KafkaSettings, workdir: Path, *, worke
         f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
     )
     _verifier_card(console, db_url, workdir, result)
+    if temporal_address is not None:
+        _promotion(console, kafka, temporal_address, workdir, result, review=review)
     return result
+
+
+def _promotion(
+    console: Console,
+    kafka: KafkaSettings,
+    temporal_address: str,
+    workdir: Path,
+    result: DemoResult,
+    *,
+    review: bool,
+) -> None:
+    """Stage 8: the run's edge cases through PromoteEdgeCaseWorkflow (docs/promotion.md)."""
+    from loopline.commands.workflows import kafka_publisher
+    from loopline.demo.promotion import promotion_stage
+
+    summary = promotion_stage(
+        console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",
+        truth=seed_world(), publish=kafka_publisher(kafka, result.topic), review=review,
+    )  # fmt: skip
+    result.promoted = summary.published
+    who = "a person" if review else "the [magenta]simulated reviewer[/]"
+    console.print(
+        f"promotion: {summary.drafts} drafts, reviewed by {who}: {len(summary.published)} published "
+        f"(rcm-promoted v{summary.task_set_version or 0}), {summary.rejected} rejected, {summary.refused} refused, "
+        f"{summary.duplicates} duplicates; `loopline promote list --drafts-dir {workdir / 'promotion' / 'drafts'}`, "
+        "`temporal workflow list`"
+    )
 
 
 def _verifier_card(console: Console, db_url: str, workdir: Path, result: DemoResult) -> None:

@@ -1,0 +1,191 @@
+"""The demo's promotion stage: the run's edge cases become task drafts, reviewed and published.
+
+A worker and the edge-case starter run in a thread beside the demo (as `loopline workflows worker
+--with-starter` would) against the stack's Temporal; each new edge case gets its promotion
+workflow; each draft that reaches review is decided by a **simulated reviewer**, clearly labelled
+in every line it prints and in the name it signs with, who knows the sandbox's ground truth: the
+world the sandbox started from. It has the reference specialist work the claim in that true world
+and approves the suggested spec when the draft's suggestion reaches the same resolution, and
+rejects it otherwise. With `--review` nobody is simulated: the stage serves the review page and
+waits for a person to decide every draft.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from adapters.rcm import World
+from adapters.rcm.draft_store import PENDING, DraftStore
+from adapters.rcm.drafts import TaskDraft
+from envs.rcm.tasks import work_item_for
+from workflows.promotion.candidate import suggested_spec
+from workflows.promotion.client import TemporalReviewDesk
+from workflows.settings import WorkflowsSettings
+from workflows.worker import serve
+
+SIMULATED = "simulated-reviewer"
+LABEL = "[magenta]\\[simulated reviewer][/]"
+SETTLED = frozenset({"published", "rejected", "refused", "duplicate"})
+
+
+@dataclass
+class PromotionSummary:
+    """What the stage did."""
+
+    drafts: int = 0
+    published: list[str] = field(default_factory=list)
+    rejected: int = 0
+    refused: int = 0
+    duplicates: int = 0
+    task_set_version: int | None = None
+
+
+def true_resolution(truth: World, draft: TaskDraft) -> str:
+    """The resolution the reference specialist reaches on the claim in the sandbox's true world."""
+    claim_id = draft.work_item.item_id
+    honest = draft.model_copy(
+        update={"world": truth.snapshot(), "work_item": work_item_for(truth, claim_id), "faults": ()}
+    )
+    spec, _ = suggested_spec(honest)
+    return str(spec.params.get("resolution", ""))
+
+
+def simulated_review(
+    console: Console, desk: TemporalReviewDesk, store: DraftStore, truth: World, draft_id: str
+) -> str:
+    """Decide one draft as the simulated reviewer; the stage it led to."""
+    draft, suggestion = store.draft(draft_id), store.suggestion(draft_id)
+    if draft is None or suggestion is None:
+        return "missing"
+    expected = true_resolution(truth, draft)
+    claim = draft.work_item.item_id
+    if suggestion.resolution == expected:
+        spec = store.spec(suggestion.spec_hash)
+        assert spec is not None
+        outcome = desk.approve(
+            draft_id, spec, SIMULATED, note=f"simulated: ground truth resolution {expected}"
+        )
+        console.print(f"{LABEL} approved {claim} ({expected}) → {outcome.stage}")
+        if outcome.stage == "returned":  # a gate refused it: the simulated reviewer does not argue
+            desk.reject(draft_id, SIMULATED, "simulated: the gates refused the spec")
+            console.print(f"{LABEL} rejected {claim} after its gates failed (report {outcome.report_id})")
+        return outcome.stage
+    desk.reject(draft_id, SIMULATED, f"simulated: the suggestion {suggestion.resolution} is not {expected}")
+    console.print(f"{LABEL} rejected {claim}: suggested {suggestion.resolution}, ground truth {expected}")
+    return "rejected"
+
+
+REVIEWER_TOKEN = "dev-reviewer-token"
+
+
+def serve_review_page(
+    store: DraftStore, desk: TemporalReviewDesk, db_url: str
+) -> AbstractContextManager[str]:
+    """The review page and API alone, for `--review` (the demo's reviewer token)."""
+    from fastapi import FastAPI
+
+    from adapters.serving import serve_in_thread
+    from bridge.api.auth import Role, TokenTable
+    from bridge.api.review import Reviewing, review_router
+    from bridge.store import SqlEpisodeReader, SqlEventArchive
+
+    app = FastAPI(title="Loopline review (demo)")
+    app.state.tokens = TokenTable.from_tokens({REVIEWER_TOKEN: Role.REVIEWER})
+    app.include_router(
+        review_router(Reviewing(store, desk), SqlEpisodeReader(SqlEventArchive(db_url).engine))
+    )
+    return serve_in_thread(app, name="review-page")
+
+
+def run_worker_thread(
+    settings: WorkflowsSettings, publish: Callable[[dict[str, Any]], None] | None
+) -> Callable[[], None]:
+    """The worker and starter in a thread with their own loop; returns a function that stops them."""
+    loop = asyncio.new_event_loop()
+    stop = asyncio.Event()
+    started = threading.Event()
+
+    def main() -> None:
+        asyncio.set_event_loop(loop)
+        started.set()
+        loop.run_until_complete(serve(settings, publish=publish, with_starter=True, stop=stop))
+
+    thread = threading.Thread(target=main, name="promotion-worker", daemon=True)
+    thread.start()
+    started.wait(10)
+
+    def halt() -> None:
+        loop.call_soon_threadsafe(stop.set)
+        thread.join(timeout=30)
+
+    return halt
+
+
+def promotion_stage(
+    console: Console,
+    *,
+    temporal_address: str,
+    db_url: str,
+    workdir: Path,
+    truth: World,
+    publish: Callable[[dict[str, Any]], None] | None = None,
+    review: bool = False,
+    timeout_s: float = 180.0,
+) -> PromotionSummary:
+    """Promote the archive's edge cases; simulated or human review (see the module)."""
+    settings = WorkflowsSettings(
+        temporal_address=temporal_address, db_url=db_url, drafts_dir=workdir / "drafts",
+        tasksets_root=workdir / "tasksets", task_queue=f"demo-{workdir.name}-{int(time.time())}",
+    )  # fmt: skip
+    store = DraftStore(settings.drafts_dir)
+    halt = run_worker_thread(settings, publish)
+    desk = TemporalReviewDesk(temporal_address, store)
+    summary = PromotionSummary()
+    decided: set[str] = set()
+    page = serve_review_page(store, desk, db_url) if review else None
+    try:
+        deadline = time.monotonic() + (24 * 3600 if review else timeout_s)
+        quiet_since = time.monotonic()
+        if page is not None:
+            url = page.__enter__()
+            console.print(
+                f"review the drafts at {url}/review (sign in with {REVIEWER_TOKEN}); "
+                "waiting until every draft is decided"
+            )
+        with console.status("promotion: drafts, suggestions, reviews…") as status:
+            while time.monotonic() < deadline:
+                statuses = store.statuses()
+                for row in statuses:
+                    if row.stage in PENDING and row.draft_id not in decided and not review:
+                        decided.add(row.draft_id)
+                        simulated_review(console, desk, store, truth, row.draft_id)
+                waiting = [s for s in statuses if s.stage not in SETTLED]
+                status.update(f"promotion: {len(statuses)} drafts, {len(waiting)} not settled")
+                if waiting:
+                    quiet_since = time.monotonic()
+                elif time.monotonic() - quiet_since > (3.0 if statuses else 20.0):
+                    break  # every draft settled (or no edge case at all), and nothing new for a while
+                time.sleep(0.3)
+    finally:
+        if page is not None:
+            page.__exit__(None, None, None)
+        desk.close()
+        halt()
+    for row in store.statuses():
+        summary.drafts += 1
+        if row.stage == "published" and row.task_id:
+            summary.published.append(row.task_id)
+            summary.task_set_version = max(summary.task_set_version or 0, row.task_set_version or 0)
+        summary.rejected += row.stage == "rejected"
+        summary.refused += row.stage == "refused"
+        summary.duplicates += row.stage == "duplicate"
+    return summary

@@ -1,0 +1,97 @@
+"""The demo's promotion stage on the Temporal dev server: the archive's edge cases become drafts,
+and the simulated reviewer (labelled as such) approves those whose suggestion matches the
+sandbox's ground truth, which are published; the rest are rejected, nothing else published."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+from temporalio.testing import WorkflowEnvironment
+
+from adapters.rcm import seed_world
+from bridge.store import ArchiveRecord, SqlEventArchive
+from envs.rcm.domain import DOMAIN
+from envs.rcm.tasks import work_item_for
+from envs.tasksets import TaskSetRegistry
+from loopline.demo.promotion import SIMULATED, promotion_stage
+from loopline.stack.binaries import temporal_bin
+from schemas.chain import EpisodeChain
+from schemas.events import EdgeCaseDetected
+from schemas.tasks import Provenance, Task, VerifierSpec
+from tests.workflows.episodes import record, redactor
+
+CLAIMS = ("CLM-1013", "CLM-1016", "CLM-1020")
+
+
+@pytest.fixture
+async def dev_server() -> AsyncIterator[WorkflowEnvironment]:
+    env = await WorkflowEnvironment.start_local(dev_server_existing_path=str(temporal_bin()), ip="127.0.0.1")
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+def seed_task(claim_id: str) -> Task:
+    world = seed_world()
+    return Task(
+        task_id=claim_id, domain="rcm", work_item=work_item_for(world, claim_id), initial_world=world.snapshot(),
+        tools=tuple(s.name for s in DOMAIN.tool_specs()), gold_solution=(), verifier=VerifierSpec(verifier="rcm.v2"),
+        provenance=Provenance(kind="synthetic"),
+    )  # fmt: skip
+
+
+@pytest.mark.integration
+async def test_the_simulated_reviewer_publishes_what_matches_the_ground_truth(
+    dev_server: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    archive = SqlEventArchive(f"sqlite:///{tmp_path / 'archive.db'}")
+    archive.create_schema()
+    redact = redactor(tmp_path)
+    for index, claim_id in enumerate(CLAIMS):
+        episode = record(seed_task(claim_id), redact)
+        archive.append([ArchiveRecord.of(e) for e in episode])
+        fingerprint = f"{index:02d}" + "c" * 30
+        detected = EpisodeChain(
+            f"edgecase:{fingerprint}", tenant="acme", source="loopline://test/detector"
+        ).append(
+            EdgeCaseDetected(
+                fingerprint=fingerprint,
+                rule="escalation",
+                severity="low",
+                summary="demo",
+                source_episode_id=episode[0].episodeid,
+            )
+        )
+        archive.append([ArchiveRecord.of(detected)])
+    out = io.StringIO()
+    console = Console(file=out, width=200)
+    summary = await _in_thread(
+        lambda: promotion_stage(
+            console,
+            temporal_address=dev_server.client.service_client.config.target_host,
+            db_url=f"sqlite:///{tmp_path / 'archive.db'}",
+            workdir=tmp_path / "demo",
+            truth=seed_world(),
+            timeout_s=120,
+        )
+    )
+    printed = out.getvalue()
+    assert summary.drafts == len(CLAIMS)
+    assert summary.published, printed
+    assert summary.rejected + len(summary.published) == len(CLAIMS)
+    lines = [line for line in printed.splitlines() if "approved" in line or "rejected" in line]
+    assert lines and all("[simulated reviewer]" in line for line in lines)
+    tasks = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("rcm-promoted").tasks
+    assert sorted(t.task_id for t in tasks) == sorted(summary.published)
+    assert all(t.provenance.reviewer == SIMULATED for t in tasks)
+
+
+async def _in_thread(job):  # type: ignore[no-untyped-def]
+    import asyncio
+
+    return await asyncio.get_running_loop().run_in_executor(None, job)
