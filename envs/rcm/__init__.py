@@ -1,7 +1,7 @@
 """The healthcare denial-management environment (`rcm`): generator, reference solver, verifier.
 
-Importing it registers the `rcm` domain, the `rcm.v1` and `rcm.v2` verifiers, the `rcm-base` and `rcm-edge`
-task sets and the scripted baseline policies.
+Importing it registers the `rcm` domain, the `rcm.v1` and `rcm.v2` verifiers, the `rcm-base`, `rcm-edge` and
+`rcm-queue` task sets and the scripted baseline policies.
 """
 
 from envs.catalog import register_policy, register_task_set
@@ -9,7 +9,7 @@ from envs.domain import DOMAINS
 from envs.rcm.domain import DOMAIN, RcmDomain
 from envs.rcm.policies import BASELINES
 from envs.rcm.solver import REFERENCE, reference_plan
-from envs.rcm.tasks import generate_base, generate_edge
+from envs.rcm.tasks import generate_base, generate_edge, generate_queue
 from envs.rcm.verifier import RCM_V1, RCM_V2
 from envs.verifiers.base import VERIFIERS
 
@@ -18,6 +18,9 @@ VERIFIERS.register(RCM_V1)
 VERIFIERS.register(RCM_V2)
 register_task_set("rcm-base", generate_base, "one row of the brief's CARC table per category, 19 tasks each")
 register_task_set("rcm-edge", generate_edge, "the brief's production edge cases, 8 tasks per kind, held out")
+register_task_set(
+    "rcm-queue", generate_queue, "work queues of 3 to 6 claims whose deadlines decide the order, 48"
+)
 register_policy("rcm", "reference", REFERENCE, "the reference specialist (gold solutions)")
 for _name, (_policy, _description) in BASELINES.items():
     register_policy("rcm", _name, _policy, _description)
@@ -31,5 +34,6 @@ __all__ = [
     "RcmDomain",
     "generate_base",
     "generate_edge",
+    "generate_queue",
     "reference_plan",
 ]

@@ -16,6 +16,15 @@ from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec, WorldBuilder
 
 
+@dataclass(frozen=True)
+class QueueItem:
+    """One claim of a work queue: its right handling and its deadline (None: no deadline)."""
+
+    claim_id: str
+    intent: Intent
+    deadline: date | None
+
+
 @dataclass
 class Case:
     """A generated world around one claim, and its right handling."""
@@ -27,6 +36,8 @@ class Case:
     faults: list[Fault] = field(default_factory=list)
     category: str | None = None
     """The CARC category when the builder decides it (edge cases wrapped around a base row)."""
+    queue: tuple[QueueItem, ...] = ()
+    """For a work queue: its claims in the order the work item lists them (`claim_id` is the first)."""
 
 
 @dataclass

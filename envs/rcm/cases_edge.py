@@ -25,6 +25,7 @@ from envs.rcm.cases import (
 )
 from envs.rcm.charts import INJECTIONS, necessity_letter
 from envs.rcm.faults import Fault
+from envs.rcm.queues import work_queue
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 
@@ -247,5 +248,6 @@ EDGE: dict[str, EdgeSpec] = {
     "cob_secondary": (cob_secondary, "2", COMMERCIAL),
     "duplicate_in_process": (duplicate_in_process, "18", None),
     "auth_other_payer": (auth_of_another_payer, "15", COMMERCIAL),
+    "deadline_queue": (work_queue, "mixed", None),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

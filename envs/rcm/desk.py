@@ -9,6 +9,7 @@ approval limit, how to escalate).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from datetime import date
@@ -119,20 +120,29 @@ class Desk:
 
     def __init__(self, item: WorkItem) -> None:
         self.item = item
-        self.claim_id = str(item.payload["claim_id"])
+        # The work item's claim; for a queue, the first claim it lists.
+        claims = item.payload.get("claims") or [{}]
+        self.claim_id = str(item.payload.get("claim_id") or claims[0].get("claim_id", ""))
         self.today = date.fromisoformat(str(item.payload["worked_on"]))
         self.limit = float(item.payload["write_off_approval_limit"])
         self._count = 0
+        self._seen: dict[str, tuple[str, Any]] = {}
+        """Answers of reads already made (key: the call), with the claim they are about."""
 
     def call(self, name: str, **arguments: Any) -> ToolCall:
         self._count += 1
         return ToolCall(call_id=f"call-{self._count}", name=name, arguments=arguments)
 
     def read(self, name: str, **arguments: Any) -> Script:
-        """A read, retried while the failure is transient; None if it never answers."""
+        """A read, retried while the failure is transient; None if it never answers. A read already
+        answered is not asked again until a write touches its claim (a queue is triaged first)."""
+        key = json.dumps([name, arguments], sort_keys=True, default=str)
+        if key in self._seen:
+            return self._seen[key][1]
         for _ in range(ATTEMPTS):
             result = yield self.call(name, **arguments)
             if result.outcome is ToolOutcome.OK:
+                self._seen[key] = (str(arguments.get("claim_id", "")), result.result)
                 return result.result
             if not (result.error and result.error.retryable):
                 return None
@@ -142,11 +152,14 @@ class Desk:
         self, name: str, applied: Callable[[dict[str, Any]], bool] | None = None, **arguments: Any
     ) -> Script:
         """A write; after an unknown outcome, read the claim and send again only if it did not land."""
+        touched = str(arguments.get("claim_id", ""))
+        self._forget(touched)
         for _ in range(ATTEMPTS):
             result = yield self.call(name, **arguments)
             if result.outcome is ToolOutcome.OK:
                 return result.result or {}
             if result.outcome is ToolOutcome.UNKNOWN and applied is not None:
+                self._forget(touched)  # the write may have landed: look again
                 claim = yield from self.read("get_claim", claim_id=arguments["claim_id"])
                 if claim is not None and applied(claim):
                     return {}
@@ -154,6 +167,10 @@ class Desk:
             if not (result.error and result.error.retryable):
                 return None
         return None
+
+    def _forget(self, claim_id: str) -> None:
+        """Drop the reads about `claim_id`: a write on it changes what they answer."""
+        self._seen = {k: v for k, v in self._seen.items() if v[0] != claim_id}
 
     # -- office rules ---------------------------------------------------------------------------
     def escalate(

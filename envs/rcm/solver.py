@@ -9,10 +9,12 @@ gold solution and is the `reference` baseline policy.
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import date, timedelta
 
 from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules
+from envs.rcm.queues import QUEUE_KIND
 from envs.rollout.policy import ScriptedPolicy
 from schemas.tasks import WorkItem
 
@@ -20,9 +22,59 @@ MAX_DEPTH = 2  # a duplicate's original is worked once; an original that is itse
 
 
 def specialist(item: WorkItem) -> Script:
-    """The whole case, start to finish."""
+    """The whole case, start to finish (every claim of a queue, by deadline)."""
+    if item.kind == QUEUE_KIND:
+        return (yield from work_queue(item))
     desk = Desk(item)
     return (yield from work(desk, desk.claim_id, depth=0))
+
+
+def work_queue(item: WorkItem) -> Script:
+    """Triage the queue (each claim's 835 and its payer's rules), then work the claims by deadline:
+    the earliest first, claims with none last, ties in the listed order."""
+    claims = [str(c["claim_id"]) for c in item.payload["claims"]]
+    desk = Desk(item)
+    due: dict[str, date] = {}
+    for claim_id in claims:
+        due[claim_id] = (yield from deadline(desk, claim_id)) or date.max
+    for claim_id in sorted(claims, key=lambda c: (due[c], claims.index(c))):
+        yield from work(desk, claim_id, depth=0)
+    return None
+
+
+CORRECTED = frozenset({"16", "4", "31"})
+"""Denials fixed by a corrected claim, which must reach the payer within its filing limit."""
+APPEALED = frozenset({"50", "29", "197", "15"})
+"""Denials worked by appeal (or a request the payer times the same way)."""
+
+
+def deadline(desk: Desk, claim_id: str) -> Script:
+    """The last day the payer accepts the move the claim needs, read off its 835 and the payer's
+    rules: a corrected claim's filing limit from the date of service, an appeal's window from the
+    notice's presumed receipt; None when settling it has no deadline."""
+    found = yield from desk.read("get_remittance", claim_id=claim_id)
+    remits = (found or {}).get("remittances") or []
+    if not remits:
+        return None
+    remit = remits[-1]
+    carcs = {
+        a["reason_code"]
+        for line in remit["lines"]
+        for a in line["adjustments"]
+        if not (a["group_code"] == "PR" or a["reason_code"] in CONTRACTUAL)
+    }
+    if not carcs & (CORRECTED | APPEALED):
+        return None
+    found_rules = yield from desk.read("get_payer_rules", payer_id=remit["payer_id"])
+    if not found_rules:
+        return None
+    payer_rules = found_rules["rules"]
+    if carcs & CORRECTED:
+        served = min(date.fromisoformat(line["service_date"]) for line in remit["lines"])
+        return served + timedelta(days=int(payer_rules["timely_filing_days"]))
+    notice = date.fromisoformat(remit["production_date"])
+    days = int(payer_rules["appeal_window_days"]) + int(payer_rules.get("notice_receipt_days", 0))
+    return notice + timedelta(days=days)
 
 
 def work(desk: Desk, claim_id: str, *, depth: int) -> Script:

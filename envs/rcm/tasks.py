@@ -17,6 +17,7 @@ from envs.env import ToolEnv
 from envs.rcm.casekit import Case, Ctx, start
 from envs.rcm.domain import DOMAIN
 from envs.rcm.faults import FAULTS_KEY
+from envs.rcm.queues import QUEUE_KIND, deadline_groups, queue_forbidden, queue_required, queue_spec
 from envs.rcm.solver import REFERENCE
 from envs.rcm.specs import outcome_spec
 from envs.rollout.policy import History
@@ -24,6 +25,8 @@ from schemas.tasks import Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import ToolCall
 
 GENERATOR = "rcm.tasks.v2"
+SOLVE_STEPS = 60
+"""The reference's budget when it writes a gold (a queue of six claims takes more than one claim's)."""
 VERIFIER = "rcm.v2"
 FIRST_DAY = date(2025, 1, 6)
 OUTCOME_PATHS = (
@@ -45,9 +48,31 @@ INSTRUCTIONS = (
 )
 
 
+QUEUE_INSTRUCTIONS = (
+    " This work item is a queue of claims: work every one of them, the claim whose deadline (appeal "
+    "window, timely filing limit) comes first before the others, and claims with no deadline after "
+    "those that have one."
+)
+
+
 def work_item(case: Case) -> WorkItem:
-    """What the work queue shows for the case's claim."""
-    return work_item_for(case.world, case.claim_id)
+    """What the work queue shows for the case's claim, or for each claim of a queue."""
+    if not case.queue:
+        return work_item_for(case.world, case.claim_id)
+    claims = [work_item_for(case.world, item.claim_id).payload for item in case.queue]
+    shown = ("claim_id", "patient_id", "payer_id", "billed_amount", "adjustment_codes")
+    payload = {
+        "claims": [{k: c[k] for k in shown} for c in claims],
+        "worked_on": case.world.today.isoformat(),
+        "write_off_approval_limit": case.world.practice.write_off_approval_limit,
+    }
+    return WorkItem(
+        domain="rcm",
+        kind=QUEUE_KIND,
+        item_id=f"WQ-{case.claim_id.removeprefix('CLM-')}",
+        instructions=INSTRUCTIONS + QUEUE_INSTRUCTIONS,
+        payload=payload,
+    )
 
 
 def work_item_for(world: World, claim_id: str) -> WorkItem:
@@ -88,7 +113,7 @@ def deadline_tags(case: Case) -> tuple[str, ...]:
 
 def solve(task: Task) -> tuple[ToolCall, ...]:
     """The reference specialist's calls on a fresh environment: the gold solution."""
-    env = ToolEnv(DOMAIN)
+    env = ToolEnv(DOMAIN, max_steps=SOLVE_STEPS)
     observation = env.reset(task)
     while not env.done:
         history = History(task_id=task.task_id, work_item=task.work_item, turns=env.turns)
@@ -107,7 +132,7 @@ def to_task(
     world = case.world.snapshot()
     if case.faults:
         world[FAULTS_KEY] = {"plan": [f.model_dump() for f in case.faults], "calls": {}}
-    paths = OUTCOME_PATHS + (("closed_claims",) if "close" in case.intent.resolution else ())
+    paths = OUTCOME_PATHS + (("closed_claims",) if "close" in case.intent.resolution or case.queue else ())
     draft = Task(
         task_id=task_id,
         domain="rcm",
@@ -115,15 +140,7 @@ def to_task(
         initial_world=world,
         tools=tuple(spec.name for spec in DOMAIN.tool_specs()),
         gold_solution=(),
-        verifier=VerifierSpec(
-            verifier=VERIFIER,
-            outcome=outcome_spec(case.intent, case.world, case.claim_id),
-            outcome_paths=paths,
-            required_calls=case.intent.required,
-            forbidden_calls=case.intent.forbidden,
-            must_escalate=case.intent.must_escalate,
-            params={"resolution": case.intent.resolution},
-        ),
+        verifier=verifier_spec(case, paths),
         provenance=Provenance(kind="synthetic", generator=GENERATOR, seed=seed, distribution=distribution),
         tags=(
             f"carc:{case.category or category}",
@@ -131,12 +148,36 @@ def to_task(
             f"resolution:{case.intent.resolution}",
             *extra_tags,
             *case.tags,
-            *deadline_tags(case),
+            *(() if case.queue else deadline_tags(case)),
         ),
     )
     gold = solve(draft)
     others = alternatives(gold) + contractual_first(case, gold)
     return draft.model_copy(update={"gold_solution": gold, "alternative_solutions": others})
+
+
+def verifier_spec(case: Case, paths: tuple[str, ...]) -> VerifierSpec:
+    """The outcome spec and process rules of a case: its intent's, or for a queue each claim's own
+    (scoped to it) and the deadline order (`params["queue"]`, checked by `envs.rcm.ordering`)."""
+    if case.queue:
+        return VerifierSpec(
+            verifier=VERIFIER,
+            outcome=queue_spec(case.queue, case.world),
+            outcome_paths=paths,
+            required_calls=queue_required(case.queue),
+            forbidden_calls=queue_forbidden(case.queue),
+            must_escalate=False,
+            params={"resolution": "queue", "queue": deadline_groups(case.queue)},
+        )
+    return VerifierSpec(
+        verifier=VERIFIER,
+        outcome=outcome_spec(case.intent, case.world, case.claim_id),
+        outcome_paths=paths,
+        required_calls=case.intent.required,
+        forbidden_calls=case.intent.forbidden,
+        must_escalate=case.intent.must_escalate,
+        params={"resolution": case.intent.resolution},
+    )
 
 
 def contractual_first(case: Case, gold: tuple[ToolCall, ...]) -> tuple[tuple[ToolCall, ...], ...]:
@@ -242,4 +283,22 @@ def generate_edge(seed: int = 0, per_kind: int = 8) -> list[Task]:
         )
         for kind, (build, category, payers) in EDGE.items()
         for i in range(per_kind)
+    ]
+
+
+def generate_queue(seed: int = 0, count: int = 48) -> list[Task]:
+    """Work queues of 3 to 6 claims whose deadlines decide the order (`rcm-queue-*`, tags
+    `dist:queue` and `edge:deadline_queue`)."""
+    from envs.rcm.queues import work_queue
+
+    return [
+        to_task(
+            draw("rcm-queue", seed, "queue", i, work_queue, None),
+            task_id=f"rcm-queue-{i:03d}",
+            seed=seed,
+            distribution="queue",
+            category="mixed",
+            extra_tags=("edge:deadline_queue",),
+        )
+        for i in range(count)
     ]

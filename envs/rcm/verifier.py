@@ -1,7 +1,7 @@
 """The rcm verifiers: the standard checks plus the denial desk's own rules.
 
 - `rcm.v2` (generated task sets): the task's outcome spec, the process rules, the terminal-state
-  rule and the content rubrics.
+  rules, the deadline order of a work queue and the content rubrics.
 - `rcm.v1`: the final world against the gold trajectory's, over the task's `outcome_paths`; kept so
   old task sets still score and so the verifier card can show what the spec changed.
 """
@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from envs.contract import Trajectory
 from envs.rcm.content import content_checks
 from envs.rcm.intents import WRITES
+from envs.rcm.ordering import deadline_order
 from envs.rcm.terminal import no_repeated_write, nothing_after_resolution
 from envs.verifiers.judge import Judge, Rubric, judged_content
 from envs.verifiers.standard import StandardVerifier
@@ -80,6 +81,7 @@ V2_RULES = (
     verify_before_retry,
     nothing_after_resolution,
     no_repeated_write,
+    deadline_order,
     content_checks,
 )
 RCM_V2 = StandardVerifier(name="rcm.v2", domain="rcm", rules=V2_RULES, outcome="spec")

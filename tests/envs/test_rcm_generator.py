@@ -35,7 +35,15 @@ BRIEF_EDGES = {
     "unknown_carc", "contradictory_remit", "eligibility_conflict", "appeal_window_closed", "tool_error",
     "prompt_injection",
 }  # fmt: skip
-RULE_EDGES = {"underpaid_contract", "abn_invalid", "medicare_receipt", "cob_secondary", "duplicate_in_process", "auth_other_payer"}
+RULE_EDGES = {
+    "underpaid_contract",
+    "abn_invalid",
+    "medicare_receipt",
+    "cob_secondary",
+    "duplicate_in_process",
+    "auth_other_payer",
+    "deadline_queue",
+}
 """Families for the rules a billing office applies that the simple table hides."""
 
 

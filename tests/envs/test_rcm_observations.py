@@ -10,18 +10,18 @@ from envs.contract import Finish, Observation
 from envs.domain import DOMAINS
 from envs.env import ToolEnv
 from envs.rcm.cases_edge import EDGE
-from envs.rcm.tasks import generate_base, generate_edge
+from envs.rcm.tasks import generate_base, generate_edge, generate_queue
 from schemas.tasks import Task
 
 
 @cache
 def tasks() -> tuple[Task, ...]:
-    return tuple(generate_base(0) + generate_edge(0))
+    return tuple(generate_base(0) + generate_edge(0) + generate_queue(0))
 
 
 def family_tokens(task: Task) -> set[str]:
     """What names the task or its family: its id, its set and distribution, its tags' labels."""
-    tokens = {task.task_id, "rcm-base", "rcm-edge", "dist:", "edge:", "carc:", "resolution:"}
+    tokens = {task.task_id, "rcm-base", "rcm-edge", "rcm-queue", "dist:", "edge:", "carc:", "resolution:"}
     tokens |= {tag.removeprefix("edge:") for tag in task.tags if tag.startswith("edge:")}
     return tokens
 

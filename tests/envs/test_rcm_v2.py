@@ -93,7 +93,13 @@ def test_acting_on_a_claim_after_closing_it_scores_zero_even_when_refused(rcm_ba
 def test_a_corrected_claim_that_breaks_something_else_is_not_a_fix(rcm_base: list[Task]) -> None:
     task = first(rcm_base, lambda t: "carc:31" in t.tags)
     [replacement] = [c for c in task.gold_solution if c.name == "submit_replacement_claim"]
-    corrections = {**replacement.arguments["corrections"], "rendering_npi": "1234567893"}
+    claim = task.initial_world["claims"][task.work_item.item_id]
+    other = next(
+        npi
+        for npi, provider in task.initial_world["providers"].items()
+        if provider["kind"] == "individual" and npi != claim["rendering_npi"]
+    )  # a clinician on file, but not the one who saw the patient
+    corrections = {**replacement.arguments["corrections"], "rendering_npi": other}
     verdict = score_task(
         task, run(task, edit(task.gold_solution, "submit_replacement_claim", corrections=corrections))
     )
