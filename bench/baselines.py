@@ -23,7 +23,7 @@ from envs.catalog import generate, policy  # noqa: E402
 from envs.rollout import RolloutConfig, run_rollouts, summarize  # noqa: E402
 
 POLICIES = ("reference", "always_resubmit", "always_appeal", "write_off_all", "escalate_all")
-SETS = (("rcm-base", "carc"), ("rcm-edge", "edge"))
+SETS = (("rcm-base", "carc"), ("rcm-edge", "edge"), ("rcm-queue", "queue"))
 
 
 def run(seed: int, workers: int) -> dict[str, Any]:

@@ -21,7 +21,7 @@ app = typer.Typer(help="Environments: task sets, gold validation, scripted rollo
 console = Console()
 
 DEFAULT_ROOT = Path(".loopline/tasksets")
-DEFAULT_SETS = ["rcm-base", "rcm-edge"]
+DEFAULT_SETS = ["rcm-base", "rcm-edge", "rcm-queue"]
 
 TaskSets = typer.Option(
     None, "--task-set", "-t", help="NAME[@VERSION] in --root, a built-in set, or a .jsonl file."
