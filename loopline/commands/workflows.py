@@ -20,27 +20,42 @@ console = Console(stderr=True)
 app = typer.Typer(help="Temporal workers: promotion of edge cases into tasks.", no_args_is_help=True)
 
 
-def kafka_publisher(kafka: KafkaSettings, topic: str) -> Any:
-    """Sends one structured event to `topic` and waits for the broker's acknowledgment."""
-    from confluent_kafka import Producer
+class KafkaPublisher:
+    """Sends one structured event to a topic and waits for the broker's acknowledgment."""
 
-    from loopline.topics import ensure_topics
-    from schemas.codec import from_structured, to_kafka
+    def __init__(self, kafka: KafkaSettings, topic: str) -> None:
+        from confluent_kafka import Producer
 
-    ensure_topics(kafka.client_config("admin"), [topic])
-    producer = Producer(kafka.client_config("producer"))
+        from loopline.topics import ensure_topics
 
-    def publish(doc: dict[str, Any]) -> None:
+        ensure_topics(kafka.client_config("admin"), [topic])
+        self.topic = topic
+        self._producer: Producer | None = Producer(kafka.client_config("producer"))
+
+    def __call__(self, doc: dict[str, Any]) -> None:
+        from schemas.codec import from_structured, to_kafka
+
+        if self._producer is None:
+            raise RuntimeError("the publisher is closed")
         record = to_kafka(from_structured(doc))
         failures: list[str] = []
-        producer.produce(
-            topic, key=record.key, value=record.value, headers=list(record.headers),
+        self._producer.produce(
+            self.topic, key=record.key, value=record.value, headers=list(record.headers),
             on_delivery=lambda err, _msg: failures.append(str(err)) if err else None,
         )  # fmt: skip
-        if producer.flush(30) or failures:
-            raise RuntimeError(f"task.promoted not delivered to {topic}: {failures or 'timed out'}")
+        if self._producer.flush(30) or failures:
+            raise RuntimeError(f"task.promoted not delivered to {self.topic}: {failures or 'timed out'}")
 
-    return publish
+    def close(self) -> None:
+        """Flush and drop the producer (its threads stop once it is garbage)."""
+        if self._producer is not None:
+            self._producer.flush(10)
+            self._producer = None
+
+
+def kafka_publisher(kafka: KafkaSettings, topic: str) -> KafkaPublisher:
+    """A publisher of `task.promoted` events to `topic`."""
+    return KafkaPublisher(kafka, topic)
 
 
 @app.command("worker")

@@ -35,6 +35,7 @@ from workflows.worker import serve
 SIMULATED = "simulated-reviewer"
 LABEL = "[magenta]\\[simulated reviewer][/]"
 SETTLED = frozenset({"published", "rejected", "refused", "duplicate"})
+"""Stages a promotion ends in."""
 
 
 @dataclass

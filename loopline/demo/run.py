@@ -207,10 +207,14 @@ def _promotion(
     from loopline.commands.workflows import kafka_publisher
     from loopline.demo.promotion import promotion_stage
 
-    summary = promotion_stage(
-        console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",
-        truth=seed_world(), publish=kafka_publisher(kafka, result.topic), review=review,
-    )  # fmt: skip
+    publisher = kafka_publisher(kafka, result.topic)
+    try:
+        summary = promotion_stage(
+            console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",
+            truth=seed_world(), publish=publisher, review=review,
+        )  # fmt: skip
+    finally:
+        publisher.close()
     result.promoted = summary.published
     who = "a person" if review else "the [magenta]simulated reviewer[/]"
     console.print(

@@ -218,3 +218,21 @@ async def test_recorded_histories_replay_deterministically(path: Path) -> None:
 
 def test_the_committed_histories_are_there_to_replay() -> None:
     assert {p.name for p in HISTORIES.glob("*.json")} >= {"published.json", "returned-then-rejected.json"}
+
+
+async def test_one_episode_reported_by_two_rules_becomes_one_task(desk: Desk, episode: list[Event]) -> None:
+    first = await desk.start("a7" * 16, episode)
+    second = await desk.start("b8" * 16, episode)
+    states = [await desk.wait_for(h, "awaiting_review") for h in (first, second)]
+    outcomes = [
+        await send_review(
+            desk.client, h.id, ReviewDecision(decision="approve", reviewer="dana", spec_hash=s.spec_hash)
+        )
+        for h, s in zip((first, second), states, strict=True)
+    ]
+    assert [o.stage for o in outcomes] == ["published", "duplicate"]
+    results = [await first.result(), await second.result()]
+    assert [r.status for r in results] == ["published", "duplicate"]
+    assert results[1].task_id == results[0].task_id
+    assert [t.task_id for t in desk.registry.load("rcm-promoted").tasks] == [results[0].task_id]
+    assert len(desk.published) == 1

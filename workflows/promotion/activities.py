@@ -181,7 +181,21 @@ class PromotionActivities:
         """A new task-set version holding the task (unless one already does), then `task.promoted`."""
         task = self._task(data.draft_id, data.spec_hash, reviewer=data.reviewer)
         content_hash = task.compute_hash()
+        draft = self._draft(data.draft_id)
         with self._locked():
+            twin = next(
+                (
+                    t
+                    for t in self._current()
+                    if t.task_id != task.task_id and f"draft:{draft.content_hash[:20]}" in t.tags
+                ),
+                None,
+            )
+            if twin is not None:  # the same episode, promoted meanwhile through another edge case
+                return PublishTaskResult(
+                    task_id=twin.task_id, task_set=self.task_set, version=self.registry.versions(self.task_set)[-1],
+                    content_hash=twin.compute_hash(), duplicate_of=twin.task_id,
+                )  # fmt: skip
             version = self._version_holding(task.task_id, content_hash)
             if version is None:
                 tasks = [t for t in self._current() if t.task_id != task.task_id]
@@ -189,7 +203,6 @@ class PromotionActivities:
                     self.task_set, [*tasks, task], notes=f"promoted {task.task_id} ({data.workflow_id})"
                 )
                 version = manifest.version
-        draft = self._draft(data.draft_id)
         event = self.store.put_event(
             task.task_id, self._seal(task, version, content_hash, draft, data.reviewer)
         )

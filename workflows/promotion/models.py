@@ -204,8 +204,11 @@ class PublishTaskResult(Contract):
     """The version that contains it."""
     content_hash: str
     """The task's content hash."""
-    event_id: str
-    """The `task.promoted` event."""
+    event_id: str | None = None
+    """The `task.promoted` event (None for a duplicate)."""
+    duplicate_of: str | None = None
+    """A task of the set already holding the same draft, published meanwhile by another case's
+    workflow (same episode, another rule): nothing was published."""
 
 
 class ReviewDecision(Contract):

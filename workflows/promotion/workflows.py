@@ -128,6 +128,12 @@ class PromoteEdgeCaseWorkflow:
                 start_to_close_timeout=QUICK,
                 retry_policy=RETRY,
             )
+            if published.duplicate_of is not None:
+                await self._record(data, "duplicate")
+                self._outcomes[self._round] = ReviewOutcome(stage="duplicate", report_id=verdict.report_id)
+                return PromoteResult(
+                    status="duplicate", draft_id=built.draft_id, task_id=published.duplicate_of
+                )
             self._stage = "published"
             self._outcomes[self._round] = ReviewOutcome(
                 stage="published", report_id=verdict.report_id, task_set_version=published.version
