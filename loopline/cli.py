@@ -17,6 +17,7 @@ from loopline.commands import sandbox as sandbox_cmd
 from loopline.commands import schemas as schemas_cmd
 from loopline.commands import stack as stack_cmd
 from loopline.commands import streams as streams_cmd
+from loopline.commands import train as train_cmd
 from loopline.commands import verifier_card as verifier_card_cmd
 from loopline.commands import verifiers as verifiers_cmd
 from loopline.commands import workflows as workflows_cmd
@@ -39,6 +40,7 @@ app.add_typer(bridge_cmd.app, name="bridge")
 demo_cmd.register(app)
 app.add_typer(workflows_cmd.app, name="workflows")
 app.add_typer(promote_cmd.app, name="promote")
+app.add_typer(train_cmd.app, name="train")
 
 
 def main() -> None:

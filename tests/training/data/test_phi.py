@@ -1,0 +1,87 @@
+"""No raw PHI value of the source reaches a dataset; surrogates keep what was equal equal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from envs.rcm.domain import DOMAIN
+from training.data import DatasetSpec, LoadedTaskSet, build_dataset, raw_phi_values, task_rows, write_dataset
+from training.data.rows import ChatRow
+
+SPECS = {spec.name: spec for spec in DOMAIN.tool_specs()}
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string inside a value, reading JSON text (tool results, call arguments) as JSON too."""
+    if isinstance(value, str):
+        yield value
+        try:
+            inner = json.loads(value)
+        except ValueError:
+            return
+        if isinstance(inner, dict | list):
+            yield from strings(inner)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def leaked(values: set[str], texts: list[str]) -> set[str]:
+    return {v for v in values if any(v in text for text in texts)}
+
+
+def source_rows(*sets: LoadedTaskSet) -> list[ChatRow]:
+    return [r for s in sets for t in s.tasks for r in task_rows(t, task_set=s.label, role="primary")]
+
+
+def test_no_raw_phi_value_of_the_source_appears_in_any_dataset_file(
+    small_base: LoadedTaskSet, small_edge: LoadedTaskSet, tmp_path: Path
+) -> None:
+    raw_rows = source_rows(small_base, small_edge)
+    raw = raw_phi_values(raw_rows, SPECS)
+    raw_texts = [s for row in raw_rows for s in strings(row.model_dump(mode="json"))]
+    assert len(leaked(raw, raw_texts)) == len(raw) > 100  # the source does hold them
+
+    folder = write_dataset(
+        build_dataset(DatasetSpec(name="phi", primary=(small_edge,), replay=(small_base,), replay_ratio=0.5)),
+        tmp_path,
+    )
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    documents = [
+        json.loads(line) for p in files if p.suffix == ".jsonl" for line in p.read_text().splitlines()
+    ]
+    documents += [json.loads(p.read_text()) for p in files if p.suffix == ".json"]
+    texts = [s for document in documents for s in strings(document)] + [p.read_text() for p in files]
+    assert leaked(raw, texts) == set()
+
+
+def test_a_member_id_keeps_one_surrogate_from_the_claim_to_the_eligibility_call(
+    small_base: LoadedTaskSet,
+) -> None:
+    dataset = build_dataset(DatasetSpec(name="x", primary=(small_base,)))
+    row = next(r for r in dataset.rows if r.meta.family == "carc:22")
+    results: dict[str, Any] = {}
+    for message in row.messages:
+        if message["role"] == "tool":
+            results.update(json.loads(message["content"]).get("result") or {})
+        for call in message.get("tool_calls") or ():
+            if call["function"]["name"] == "check_eligibility":
+                asked = json.loads(call["function"]["arguments"])["member_id"]
+    assert asked == results["claim"]["member_id"]
+    assert asked.startswith("SYN")
+
+
+def test_a_chart_keeps_its_coding_and_names_the_patient_by_the_surrogate(small_base: LoadedTaskSet) -> None:
+    dataset = build_dataset(DatasetSpec(name="x", primary=(small_base,)))
+    row = next(r for r in dataset.rows if r.meta.family == "carc:16")
+    bodies = [json.loads(m["content"])["result"] for m in row.messages if m["role"] == "tool"]
+    claim = next(b["claim"] for b in bodies if "claim" in b and "lines" in b["claim"])
+    text = next(b["document"]["text"] for b in bodies if "document" in b)
+    assert text.startswith(f"{claim['patient_first_name']} was seen")
+    assert "Coding summary" in text and "(NPI " in text
