@@ -25,6 +25,7 @@ from starlette.concurrency import run_in_threadpool
 
 from adapters.rcm.draft_store import (
     DraftStore,
+    DraftStoreError,
     GateReport,
     Notification,
     PromotionStatus,
@@ -139,7 +140,8 @@ class ReviewAnswer(Body):
 
 
 def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRouter:
-    """`/v1/review/...` (JSON) and `/review/...` (the page); 503 without a draft store."""
+    """`/v1/review/...` (JSON) and `/review/...` (the page). Without a draft store there are no
+    drafts (empty lists, 404s); with a store but no desk, decisions answer 503."""
     router = APIRouter(tags=["review"])
     api = [Depends(require(Role.REVIEWER))]
 
@@ -149,9 +151,14 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
         return reviewing
 
     def case(draft_id: str) -> DraftCase:
-        store = desk().store
-        found, draft = store.status(draft_id), store.draft(draft_id)
-        if found is None or draft is None:
+        # Without a draft store there are no drafts: an unknown draft, not a server fault.
+        store = reviewing.store if reviewing is not None else None
+        try:
+            found = store.status(draft_id) if store is not None else None
+            draft = store.draft(draft_id) if store is not None else None
+        except DraftStoreError:  # not a draft id at all
+            found = draft = None
+        if store is None or found is None or draft is None:
             raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown draft {draft_id!r}")
         suggestion = store.suggestion(draft_id)
         return DraftCase(
@@ -167,7 +174,9 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
         )
 
     def summaries(every: bool) -> list[DraftSummary]:
-        store = desk().store
+        if reviewing is None:
+            return []
+        store = reviewing.store
         out = []
         for row in store.statuses() if every else store.pending():
             draft = store.draft(row.draft_id)
@@ -182,12 +191,12 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
         return out
 
     def decide(draft_id: str, approval: Approval | None, rejection: Rejection | None) -> ReviewAnswer:
+        current = case(draft_id)
         reviewing_ = desk()
         if reviewing_.desk is None:
             raise HTTPException(
                 status.HTTP_503_SERVICE_UNAVAILABLE, "no review desk (Temporal) is configured here"
             )
-        current = case(draft_id)
         try:
             if approval is not None:
                 spec = approval.spec or current.suggested_spec
