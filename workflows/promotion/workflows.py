@@ -60,6 +60,8 @@ class PromoteEdgeCaseWorkflow:
         self._reviewer: str | None = None
         self._note_id: str | None = None
         self._decision: ReviewDecision | None = None
+        self._received = 0  # decisions the update accepted; each gets its own outcome
+        self._current = 0  # the decision this round acts on
         self._outcomes: dict[int, ReviewOutcome] = {}
 
     @workflow.run
@@ -101,7 +103,7 @@ class PromoteEdgeCaseWorkflow:
             self._reviewer, self._note_id = decision.reviewer, decision.note_id
             if decision.decision == "reject" or decision.spec_hash is None:
                 await self._record(data, "rejected")
-                self._outcomes[self._round] = ReviewOutcome(stage="rejected")
+                self._outcomes[self._current] = ReviewOutcome(stage="rejected")
                 return PromoteResult(status="rejected", draft_id=built.draft_id)
             self._spec_hash = decision.spec_hash
             await self._record(data, "validating")
@@ -114,7 +116,7 @@ class PromoteEdgeCaseWorkflow:
             self._report_id = verdict.report_id
             if not verdict.ok:
                 await self._record(data, "returned")
-                self._outcomes[self._round] = ReviewOutcome(stage="returned", report_id=verdict.report_id)
+                self._outcomes[self._current] = ReviewOutcome(stage="returned", report_id=verdict.report_id)
                 continue
             await self._record(data, "publishing")
             published = await workflow.execute_activity_method(
@@ -130,12 +132,12 @@ class PromoteEdgeCaseWorkflow:
             )
             if published.duplicate_of is not None:
                 await self._record(data, "duplicate")
-                self._outcomes[self._round] = ReviewOutcome(stage="duplicate", report_id=verdict.report_id)
+                self._outcomes[self._current] = ReviewOutcome(stage="duplicate", report_id=verdict.report_id)
                 return PromoteResult(
                     status="duplicate", draft_id=built.draft_id, task_id=published.duplicate_of
                 )
             self._stage = "published"
-            self._outcomes[self._round] = ReviewOutcome(
+            self._outcomes[self._current] = ReviewOutcome(
                 stage="published", report_id=verdict.report_id, task_set_version=published.version
             )
             return PromoteResult(
@@ -150,7 +152,6 @@ class PromoteEdgeCaseWorkflow:
     async def _await_review(self, data: PromoteInput) -> ReviewDecision:
         """The next decision; a reminder after `reminder_after_s`, an escalation after
         `escalate_after_s` (both counted from when this round began)."""
-        self._decision = None
         timers = data.timers
         waits: list[tuple[Literal["reminder", "escalation"], float]] = [
             ("reminder", timers.reminder_after_s),
@@ -175,8 +176,9 @@ class PromoteEdgeCaseWorkflow:
                     self._escalated = True
                 await self._record(data, self._stage)
         await workflow.wait_condition(lambda: self._decision is not None)
-        assert self._decision is not None
-        return self._decision
+        decision, self._decision, self._current = self._decision, None, self._received
+        assert decision is not None
+        return decision
 
     async def _record(self, data: PromoteInput, stage: Stage) -> None:
         self._stage = stage
@@ -203,10 +205,11 @@ class PromoteEdgeCaseWorkflow:
     async def review(self, decision: ReviewDecision) -> ReviewOutcome:
         """An expert's decision; answers once the workflow has acted on it (published, returned
         with a gate report, or rejected)."""
-        round_ = self._round
+        self._received += 1
+        mine = self._received
         self._decision = decision
-        await workflow.wait_condition(lambda: round_ in self._outcomes)
-        return self._outcomes[round_]
+        await workflow.wait_condition(lambda: mine in self._outcomes)
+        return self._outcomes[mine]
 
     @review.validator
     def validate_review(self, decision: ReviewDecision) -> None:
