@@ -18,7 +18,7 @@ from envs.domain import DOMAINS
 from envs.env import ToolEnv, replay
 from envs.rcm.expert import ExpertCase, load_expert_cases
 from envs.rcm.solver import REFERENCE
-from envs.rcm.tasks import VERIFIER, generate_base, generate_edge
+from envs.rcm.tasks import VERIFIER, generate_base, generate_edge, generate_queue
 from envs.rcm.x12check import remittance_problems
 from envs.rollout.policy import History, Policy
 from envs.validate import validate_task
@@ -45,22 +45,29 @@ def build_card(
     seed: int = 0,
     per_carc: int = 19,
     per_kind: int = 8,
+    queues: int = 48,
     workers: int = 1,
     db_url: str | None = None,
     progress: Progress | None = None,
 ) -> VerifierCard:
-    """Run every part of the card on rcm-base and rcm-edge (sized by `per_carc`, `per_kind`) and
-    the expert set; `db_url` adds the label store's labels and the archive's business outcomes."""
+    """Run every part of the card on rcm-base, rcm-edge and rcm-queue (sized by `per_carc`,
+    `per_kind`, `queues`) and the expert set; `db_url` adds the label store's labels and the
+    archive's business outcomes."""
     say = progress or (lambda _: None)
-    base, edge = generate_base(seed, per_carc), generate_edge(seed, per_kind)
+    base, edge, queue = (
+        generate_base(seed, per_carc),
+        generate_edge(seed, per_kind),
+        generate_queue(seed, queues),
+    )
     cases = load_expert_cases()
     expert_tasks = [case.task() for case in cases]
     say("validating gold trajectories and remittances")
-    validation = [validated(name, tasks) for name, tasks in (("rcm-base", base), ("rcm-edge", edge))]
+    sets = (("rcm-base", base), ("rcm-edge", edge), ("rcm-queue", queue))
+    validation = [validated(name, tasks) for name, tasks in sets]
     say("scoring the expert set")
     expert = [expert_result(cases, name) for name in VERIFIER_NAMES]
     reference = policy_on_expert_set(cases, REFERENCE)
-    everything = [*base, *edge, *expert_tasks]
+    everything = [*base, *edge, *queue, *expert_tasks]
     say(f"mutation testing {len(everything)} tasks")
     mutation = mutation_report(everything, VERIFIER_NAMES, seed=seed, workers=workers)
     say(f"running the exploit battery on {len(everything)} tasks")

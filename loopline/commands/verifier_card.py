@@ -18,6 +18,7 @@ def report(
     seed: Annotated[int, typer.Option(help="Seed of the generated task sets.")] = 0,
     per_carc: Annotated[int, typer.Option(help="rcm-base tasks per CARC row.")] = 19,
     per_kind: Annotated[int, typer.Option(help="rcm-edge tasks per edge kind.")] = 8,
+    queues: Annotated[int, typer.Option(help="rcm-queue work queues.")] = 48,
     workers: Annotated[int, typer.Option(help="Processes for mutants and exploits.")] = 2,
     db_url: Annotated[
         str | None,
@@ -37,7 +38,13 @@ def report(
         err_console.print(f"[dim]{step}…[/]")
 
     card = build_card(
-        seed=seed, per_carc=per_carc, per_kind=per_kind, workers=workers, db_url=db_url, progress=progress
+        seed=seed,
+        per_carc=per_carc,
+        per_kind=per_kind,
+        queues=queues,
+        workers=workers,
+        db_url=db_url,
+        progress=progress,
     )
     if out is not None:
         write_json(card, out)

@@ -231,6 +231,7 @@ def _verifier_card(console: Console, db_url: str, workdir: Path, result: DemoRes
         card = build_card(
             per_carc=1,
             per_kind=1,
+            queues=4,
             workers=1,
             db_url=db_url,
             progress=lambda step: status.update(f"verifier card: {step}"),

@@ -11,11 +11,24 @@ from loopline.cli import app
 
 def test_the_card_reports_every_part_for_both_verifiers_and_exits_by_its_bars() -> None:
     result = CliRunner().invoke(
-        app, ["verifiers", "report", "--json", "--per-carc", "1", "--per-kind", "1", "--workers", "1"]
+        app,
+        [
+            "verifiers",
+            "report",
+            "--json",
+            "--per-carc",
+            "1",
+            "--per-kind",
+            "1",
+            "--queues",
+            "2",
+            "--workers",
+            "1",
+        ],
     )
     card = json.loads(result.stdout[result.stdout.index("{") :])
     assert result.exit_code == (1 if card["failing"] else 0)
-    assert [v["name"] for v in card["validation"]] == ["rcm-base", "rcm-edge"]
+    assert [v["name"] for v in card["validation"]] == ["rcm-base", "rcm-edge", "rcm-queue"]
     expert = {r["verifier"]: r for r in card["expert"]}
     assert set(expert) == {"rcm.v1", "rcm.v2"} and expert["rcm.v2"]["wrong_moves"] > 0
     mutation = {v["verifier"]: v["overall"] for v in card["mutation"]["verifiers"]}
