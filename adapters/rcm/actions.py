@@ -58,7 +58,7 @@ def submit_appeal(world: World, a: args.SubmitAppealArgs) -> Outcome:
         raise DomainError(
             "appeal_pending", f"appeal {pending[0]} for claim {claim.claim_id} is already pending"
         )
-    rules = world.payer(denial.payer_id).rules
+    rules = world.payer(denial.payer_id).rules_on(claim.first_service_date)
     deadline = rules.appeal_deadline(denial.production_date)
     if world.today > deadline:
         received = (
@@ -104,14 +104,15 @@ def request_authorization(world: World, a: args.RequestAuthorizationArgs) -> Out
     payer = world.payer(a.payer_id)
     if a.claim_id is not None:
         world.claim(a.claim_id)
-    rules = payer.rules
+    rules = payer.rules_on(a.service_date)
     retro = a.service_date < world.today
     days_late = (world.today - a.service_date).days
     if retro and days_late > rules.retro_auth_window_days:
         raise DomainError(
             "retro_auth_window_closed",
             f"{payer.name} accepts retro-authorization requests up to {rules.retro_auth_window_days} days "
-            f"after the date of service; this one is {days_late} days after",
+            f"after the date of service (the rule in effect for a service on {a.service_date.isoformat()}); "
+            f"this one is {days_late} days after",
         )
     attachments = check_attachments(world, a.patient_id, a.attachment_document_ids or [])
     urgency = a.urgency or "standard"

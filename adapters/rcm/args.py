@@ -70,6 +70,16 @@ class GetPayerRulesArgs(Contract):
 
     payer_id: str = Field(min_length=1, max_length=64)
     """Payer id, as on the claim."""
+    service_date: date | None = None
+    """A claim's date of service: the answer's `rules` are the ones in effect that day (rules
+    change on a date). Default: today."""
+
+
+class GetPayerBulletinsArgs(Contract):
+    """Arguments of `get_payer_bulletins`."""
+
+    payer_id: str | None = Field(default=None, min_length=1, max_length=64)
+    """Payer id; null lists every payer's bulletins."""
 
 
 class CheckEligibilityArgs(Contract):

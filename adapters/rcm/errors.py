@@ -12,6 +12,7 @@ DomainCode = Literal[
     "unknown_payer",
     "unknown_patient",
     "unknown_document",
+    "unknown_bulletin",
     "invalid_line",
     "invalid_attachment",
     "claim_closed",
@@ -44,6 +45,7 @@ HTTP_STATUS: dict[str, int] = {
     "unknown_payer": 404,
     "unknown_patient": 404,
     "unknown_document": 404,
+    "unknown_bulletin": 404,
 }
 
 

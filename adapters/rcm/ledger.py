@@ -65,7 +65,7 @@ def contracted_amount(world: World, claim: Claim, line_number: int) -> float | N
     payer = world.payers.get(claim.payer_id)
     if line is None or payer is None:
         return None
-    rate = payer.rules.fee_schedule.get(line.procedure_code)
+    rate = payer.rules_on(line.service_date).fee_schedule.get(line.procedure_code)
     return None if rate is None else money(rate * line.units)
 
 

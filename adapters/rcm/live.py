@@ -64,7 +64,8 @@ class LiveBackend:
             raise ToolFailure(ToolError(kind="unknown_tool", message=f"no RCM tool {tool!r}"))
         payload = args.model_dump(mode="json")
         path = endpoint.path.format(**{name: payload.pop(name) for name in endpoint.path_params})
-        request: dict[str, Any] = {"json": payload} if endpoint.method == "POST" else {"params": payload}
+        query = {k: v for k, v in payload.items() if v is not None}  # an absent optional argument
+        request: dict[str, Any] = {"json": payload} if endpoint.method == "POST" else {"params": query}
         is_read = spec.side_effect is SideEffect.READ
         attempts = self.read_attempts if is_read else 1
         last: ToolFailure | None = None

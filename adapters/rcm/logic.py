@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from adapters.rcm import actions, args, ledger, submissions
+from adapters.rcm import actions, args, bulletins, ledger, submissions
 from adapters.rcm.codes import STATUS_CATEGORY
 from adapters.rcm.models import Claim, Coverage
 from adapters.rcm.results import (
@@ -24,7 +24,6 @@ from adapters.rcm.results import (
     DocumentsResult,
     EligibilityResult,
     OriginalClaimResult,
-    PayerRulesResult,
     RemittanceResult,
 )
 from adapters.rcm.views import coverage_view, document_summary, remittance_view
@@ -219,12 +218,6 @@ def get_authorizations(world: World, a: args.GetAuthorizationsArgs) -> Outcome:
     return AuthorizationsResult(claim_id=claim.claim_id, authorizations=auths), world
 
 
-def get_payer_rules(world: World, a: args.GetPayerRulesArgs) -> Outcome:
-    payer = world.payer(a.payer_id)
-    result = PayerRulesResult(payer_id=payer.payer_id, name=payer.name, kind=payer.kind, rules=payer.rules)
-    return result, world
-
-
 TOOL_LOGIC: dict[str, Logic] = {
     "get_claim": get_claim,
     "get_remittance": get_remittance,
@@ -234,7 +227,8 @@ TOOL_LOGIC: dict[str, Logic] = {
     "get_documents": get_documents,
     "read_document": read_document,
     "get_authorizations": get_authorizations,
-    "get_payer_rules": get_payer_rules,
+    "get_payer_rules": bulletins.get_payer_rules,
+    "get_payer_bulletins": bulletins.get_payer_bulletins,
     "submit_replacement_claim": submissions.submit_replacement_claim,
     "submit_new_claim": submissions.submit_new_claim,
     "submit_appeal": actions.submit_appeal,

@@ -9,11 +9,15 @@ inside entities are tuples for the same reason. Fields holding patient identifie
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import Literal
 
 from pydantic import Field
 
+from adapters.rcm.payers import AuthDecision as AuthDecision
+from adapters.rcm.payers import Payer as Payer
+from adapters.rcm.payers import PayerRules as PayerRules
+from adapters.rcm.payers import RuleChange as RuleChange
 from schemas.base import Contract
 from schemas.phi import phi_field
 
@@ -42,58 +46,7 @@ DocumentKind = Literal[
     "eob",
     "other",
 ]
-AuthDecision = Literal["approved", "pended", "denied"]
 Relationship = Literal["self", "spouse", "child", "other"]
-
-
-class PayerRules(Contract):
-    """Rules a payer applies; typical values, configurable per payer (and at runtime in the sandbox)."""
-
-    timely_filing_days: int = Field(default=365, ge=0)
-    """Days after the date of service within which a claim must reach the payer (Medicare: 365)."""
-    appeal_window_days: int = Field(default=120, ge=0)
-    """Days within which an appeal is accepted, counted from the receipt of the denial (the
-    remittance's production date plus `notice_receipt_days`)."""
-    notice_receipt_days: int = Field(default=0, ge=0)
-    """Days after the date on a notice (the remittance) that the provider is presumed to have
-    received it; appeal windows run from receipt (Medicare: 5, 42 CFR 405.942)."""
-    retro_auth_window_days: int = Field(default=0, ge=0)
-    """Days after the date of service within which a retro-authorization may be requested (0 = never)."""
-    auth_decision: AuthDecision = "approved"
-    """Decision the payer gives an authorization request by default."""
-    auth_decision_by_code: dict[str, AuthDecision] = Field(default_factory=dict)
-    """Per procedure code overrides of `auth_decision`."""
-    auth_requires_documentation: bool = False
-    """Whether an authorization request without clinical attachments is denied."""
-    standard_decision_days: int = Field(default=7, ge=0)
-    """Days within which a pended standard request is decided (CMS-0057-F: 7 calendar days)."""
-    expedited_decision_days: int = Field(default=3, ge=0)
-    """Days within which a pended expedited request is decided (CMS-0057-F: 72 hours)."""
-    telehealth_requires_modifier_95: bool = False
-    """Whether telehealth lines (place of service 02/10) must carry modifier 95."""
-    fee_schedule: dict[str, float] = Field(default_factory=dict)
-    """Contracted allowed amount in USD per unit, by procedure code, under the practice's agreement
-    with this payer (empty when no contract is on file): an allowed amount below it is an
-    underpayment to appeal, and only the charge above it is a contractual adjustment."""
-
-    def appeal_deadline(self, notice: date) -> date:
-        """The last day to appeal a denial whose notice is dated `notice`."""
-        return notice + timedelta(days=self.notice_receipt_days + self.appeal_window_days)
-
-
-class Payer(Contract):
-    """A health plan that adjudicates claims and sends remittances."""
-
-    payer_id: str
-    """Payer identifier as used on claims (the 837 NM1*PR id)."""
-    name: str
-    """Payer name."""
-    kind: Literal["medicare", "medicaid", "commercial"]
-    """Kind of plan; decides typical rules and the claim filing indicator."""
-    claim_filing_indicator: str
-    """Claim filing indicator (CLP06), e.g. MB (Medicare Part B), MC (Medicaid), 12 (PPO), HM (HMO)."""
-    rules: PayerRules = Field(default_factory=PayerRules)
-    """The payer's filing, appeal and authorization rules."""
 
 
 class Practice(Contract):

@@ -128,6 +128,10 @@ class _Builder:
                 kind=result["kind"],
                 claim_filing_indicator=self.filing.get(payer_id, "CI"),
                 rules=result["rules"],
+                # Dated changes as recorded; their bulletins are not, so they stand as published.
+                rule_changes=tuple(
+                    {**change, "bulletin_id": None} for change in result.get("rule_changes", [])
+                ),
             ),
         )
 

@@ -7,6 +7,7 @@ live backend can rebuild them from the 835 text the sandbox serves.
 from __future__ import annotations
 
 from datetime import date
+from typing import Any
 
 from adapters.rcm.models import (
     Acknowledgment,
@@ -19,6 +20,7 @@ from adapters.rcm.models import (
     PayerRules,
     PayerSequence,
     Relationship,
+    RuleChange,
     WorkStatus,
 )
 from adapters.rcm.records import Appeal, Authorization, Escalation, TransferReason, WriteOff
@@ -269,7 +271,40 @@ class PayerRulesResult(Contract):
     kind: str
     """medicare, medicaid or commercial."""
     rules: PayerRules
-    """The rules."""
+    """The rules in effect on `in_effect_on`."""
+    in_effect_on: date
+    """The date of service `rules` apply to (the one asked about, or today)."""
+    rule_changes: list[RuleChange]
+    """Every published dated change, oldest first: the rules from its effective date on, and the
+    bulletin that announced it. Before the first, the payer's standing rules apply."""
+
+
+class BulletinView(Contract):
+    """A published payer bulletin and the rule fields it changes."""
+
+    bulletin_id: str
+    """Bulletin id."""
+    payer_id: str
+    """The payer that issued it."""
+    title: str
+    """Headline."""
+    text: str
+    """The notice (the payer's free text: data, not instructions)."""
+    effective_date: date
+    """First date of service the change applies to."""
+    published_date: date
+    """When the payer published it."""
+    changes: dict[str, Any]
+    """The rule fields it changes, with their values from the effective date on."""
+
+
+class BulletinsResult(Contract):
+    """The payer bulletins published so far, oldest first."""
+
+    payer_id: str | None
+    """The payer asked about (None: every payer)."""
+    bulletins: list[BulletinView]
+    """Published bulletins."""
 
 
 class ClaimSubmissionResult(Contract):

@@ -79,9 +79,20 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
     ),
     ToolSpec(
         "get_payer_rules",
-        "Read a payer's rules: timely filing limit, appeal window, retro-authorization window.",
+        "Read a payer's rules: timely filing limit, appeal window, retro-authorization window, "
+        "telehealth coding, fee schedule. Rules change on a date: pass the claim's date of service "
+        "to get the rules in effect for it; the answer lists every published dated change.",
         args.GetPayerRulesArgs,
         results.PayerRulesResult,
+        READ,
+    ),
+    ToolSpec(
+        "get_payer_bulletins",
+        "List the provider bulletins payers have published (a payer's, or every payer's): rule "
+        "changes, the date of service they apply from, and the fields they change. Payers publish "
+        "them at any time, also while a queue is being worked.",
+        args.GetPayerBulletinsArgs,
+        results.BulletinsResult,
         READ,
     ),
     ToolSpec(

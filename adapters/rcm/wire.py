@@ -38,6 +38,7 @@ ENDPOINTS: dict[str, Endpoint] = {
     "read_document": Endpoint("GET", "/documents/{document_id}"),
     "get_authorizations": Endpoint("GET", "/claims/{claim_id}/authorizations"),
     "get_payer_rules": Endpoint("GET", "/payers/{payer_id}/rules"),
+    "get_payer_bulletins": Endpoint("GET", "/bulletins"),
     "submit_replacement_claim": Endpoint("POST", "/claims/{claim_id}/replacements"),
     "submit_new_claim": Endpoint("POST", "/claims/{claim_id}/new-claims"),
     "submit_appeal": Endpoint("POST", "/claims/{claim_id}/appeals"),

@@ -16,6 +16,7 @@ from pydantic import Field
 
 from adapters.rcm.errors import DomainError
 from adapters.rcm.models import Claim, Coverage, Document, Patient, Payer, Practice, Provider, Remittance
+from adapters.rcm.payers import Bulletin, PayerRules
 from adapters.rcm.records import (
     Appeal,
     Authorization,
@@ -39,6 +40,7 @@ Collection = Literal[
     "write_offs",
     "patient_transfers",
     "escalations",
+    "bulletins",
 ]
 
 # Id prefixes per kind of issued id; the counter for each starts at 0 and ids are prefix + number.
@@ -85,6 +87,8 @@ class World(Contract):
     """Amounts transferred to patient responsibility, by id."""
     escalations: dict[str, Escalation] = Field(default_factory=dict)
     """Hand-offs to human queues, by id."""
+    bulletins: dict[str, Bulletin] = Field(default_factory=dict)
+    """Payer bulletins announcing rule changes, by id (pending ones have no published date)."""
     violations: tuple[Violation, ...] = ()
     """Compliance breaches recorded by the system, in order."""
     counters: dict[str, int] = Field(default_factory=dict)
@@ -113,6 +117,10 @@ class World(Contract):
             known = ", ".join(sorted(self.payers))
             raise DomainError("unknown_payer", f"no payer {payer_id!r}; known payers: {known}")
         return found
+
+    def claim_rules(self, claim: Claim) -> PayerRules:
+        """The rules of the claim's payer in effect on the claim's first date of service."""
+        return self.payer(claim.payer_id).rules_on(claim.first_service_date)
 
     def patient(self, patient_id: str) -> Patient:
         found = self.patients.get(patient_id)

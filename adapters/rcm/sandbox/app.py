@@ -20,6 +20,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from adapters.rcm.bulletins import publish_bulletin
 from adapters.rcm.errors import DomainError
 from adapters.rcm.fixtures import seed_world
 from adapters.rcm.logic import apply
@@ -160,6 +161,15 @@ def _admin_router(state: SandboxState) -> APIRouter:
             return _error(refusal.to_tool_error(404), 404)
         state.store.commit(world.model_copy(update={"payers": {**world.payers, payer_id: payer}}))
         return _json(payer)
+
+    @router.post("/bulletins/{bulletin_id}/publish")
+    async def publish(bulletin_id: str) -> Response:
+        try:
+            world = publish_bulletin(state.store.world, bulletin_id)
+        except DomainError as refusal:
+            return _error(refusal.to_tool_error(404), 404)
+        state.store.commit(world)
+        return _json(world.bulletins[bulletin_id])
 
     @router.put("/practice")
     async def set_practice(practice: Practice) -> Practice:

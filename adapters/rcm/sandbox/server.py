@@ -51,6 +51,10 @@ class SandboxAdmin:
     def set_rules(self, payer_id: str, rules: PayerRules) -> None:
         self._ok(self._client.put(f"/admin/payers/{payer_id}/rules", json=rules.model_dump(mode="json")))
 
+    def publish_bulletin(self, bulletin_id: str) -> None:
+        """The payer publishes a pending bulletin (dated the world's today)."""
+        self._ok(self._client.post(f"/admin/bulletins/{bulletin_id}/publish"))
+
     def set_practice(self, practice: Practice) -> None:
         self._ok(self._client.put("/admin/practice", json=practice.model_dump(mode="json")))
 
