@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from adapters.rcm.models import Acknowledgment, Claim, DocumentKind, Patient
 from adapters.rcm.world import World
 from envs.rcm.charts import CodedLine, visit_note
-from envs.rcm.faults import Fault
+from envs.rcm.faults import Fault, Publication
 from envs.rcm.intents import Intent
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec, WorldBuilder
@@ -38,6 +38,8 @@ class Case:
     """The CARC category when the builder decides it (edge cases wrapped around a base row)."""
     queue: tuple[QueueItem, ...] = ()
     """For a work queue: its claims in the order the work item lists them (`claim_id` is the first)."""
+    publications: list[Publication] = field(default_factory=list)
+    """Pending payer bulletins the sim publishes after a number of calls (mid-queue)."""
 
 
 @dataclass

@@ -24,6 +24,7 @@ from envs.rcm.cases import (
     underpaid,
 )
 from envs.rcm.charts import INJECTIONS, necessity_letter
+from envs.rcm.dated import rule_change_dated, rule_change_midqueue
 from envs.rcm.faults import Fault
 from envs.rcm.queues import work_queue
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
@@ -249,5 +250,7 @@ EDGE: dict[str, EdgeSpec] = {
     "duplicate_in_process": (duplicate_in_process, "18", None),
     "auth_other_payer": (auth_of_another_payer, "15", COMMERCIAL),
     "deadline_queue": (work_queue, "mixed", None),
+    "rule_change_dated": (rule_change_dated, "mixed", ("ACME", "BLUE", "NWND")),
+    "rule_change_midqueue": (rule_change_midqueue, "mixed", None),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

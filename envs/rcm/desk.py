@@ -148,6 +148,16 @@ class Desk:
                 return None
         return None
 
+    def reread(self, name: str, **arguments: Any) -> Script:
+        """A read asked again even when answered before: what it reads changes without any write of
+        ours (a payer publishes a bulletin while the queue is worked)."""
+        self._seen.pop(json.dumps([name, arguments], sort_keys=True, default=str), None)
+        return (yield from self.read(name, **arguments))
+
+    def forget_tool(self, name: str) -> None:
+        """Drop every answer of tool `name` (a payer's rules, once a new bulletin is out)."""
+        self._seen = {k: v for k, v in self._seen.items() if json.loads(k)[0] != name}
+
     def write(
         self, name: str, applied: Callable[[dict[str, Any]], bool] | None = None, **arguments: Any
     ) -> Script:

@@ -1,18 +1,22 @@
-"""Scripted live-system failures (timeouts, 5xx) on top of the RCM sim, for edge-case tasks.
+"""Scripted live-system failures (timeouts, 5xx) and payer bulletins on top of the RCM sim, for
+edge-case tasks.
 
 Production sees tool errors the pure sim never raises. A task can carry a fault plan under the
 world key `sim_faults` (outside the adapter's `World`, which forbids extra fields): "the 2nd call
 of `post_write_off` times out after the write took effect". Faults are keyed by call count, never
-drawn at random, so a task replays identically for any agent that makes the same calls.
+drawn at random, so a task replays identically for any agent that makes the same calls. A payer's
+pending bulletin is published the same way: after a number of calls (the sim has no clock), so it
+can land while a queue is being worked.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from adapters.backend import ToolFailure
+from adapters.rcm.bulletins import publish_bulletin
 from adapters.rcm.sim import SimBackend
 from adapters.rcm.world import World
 from schemas.base import Contract
@@ -35,13 +39,30 @@ class Fault(Contract):
     """For a timed-out write: whether the write took effect before the answer was lost."""
 
 
-class FaultyBackend:
-    """`SimBackend` plus a fault plan; snapshots carry the plan and the call counts."""
+class Publication(Contract):
+    """A pending payer bulletin the payer publishes while the task is worked."""
 
-    def __init__(self, world: World, plan: list[Fault], calls: dict[str, int] | None = None) -> None:
+    bulletin_id: str
+    """The bulletin (pending in the world until then)."""
+    after_calls: int = Field(ge=0)
+    """Tool calls answered before it is out: the next call already sees it."""
+
+
+class FaultyBackend:
+    """`SimBackend` plus a fault plan and bulletin publications; snapshots carry both and the call
+    counts."""
+
+    def __init__(
+        self,
+        world: World,
+        plan: list[Fault],
+        calls: dict[str, int] | None = None,
+        publications: list[Publication] | None = None,
+    ) -> None:
         self.inner = SimBackend(world)
         self.plan = plan
         self.calls: dict[str, int] = dict(calls or {})
+        self.publications = list(publications or [])
 
     @classmethod
     def from_doc(cls, doc: dict[str, Any]) -> FaultyBackend:
@@ -49,9 +70,18 @@ class FaultyBackend:
         body = dict(doc)
         faults = body.pop(FAULTS_KEY, None) or {}
         plan = [Fault.model_validate(f) for f in faults.get("plan", [])]
-        return cls(World.from_snapshot(body), plan, faults.get("calls"))
+        publications = [Publication.model_validate(p) for p in faults.get("bulletins", [])]
+        return cls(World.from_snapshot(body), plan, faults.get("calls"), publications)
+
+    def _publish_due(self) -> None:
+        """Publish every bulletin whose call count has come (publishing twice changes nothing)."""
+        made = sum(self.calls.values())
+        for due in self.publications:
+            if made >= due.after_calls:
+                self.inner.world = publish_bulletin(self.inner.world, due.bulletin_id)
 
     def invoke(self, tool: str, args: BaseModel) -> BaseModel:
+        self._publish_due()
         self.calls[tool] = self.calls.get(tool, 0) + 1
         fault = next((f for f in self.plan if f.tool == tool and f.occurrence == self.calls[tool]), None)
         if fault is None:
@@ -77,13 +107,16 @@ class FaultyBackend:
 
     def snapshot(self) -> dict[str, Any]:
         doc = self.inner.snapshot()
-        if self.plan:
+        if self.plan or self.publications:
             doc[FAULTS_KEY] = {
                 "plan": [f.model_dump() for f in self.plan],
                 "calls": dict(sorted(self.calls.items())),
             }
+            if self.publications:
+                doc[FAULTS_KEY]["bulletins"] = [p.model_dump() for p in self.publications]
         return doc
 
     def restore(self, state: dict[str, Any]) -> None:
         other = FaultyBackend.from_doc(state)
         self.inner, self.plan, self.calls = other.inner, other.plan, other.calls
+        self.publications = other.publications

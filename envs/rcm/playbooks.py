@@ -37,7 +37,10 @@ def chart(desk: Desk, facts: Facts) -> Script:
 
 
 def rules(desk: Desk, facts: Facts) -> Script:
-    found = yield from desk.read("get_payer_rules", payer_id=facts.claim["payer_id"])
+    """The payer's rules in effect on the claim's date of service (rules change on a date)."""
+    found = yield from desk.read(
+        "get_payer_rules", payer_id=facts.claim["payer_id"], service_date=facts.dos.isoformat()
+    )
     return found["rules"] if found else None
 
 

@@ -30,16 +30,31 @@ def specialist(item: WorkItem) -> Script:
 
 
 def work_queue(item: WorkItem) -> Script:
-    """Triage the queue (each claim's 835 and its payer's rules), then work the claims by deadline:
-    the earliest first, claims with none last, ties in the listed order."""
+    """Triage the queue (the payers' bulletins, each claim's 835 and its payer's rules), then work
+    the claims by deadline: the earliest first, claims with none last, ties in the listed order.
+    Before each claim, look at the bulletins again: a payer may publish a rule change while the
+    queue is worked, and then the rules are read again and the claims left are triaged anew."""
     claims = [str(c["claim_id"]) for c in item.payload["claims"]]
     desk = Desk(item)
+    seen = yield from bulletins(desk)
     due: dict[str, date] = {}
-    for claim_id in claims:
-        due[claim_id] = (yield from deadline(desk, claim_id)) or date.max
-    for claim_id in sorted(claims, key=lambda c: (due[c], claims.index(c))):
-        yield from work(desk, claim_id, depth=0)
+    left = list(claims)
+    while left:
+        fresh = (yield from bulletins(desk)) if due else seen
+        if not due or fresh - seen:
+            seen = fresh
+            desk.forget_tool("get_payer_rules")
+            for claim_id in left:
+                due[claim_id] = (yield from deadline(desk, claim_id)) or date.max
+            left.sort(key=lambda c: (due[c], claims.index(c)))
+        yield from work(desk, left.pop(0), depth=0)
     return None
+
+
+def bulletins(desk: Desk) -> Script:
+    """The ids of the payer bulletins published so far (asked afresh every time)."""
+    found = yield from desk.reread("get_payer_bulletins")
+    return {str(b["bulletin_id"]) for b in (found or {}).get("bulletins", [])}
 
 
 CORRECTED = frozenset({"16", "4", "31"})
@@ -50,8 +65,9 @@ APPEALED = frozenset({"50", "29", "197", "15"})
 
 def deadline(desk: Desk, claim_id: str) -> Script:
     """The last day the payer accepts the move the claim needs, read off its 835 and the payer's
-    rules: a corrected claim's filing limit from the date of service, an appeal's window from the
-    notice's presumed receipt; None when settling it has no deadline."""
+    rules in effect on its date of service: a corrected claim's filing limit from the date of
+    service, an appeal's window from the notice's presumed receipt; None when settling it has no
+    deadline, or when the deadline has passed."""
     found = yield from desk.read("get_remittance", claim_id=claim_id)
     remits = (found or {}).get("remittances") or []
     if not remits:
@@ -65,16 +81,20 @@ def deadline(desk: Desk, claim_id: str) -> Script:
     }
     if not carcs & (CORRECTED | APPEALED):
         return None
-    found_rules = yield from desk.read("get_payer_rules", payer_id=remit["payer_id"])
+    served = min(date.fromisoformat(line["service_date"]) for line in remit["lines"])
+    found_rules = yield from desk.read(
+        "get_payer_rules", payer_id=remit["payer_id"], service_date=served.isoformat()
+    )
     if not found_rules:
         return None
     payer_rules = found_rules["rules"]
     if carcs & CORRECTED:
-        served = min(date.fromisoformat(line["service_date"]) for line in remit["lines"])
-        return served + timedelta(days=int(payer_rules["timely_filing_days"]))
-    notice = date.fromisoformat(remit["production_date"])
-    days = int(payer_rules["appeal_window_days"]) + int(payer_rules.get("notice_receipt_days", 0))
-    return notice + timedelta(days=days)
+        last = served + timedelta(days=int(payer_rules["timely_filing_days"]))
+    else:
+        notice = date.fromisoformat(remit["production_date"])
+        days = int(payer_rules["appeal_window_days"]) + int(payer_rules.get("notice_receipt_days", 0))
+        last = notice + timedelta(days=days)
+    return last if last >= desk.today else None  # past: the move is gone, what is left has no deadline
 
 
 def work(desk: Desk, claim_id: str, *, depth: int) -> Script:

@@ -17,6 +17,7 @@ from envs.env import ToolEnv
 from envs.rcm.casekit import Case, Ctx, start
 from envs.rcm.domain import DOMAIN
 from envs.rcm.faults import FAULTS_KEY
+from envs.rcm.intents import WRITES
 from envs.rcm.queues import QUEUE_KIND, deadline_groups, queue_forbidden, queue_required, queue_spec
 from envs.rcm.solver import REFERENCE
 from envs.rcm.specs import outcome_spec
@@ -130,8 +131,10 @@ def to_task(
     """A task from a case: work item, world, outcome spec and process rules from the intent, gold
     from the reference solver, alternative golds where the spec accepts another resolution."""
     world = case.world.snapshot()
-    if case.faults:
+    if case.faults or case.publications:
         world[FAULTS_KEY] = {"plan": [f.model_dump() for f in case.faults], "calls": {}}
+    if case.publications:
+        world[FAULTS_KEY]["bulletins"] = [p.model_dump() for p in case.publications]
     paths = OUTCOME_PATHS + (("closed_claims",) if "close" in case.intent.resolution or case.queue else ())
     draft = Task(
         task_id=task_id,
@@ -151,9 +154,25 @@ def to_task(
             *(() if case.queue else deadline_tags(case)),
         ),
     )
+    if case.publications:
+        draft = published_mid_queue(draft)
     gold = solve(draft)
     others = alternatives(gold) + contractual_first(case, gold)
     return draft.model_copy(update={"gold_solution": gold, "alternative_solutions": others})
+
+
+def published_mid_queue(draft: Task) -> Task:
+    """The task with its pending bulletins published right after the reference's first write: a dry
+    run with them held back finds that call (the calls before it are the same either way)."""
+    plan = draft.initial_world[FAULTS_KEY]
+
+    def timed(after: int) -> dict[str, object]:
+        bulletins = [{**p, "after_calls": after} for p in plan["bulletins"]]
+        return {**draft.initial_world, FAULTS_KEY: {**plan, "bulletins": bulletins}}
+
+    calls = solve(draft.model_copy(update={"initial_world": timed(10**6)}))
+    first = next((i for i, c in enumerate(calls) if c.name in WRITES), len(calls))
+    return draft.model_copy(update={"initial_world": timed(first + 1)})
 
 
 def verifier_spec(case: Case, paths: tuple[str, ...]) -> VerifierSpec:

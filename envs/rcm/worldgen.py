@@ -30,6 +30,7 @@ from adapters.rcm.models import (
     Remittance,
     ServiceLine,
 )
+from adapters.rcm.payers import Bulletin, RuleChange
 from adapters.rcm.records import Authorization
 from adapters.rcm.world import World
 from envs.rcm.vocab import (
@@ -73,6 +74,7 @@ class WorldBuilder:
     remittances: dict[str, Remittance] = field(default_factory=dict)
     documents: dict[str, Document] = field(default_factory=dict)
     authorizations: dict[str, Authorization] = field(default_factory=dict)
+    bulletins: dict[str, Bulletin] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         rng = self.rng
@@ -106,6 +108,30 @@ class WorldBuilder:
             p.model_copy(update={"rules": p.rules.model_copy(update=rules)}) if p.payer_id == payer_id else p
             for p in self.payers
         ]
+
+    def dated_change(
+        self, payer_id: str, effective: date, published: date | None, title: str, text: str, **rules: object
+    ) -> str:
+        """The payer changes `rules` for services from `effective` on (a new version on top of the
+        latest), announced by a bulletin published on `published` (None: still pending, for a plan
+        to publish); returns the bulletin's id."""
+        bulletin_id = self.new_id("BUL-")
+        payer = self.payer(payer_id)
+        latest = payer.rules_on(date.max)
+        change = RuleChange(
+            effective_date=effective, rules=latest.model_copy(update=rules), bulletin_id=bulletin_id
+        )
+        changed = payer.model_copy(update={"rule_changes": (*payer.rule_changes, change)})
+        self.payers = [changed if p.payer_id == payer_id else p for p in self.payers]
+        self.bulletins[bulletin_id] = Bulletin(
+            bulletin_id=bulletin_id,
+            payer_id=payer_id,
+            title=title,
+            text=text,
+            effective_date=effective,
+            published_date=published,
+        )
+        return bulletin_id
 
     def contract(self, payer_id: str, code: str, rate: float) -> None:
         """Put the practice's fee schedule with the payer on file: `code` at `rate`, and the other
@@ -344,4 +370,5 @@ class WorldBuilder:
             remittances=self.remittances,
             documents=self.documents,
             authorizations=self.authorizations,
+            bulletins=self.bulletins,
         )
