@@ -70,6 +70,11 @@ class BridgeSettings(BaseSettings):
         description="Run the outbox relay in a child process, off the recording threads' GIL "
         "(docs/capture.md); false runs it as a thread.",
     )
+    durability: Literal["process", "power"] = Field(
+        default="process",
+        description="`process`: a recorded event survives a crash or SIGKILL of the bridge; `power`: "
+        "a power cut too, at an fsync per event (docs/capture.md has the cost).",
+    )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 
     @model_validator(mode="after")

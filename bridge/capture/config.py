@@ -10,9 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
-from bridge.capture.keys import Environment
 from bridge.capture.outbox import Durability
-from bridge.capture.tokenizer import Unmodelled
+from bridge.phi import Environment, Unmodelled
 
 DEFAULT_TOPIC = "loopline.events.v1"
 
@@ -29,8 +28,8 @@ class CaptureConfig(BaseModel):
     outbox_path: Path
     """SQLite file of the outbox; one per process."""
     durability: Durability = "process"
-    """`process`: durable against a process crash or SIGKILL when append returns (WAL write,
-    no fsync). `power`: durable against power loss too (fsync per group commit), slower."""
+    """`process`: an appended event survives a crash or SIGKILL of the process (WAL write, no fsync).
+    `power`: it survives a power cut too (an fsync of the WAL per event, docs/capture.md has the cost)."""
     vault_url: str
     """SQLAlchemy URL of the PHI vault database, e.g. `sqlite:////var/lib/loopline/vault.db`."""
     vault_key: SecretStr | None = None
@@ -44,9 +43,8 @@ class CaptureConfig(BaseModel):
     kafka: dict[str, Any] = Field(default_factory=dict)
     """librdkafka producer config (`bootstrap.servers`, ...); empty = no relay in this process."""
     relay_process: bool = False
-    """Run the relay in a child process (`ProcessRelay`) instead of a thread of this one: its Python
-    work then never takes the recording threads' GIL. The bridge turns it on; a thread is the
-    cheaper default for tools and tests."""
+    """Run the relay in a child process (`ProcessRelay`) instead of a thread of this one, so its
+    Python work never takes the recording threads' GIL. The bridge turns it on."""
     retention_s: float = Field(default=3_600.0, ge=0)
     """How long delivered rows stay in the outbox before pruning (it is a queue, not the archive)."""
     head_retention_s: float | None = Field(default=7 * 86_400.0, ge=0)

@@ -24,7 +24,7 @@ class RelayMetrics:
     rejected: int
     """Rows given up on for good (too large, unreadable): kept in the outbox, not shipped."""
     producer_restarts: int
-    """Producers discarded after a fatal error."""
+    """Producers discarded after a fatal error or passes without a delivery."""
     last_error: str | None
     """The most recent error, in words."""
     last_error_at: float | None

@@ -12,18 +12,17 @@ from typing import Any
 from pydantic import BaseModel
 
 from bridge.capture.config import CaptureConfig
-from bridge.capture.keys import PhiKeys
 from bridge.capture.outbox import OutboxClosed, SqliteOutbox
 from bridge.capture.outcome import record_outcome
 from bridge.capture.recorder import EpisodeRecorder
-from bridge.capture.redactor import Redactor, SnapshotRedact
-from bridge.capture.relay import KafkaRelay
-from bridge.capture.relay_process import ProcessRelay
+from bridge.capture.relay import KafkaRelay, ProcessRelay
 from bridge.capture.sink import CaptureUnavailable
-from bridge.capture.tokenizer import PhiTokenizer
-from bridge.capture.vault import PhiVault
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor, SnapshotRedact
 from schemas import Event, new_id
 from schemas.events import OutcomeObserved
+
+_HEALTH = ("pending", "in_flight", "delivered", "failed", "rejected", "producer_restarts", "relay_restarts",
+           "last_error", "last_error_at")  # fmt: skip
 
 
 class CaptureService:
@@ -38,11 +37,13 @@ class CaptureService:
         redactor: Redactor,
         relay: KafkaRelay | ProcessRelay | None,
     ) -> None:
-        self.config = config
-        self.outbox = outbox
-        self.vault = vault
-        self.redactor = redactor
-        self.relay = relay
+        self.config, self.outbox, self.vault, self.redactor, self.relay = (
+            config,
+            outbox,
+            vault,
+            redactor,
+            relay,
+        )
         self._closed: bool | None = None  # the answer of the first close()
 
     @classmethod
@@ -55,12 +56,10 @@ class CaptureService:
         outbox = SqliteOutbox(config.outbox_path, durability=config.durability)
         relay: KafkaRelay | ProcessRelay | None = None
         if config.kafka:
-            options: dict[str, Any] = {
-                "retention_s": config.retention_s,
-                "head_retention_s": config.head_retention_s,
-            }
-            relay_class = ProcessRelay if config.relay_process else KafkaRelay
-            relay = relay_class(outbox, topic=config.topic, kafka_config=config.kafka, **options)
+            relay = (ProcessRelay if config.relay_process else KafkaRelay)(
+                outbox, topic=config.topic, kafka_config=config.kafka,
+                retention_s=config.retention_s, head_retention_s=config.head_retention_s,
+            )  # fmt: skip
             if start_relay:
                 relay.start()
         return cls(config, outbox=outbox, vault=vault, redactor=redactor, relay=relay)
@@ -74,70 +73,42 @@ class CaptureService:
         traceparent: str | None = None,
     ) -> EpisodeRecorder:
         """The recorder of a new episode (a fresh UUIDv7 id when none is given)."""
-        return EpisodeRecorder(
-            episode_id or new_id(),
-            sink=self.outbox,
-            redactor=self.redactor,
-            source=self.config.source,
-            args_models=args_models,
-            snapshot_redact=snapshot_redact,
-            traceparent=traceparent,
-        )
+        return EpisodeRecorder(episode_id or new_id(), sink=self.outbox, redactor=self.redactor,
+                               source=self.config.source, args_models=args_models,
+                               snapshot_redact=snapshot_redact, traceparent=traceparent)  # fmt: skip
 
     def record_outcome(
         self, episode_id: str, outcome: OutcomeObserved, *, details_model: type[BaseModel] | None = None
     ) -> Event:
         """Append `outcome.observed` to an episode recorded by this outbox."""
-        return record_outcome(
-            self.outbox,
-            episode_id,
-            outcome,
-            redactor=self.redactor,
-            source=self.config.source,
-            details_model=details_model,
-        )
+        return record_outcome(self.outbox, episode_id, outcome, redactor=self.redactor,
+                              source=self.config.source, details_model=details_model)  # fmt: skip
 
     def health(self) -> dict[str, Any]:
-        """Capture's state for `/healthz`: `degraded` when the relay should run and does not, or
-        SQLite refuses the journaled events (rows then wait, safe but undelivered; `ingest_error`
-        says why); the relay's counters otherwise."""
+        """Capture's state for `/healthz`: `degraded` when the relay should run and does not (events
+        then wait, safe, in the outbox) or the outbox cannot be read; the relay's counters otherwise."""
         try:
             if self.relay is None:
-                pending = self.outbox.pending_count()
-                status = "degraded" if self.outbox.ingest_error else "ok"
-                return {
-                    "status": status,
-                    "relay": "off",
-                    "pending": pending,
-                    "ingest_error": self.outbox.ingest_error,
-                }
+                return {"status": "ok", "relay": "off", "pending": self.outbox.pending_count()}
             metrics = self.relay.metrics()
         except OutboxClosed:
             return {"status": "closed", "relay": "off"}
         except CaptureUnavailable as exc:
-            return {"status": "degraded", "relay": "unknown", "ingest_error": str(exc)}
-        return {
-            "status": "ok" if metrics.running and not self.outbox.ingest_error else "degraded",
-            "ingest_error": self.outbox.ingest_error,
-            "relay": "running" if metrics.running else "stopped",
-            **{
-                name: getattr(metrics, name)
-                for name in ("pending", "in_flight", "delivered", "failed", "rejected",
-                             "producer_restarts", "relay_restarts", "last_error", "last_error_at")
-            },
-        }  # fmt: skip
+            return {"status": "degraded", "relay": "unknown", "last_error": str(exc)}
+        state = (
+            {"status": "ok", "relay": "running"}
+            if metrics.running
+            else {"status": "degraded", "relay": "stopped"}
+        )
+        return {**state, **{name: getattr(metrics, name) for name in _HEALTH}}
 
     def close(self, timeout: float = 10.0) -> bool:
         """Drain the relay for up to `timeout`, then close everything; True if every event was
-        delivered (or rejected for good: `health()["rejected"]`).
-
-        Idempotent: a second call returns the first call's answer.
-        """
+        delivered (or rejected for good: `health()["rejected"]`). A second call returns the first's answer."""
         if self._closed is None:
-            delivered = self.relay.close(timeout) if self.relay is not None else False
+            self._closed = self.relay.close(timeout) if self.relay is not None else False
             self.outbox.close()
             self.vault.close()
-            self._closed = delivered
         return self._closed
 
     def __enter__(self) -> CaptureService:

@@ -164,15 +164,15 @@ def test_when_events_cannot_be_recorded_the_api_answers_503_and_runs_nothing(bri
 
 
 def test_operators_see_the_events_the_relay_rejected(bridge: Bridge) -> None:
-    from bridge.capture import DeliveryMark
+    from bridge.capture import DeliveryLog, DeliveryMark
 
     agent = bridge.client("agent-token")
     episode_id = agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).json()["episode_id"]
     row = bridge.capture.outbox.rows(episode_id)[2]
     # what the relay records when the broker refuses an event for good (tested with the relay itself)
-    bridge.capture.outbox.mark_delivered(
-        [DeliveryMark.rejection(row.pos, "the broker refuses it: too large", 1e9)]
-    )
+    relay_side = DeliveryLog(bridge.capture.outbox.path)
+    relay_side.mark([DeliveryMark.rejection(row.pos, "the broker refuses it: too large", 1e9)])
+    relay_side.close()
     operator = bridge.client("operator-token")
     [rejected] = operator.get("/v1/capture/rejected").json()
     assert (rejected["event_id"], rejected["episode_id"], rejected["seq"]) == (row.event_id, episode_id, 2)

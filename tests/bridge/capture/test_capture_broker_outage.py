@@ -20,7 +20,7 @@ from schemas import Event, SideEffect, ToolOutcome, ToolResult, WorkItem
 from schemas.events import PolicyRef
 from tests.bridge.capture.brokers import PrivateBroker, create_topic, read_topic
 from tests.bridge.capture.episodes import lookup_call
-from tests.bridge.capture.phi_models import LookupArgs, NoPhi
+from tests.bridge.phi.phi_models import LookupArgs, NoPhi
 
 pytestmark = pytest.mark.integration
 

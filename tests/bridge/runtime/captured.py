@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge.capture import EpisodeRecorder, InMemoryEventSink, Redactor, SnapshotRedact
+from bridge.capture import EpisodeRecorder, InMemoryEventSink
+from bridge.phi import Redactor, SnapshotRedact
 from bridge.runtime import Recorder
 from schemas import Event
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from adapters import Toolbox
-from bridge.capture import PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from schemas import WorkItem
 from tests.bridge.runtime.captured import CapturedEpisodes
 from tests.bridge.runtime.doubles import FakeClock, FixedWallClock, SequentialIds

@@ -1,0 +1,82 @@
+"""`DeliveryLog`: the relay's own connection to an outbox, and the only writer of its delivery file.
+
+A relay thread and a relay process open it alike, from the outbox's path: nothing is shared with
+the capturing process but the files. It reads the rows still waiting, writes each row's final word
+(a delivery report or a rejection) in position order, and keeps the events file in shape: it
+prunes delivered rows and checkpoints the WAL, neither of which blocks an append.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from bridge.capture.outbox import connect
+from bridge.capture.outbox_rows import MARK, PENDING, PRUNABLE, DeliveryMark, OutboxRow
+
+
+class DeliveryLog:
+    """The relay's side of one outbox file. For one thread at a time."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        if not path.exists():
+            raise FileNotFoundError(f"no outbox at {path}")
+        self._conn = connect(path)
+
+    def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
+        """Rows after `after_pos` still waiting for their final word, in append order."""
+        return [OutboxRow(*values) for values in self._conn.execute(PENDING, (after_pos, limit))]
+
+    def mark(self, marks: Sequence[DeliveryMark]) -> None:
+        """Record final words on rows, in position order, in one transaction of the delivery file
+        (the first word on a row stands)."""
+        if not marks:
+            return
+        self._conn.execute("BEGIN")
+        try:
+            self._conn.executemany(MARK, sorted(marks))
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+
+    def prune(self, delivered_before: float, *, heads_before: float | None = None, limit: int = 64) -> int:
+        """Delete up to `limit` rows delivered before `delivered_before`, with their reports;
+        returns how many. An episode's last event survives until `heads_before` (forever when
+        None), and the newest row of the table always survives."""
+        params = {"cutoff": delivered_before, "heads_cutoff": heads_before or -1.0, "limit": limit}
+        doomed = self._conn.execute(PRUNABLE, params).fetchall()
+        if not doomed:
+            return 0
+        self._conn.execute("BEGIN")
+        try:
+            deleted = self._conn.executemany("DELETE FROM main.outbox WHERE pos = ?", doomed).rowcount
+            self._conn.executemany("DELETE FROM d.delivery WHERE pos = ?", doomed)
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        self._conn.execute("COMMIT")
+        return int(deleted)
+
+    def prune_expired(self, retention_s: float, head_retention_s: float | None, *, budget_s: float) -> int:
+        """Prune rows delivered more than `retention_s` ago (episode heads after `head_retention_s`)
+        in small slices for at most `budget_s`; returns how many went."""
+        now = time.time()
+        heads_before = None if head_retention_s is None else now - head_retention_s
+        deadline, total = time.monotonic() + budget_s, 0
+        while time.monotonic() < deadline and (
+            deleted := self.prune(now - retention_s, heads_before=heads_before)
+        ):
+            total += deleted
+        return total
+
+    def checkpoint(self) -> None:
+        """Copy both files' WAL into the databases (PASSIVE: appends go on meanwhile)."""
+        self._conn.execute("PRAGMA main.wal_checkpoint(PASSIVE)").fetchall()
+        self._conn.execute("PRAGMA d.wal_checkpoint(PASSIVE)").fetchall()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._conn.close()

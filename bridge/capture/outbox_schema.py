@@ -1,0 +1,63 @@
+"""Bringing an outbox file of an older schema to the current one, at open, in the open's transaction.
+
+- 1: the delivery report sat in the outbox row itself (three columns);
+- 2: reports in a `delivery` table of the events file;
+- 3: as 2, plus a `journal` table recording how far `<outbox>.journal`, a file of framed events in
+  front of SQLite, had been stored. A journal that still holds events SQLite never stored (its
+  process was killed) is refused: the release that wrote it stores them at its next open.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import struct
+import zlib
+from pathlib import Path
+
+_JOURNAL_HEADER = struct.Struct("<4sQ")  # magic, generation
+_JOURNAL_FRAME = struct.Struct("<II")  # body length, CRC-32 of the body; the body starts with its generation
+
+
+def migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
+    """Move an outbox file of schema `version` to the current one (the caller's transaction)."""
+    if version == 1:
+        conn.execute(
+            "INSERT OR IGNORE INTO d.delivery (pos, kafka_partition, kafka_offset, delivered_at)"
+            " SELECT pos, kafka_partition, kafka_offset, delivered_at FROM main.outbox"
+            " WHERE delivered_at IS NOT NULL"
+        )
+        for column in ("delivered_at", "kafka_partition", "kafka_offset"):
+            conn.execute(f"ALTER TABLE main.outbox DROP COLUMN {column}")
+    if version in (2, 3):
+        conn.execute("INSERT OR IGNORE INTO d.delivery SELECT * FROM main.delivery")
+        conn.execute("DROP TABLE main.delivery")
+    if version == 3:
+        journal = Path(f"{path}.journal")
+        found = conn.execute("SELECT generation, ingested FROM main.journal").fetchone()
+        if journal.exists() and _holds_unstored_frames(journal, *(found or (0, 0))):
+            raise RuntimeError(
+                f"{journal} holds events its outbox never stored; open {path} once with the release"
+                " that wrote it (it stores them), then with this one"
+            )
+        conn.execute("DROP TABLE main.journal")
+        journal.unlink(missing_ok=True)
+
+
+def _holds_unstored_frames(journal: Path, stored_generation: int, stored_end: int) -> bool:
+    # A whole frame of the file's generation where the stored offset ends (or, in a newer generation
+    # than the one stored, right after the header) is an event SQLite never stored.
+    with journal.open("rb") as file:
+        head = file.read(_JOURNAL_HEADER.size)
+        if len(head) < _JOURNAL_HEADER.size:
+            return False
+        magic, generation = _JOURNAL_HEADER.unpack(head)
+        if magic != b"LLJ1" or generation < stored_generation:
+            return False
+        file.seek(stored_end if generation == stored_generation else _JOURNAL_HEADER.size)
+        frame = file.read(_JOURNAL_FRAME.size)
+        if len(frame) < _JOURNAL_FRAME.size:
+            return False
+        size, crc = _JOURNAL_FRAME.unpack(frame)
+        body = file.read(size) if 8 <= size <= 64 * 1024 * 1024 else b""
+    whole = len(body) == size >= 8 and zlib.crc32(body) == crc
+    return whole and body[:8] == int(generation).to_bytes(8, "little")
