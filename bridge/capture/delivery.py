@@ -12,7 +12,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bridge.capture.outbox import connect
+from bridge.capture.outbox import WAL_RESTART_PAGES, connect
 from bridge.capture.outbox_rows import MARK, PENDING, PRUNABLE, DeliveryMark, OutboxRow
 
 
@@ -72,9 +72,12 @@ class DeliveryLog:
             total += deleted
         return total
 
-    def checkpoint(self) -> None:
-        """Copy both files' WAL into the databases (PASSIVE: appends go on meanwhile)."""
-        self._conn.execute("PRAGMA main.wal_checkpoint(PASSIVE)").fetchall()
+    def checkpoint(self, restart_pages: int = WAL_RESTART_PAGES) -> None:
+        """Copy both files' WAL into the databases without holding appends up (PASSIVE); once the
+        events file's WAL holds `restart_pages`, copy the few frames appended meanwhile too, holding
+        appends for that moment (RESTART), so the next append starts the WAL over at its beginning."""
+        if self._conn.execute("PRAGMA main.wal_checkpoint(PASSIVE)").fetchone()[1] >= restart_pages:
+            self._conn.execute("PRAGMA main.wal_checkpoint(RESTART)").fetchall()
         self._conn.execute("PRAGMA d.wal_checkpoint(PASSIVE)").fetchall()
 
     def close(self) -> None:

@@ -43,10 +43,11 @@ from bridge.capture.sink import CaptureUnavailable, StreamConflict, StreamHead, 
 from schemas import Event
 
 Durability = Literal["process", "power"]
-WAL_BACKSTOP_PAGES = 16_384
-"""WAL pages after which a commit checkpoints by itself. The relay checkpoints the file every
-second without blocking anyone; this bounds the WAL when no relay runs or its checkpoints cannot
-finish under a steady stream of appends."""
+WAL_RESTART_PAGES = 16_384
+"""WAL pages past which the relay's checkpoint starts the WAL over (delivery.py): the WAL file then
+stays about this large and appends write into blocks it already has."""
+WAL_BACKSTOP_PAGES = 2 * WAL_RESTART_PAGES
+"""WAL pages past which an append checkpoints by itself: only when no relay runs."""
 
 
 class OutboxClosed(CaptureUnavailable):
