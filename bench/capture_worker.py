@@ -6,7 +6,7 @@ bench/capture.py runs this once per round and configuration, with `PYTHONPATH` p
 checkout or at an extracted older commit, so two versions of capture are measured in one run with
 the same script. It uses only the API both share: `SqliteOutbox(path, durability=...)`,
 `EpisodeRecorder`, `KafkaRelay`/`ProcessRelay(outbox, topic=..., kafka_config=...)`, and the PHI
-classes from `bridge.phi` (or, in older trees, `bridge.capture`). It prints one JSON line.
+classes from `bridge.phi` and `bridge.recording` (or, in older trees, `bridge.capture`). It prints one JSON line.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import bridge
-from bridge.capture import EpisodeRecorder, KafkaRelay, ProcessRelay, SqliteOutbox
+from bridge.capture import KafkaRelay, ProcessRelay, SqliteOutbox
 from schemas import EpisodeChain, SideEffect, ToolCall, ToolOutcome, ToolResult
 from schemas.events import ToolCalled
 from schemas.phi import phi_field
@@ -31,7 +31,7 @@ from schemas.phi import phi_field
 try:
     from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 except ImportError:  # a tree where the PHI classes live in bridge.capture
-    from bridge.capture import PhiKeys, PhiTokenizer, PhiVault, Redactor  # type: ignore[attr-defined,no-redef]
+    from bridge.capture import PhiKeys, PhiTokenizer, PhiVault, Redactor  # type: ignore[attr-defined, no-redef]
 
 CALLS_PER_EPISODE = 20
 

@@ -14,8 +14,9 @@ from bridge.api.auth import Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.services import BridgeServices
-from bridge.capture import CaptureConfig, CaptureService, CaptureUnavailable
+from bridge.capture import CaptureConfig, CaptureService
 from bridge.phi import OPERATOR_ROLE, VaultUnavailable
+from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
 from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive

@@ -39,7 +39,7 @@ from bridge.capture.outbox_rows import (
     encode_row,
 )
 from bridge.capture.outbox_schema import migrate
-from bridge.capture.sink import CaptureUnavailable, StreamConflict, StreamHead, UnknownStream
+from bridge.recording.sink import CaptureUnavailable, StreamConflict, StreamHead, UnknownStream
 from schemas import Event
 
 Durability = Literal["process", "power"]

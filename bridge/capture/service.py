@@ -13,11 +13,11 @@ from pydantic import BaseModel
 
 from bridge.capture.config import CaptureConfig
 from bridge.capture.outbox import OutboxClosed, SqliteOutbox
-from bridge.capture.outcome import record_outcome
-from bridge.capture.recorder import EpisodeRecorder
 from bridge.capture.relay import KafkaRelay, ProcessRelay
-from bridge.capture.sink import CaptureUnavailable
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor, SnapshotRedact
+from bridge.recording.outcome import record_outcome
+from bridge.recording.recorder import EpisodeRecorder
+from bridge.recording.sink import CaptureUnavailable
 from schemas import Event, new_id
 from schemas.events import OutcomeObserved
 

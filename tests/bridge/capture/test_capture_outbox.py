@@ -16,19 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.capture import (
-    CaptureUnavailable,
-    DeliveryLog,
-    DeliveryMark,
-    EpisodeRecorder,
-    OutboxClosed,
-    SqliteOutbox,
-    StreamConflict,
-    StreamHead,
-)
+from bridge.capture import DeliveryLog, DeliveryMark, OutboxClosed, SqliteOutbox
 from bridge.capture.outbox import delivery_path
 from bridge.capture.outbox_rows import INSERT, SCHEMA_VERSION, encode_row, kafka_record, kafka_record_of
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.recording import CaptureUnavailable, EpisodeRecorder, StreamConflict, StreamHead
 from schemas import EpisodeChain, Event, SideEffect, ToolCall, from_kafka, to_json, to_kafka, verify_chain
 from schemas.chain import SealedEvent, hash_structured
 from schemas.events import Escalated, ToolCalled

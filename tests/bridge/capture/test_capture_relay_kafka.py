@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from bridge.capture import DeliveryLog, EpisodeRecorder, KafkaRelay, ProcessRelay, SqliteOutbox
+from bridge.capture import DeliveryLog, KafkaRelay, ProcessRelay, SqliteOutbox
+from bridge.recording import EpisodeRecorder
 from schemas import EpisodeChain, Event, from_kafka, to_kafka
 from schemas.events import Escalated
 from tests.bridge.capture.brokers import create_topic, read_topic
-from tests.bridge.capture.episodes import ARGS_MODELS, record_episode
+from tests.bridge.recording.episodes import ARGS_MODELS, record_episode
 
 pytestmark = pytest.mark.integration
 

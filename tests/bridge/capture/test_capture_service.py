@@ -15,7 +15,7 @@ from bridge.phi import OPERATOR_ROLE
 from schemas import from_kafka, verify_chain
 from schemas.events import OutcomeObserved
 from tests.bridge.capture.brokers import create_topic, read_topic
-from tests.bridge.capture.episodes import ARGS_MODELS, record_episode
+from tests.bridge.recording.episodes import ARGS_MODELS, record_episode
 
 
 def config(tmp_path: Path, **overrides: Any) -> CaptureConfig:

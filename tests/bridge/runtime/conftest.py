@@ -73,7 +73,7 @@ def make_recorders(redactor: Redactor) -> Callable[[], CapturedEpisodes]:
 
 @pytest.fixture
 def recorders(make_recorders: Callable[[], CapturedEpisodes]) -> CapturedEpisodes:
-    """Every event of every episode the test runs, recorded by bridge.capture's EpisodeRecorder."""
+    """Every event of every episode the test runs, recorded by bridge.recording's EpisodeRecorder."""
     return make_recorders()
 
 

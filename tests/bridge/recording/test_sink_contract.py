@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from bridge.capture import InMemoryEventSink, SqliteOutbox, StreamConflict, StreamHead, UnknownStream
+from bridge.capture import SqliteOutbox
+from bridge.recording import InMemoryEventSink, StreamConflict, StreamHead, UnknownStream
 from schemas import GENESIS_HASH, EpisodeChain, Event
 from schemas.events import Escalated
 

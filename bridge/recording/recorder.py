@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bridge.capture.sink import GENESIS_HEAD, EventSink, StreamHead
 from bridge.phi import Redactor, SnapshotRedact
+from bridge.recording.sink import GENESIS_HEAD, EventSink, StreamHead
 from schemas import (
     EpisodeChain,
     Event,

@@ -11,9 +11,9 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from bridge.capture.recorder import EpisodeRecorder, utc_now
-from bridge.capture.sink import StreamConflict, StreamStore
 from bridge.phi import Redactor
+from bridge.recording.recorder import EpisodeRecorder, utc_now
+from bridge.recording.sink import StreamConflict, StreamStore
 from schemas import Event, new_id
 from schemas.events import OutcomeObserved
 
