@@ -1,9 +1,8 @@
 """`DeliveryLog`: the relay's own connection to an outbox, and the only writer of its delivery file.
 
-A relay thread and a relay process open it alike, from the outbox's path: nothing is shared with
-the capturing process but the files. It reads the rows still waiting, writes each row's final word
-(a delivery report or a rejection) in position order, and keeps the events file in shape: it
-prunes delivered rows and checkpoints the WAL, neither of which blocks an append.
+A relay thread and a relay process open it alike, from the outbox's path. It reads the rows still
+waiting, writes each row's final word (a delivery report or a rejection) in position order, prunes
+delivered rows and checkpoints the WAL, none of which holds an append up for more than a moment.
 """
 
 from __future__ import annotations
@@ -42,34 +41,25 @@ class DeliveryLog:
             raise
         self._conn.execute("COMMIT")
 
-    def prune(self, delivered_before: float, *, heads_before: float | None = None, limit: int = 64) -> int:
-        """Delete up to `limit` rows delivered before `delivered_before`, with their reports;
-        returns how many. An episode's last event survives until `heads_before` (forever when
-        None), and the newest row of the table always survives."""
-        params = {"cutoff": delivered_before, "heads_cutoff": heads_before or -1.0, "limit": limit}
-        doomed = self._conn.execute(PRUNABLE, params).fetchall()
-        if not doomed:
-            return 0
-        self._conn.execute("BEGIN")
-        try:
-            deleted = self._conn.executemany("DELETE FROM main.outbox WHERE pos = ?", doomed).rowcount
-            self._conn.executemany("DELETE FROM d.delivery WHERE pos = ?", doomed)
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
-        return int(deleted)
-
-    def prune_expired(self, retention_s: float, head_retention_s: float | None, *, budget_s: float) -> int:
-        """Prune rows delivered more than `retention_s` ago (episode heads after `head_retention_s`)
-        in small slices for at most `budget_s`; returns how many went."""
-        now = time.time()
-        heads_before = None if head_retention_s is None else now - head_retention_s
+    def prune(
+        self, delivered_before: float, *, heads_before: float | None = None, budget_s: float = 0.05
+    ) -> int:
+        """Delete rows delivered before `delivered_before` with their reports, 64 per transaction,
+        for at most `budget_s`; returns how many went. An episode's last event survives until
+        `heads_before` (forever when None), and the newest row of the table always does."""
+        params = {"cutoff": delivered_before, "heads_cutoff": heads_before or -1.0, "limit": 64}
         deadline, total = time.monotonic() + budget_s, 0
-        while time.monotonic() < deadline and (
-            deleted := self.prune(now - retention_s, heads_before=heads_before)
-        ):
-            total += deleted
+        while doomed := self._conn.execute(PRUNABLE, params).fetchall():
+            self._conn.execute("BEGIN")
+            try:
+                total += self._conn.executemany("DELETE FROM main.outbox WHERE pos = ?", doomed).rowcount
+                self._conn.executemany("DELETE FROM d.delivery WHERE pos = ?", doomed)
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+            if time.monotonic() >= deadline:
+                break
         return total
 
     def checkpoint(self, restart_pages: int = WAL_RESTART_PAGES) -> None:

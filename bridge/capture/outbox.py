@@ -1,18 +1,12 @@
 """`SqliteOutbox`: the durable, idempotent event log on the agent's machine that the relay drains.
 
-An append is one autocommit `INSERT` into a SQLite file in WAL mode. It returns once SQLite has
-written the WAL frames, so the event is in the kernel's page cache: it survives SIGKILL, a crash
-or an OOM kill of the process. With `durability="process"` (`synchronous=NORMAL`) a power cut
-can take the appends since the last checkpoint; `"power"` (`synchronous=FULL`) fsyncs the WAL in
-every commit, so it survives that too, at the price of an fsync per event.
-
-The unique index on (episode id, seq) makes the log safe to retry and impossible to fork: the same
-event again at its position is a no-op, a different one raises `StreamConflict`.
-
-Stdlib `sqlite3`, not SQLAlchemy: an append is on the agent's hot path and needs nothing portable.
-The process writes through one connection under a lock, and reads through a second, so a long read
-(a health check counting a backlog) never holds an append up. The relay, a thread or a child
-process, opens the files itself (relay.py) and writes only the delivery file.
+An append is one autocommit `INSERT` into a SQLite file in WAL mode, so when it returns the event
+is in the kernel's page cache: it survives SIGKILL, a crash or an OOM kill of the process. A power
+cut can take what came after the last checkpoint, unless `durability="power"` (`synchronous=FULL`)
+fsyncs the WAL in every commit. The unique index on (episode id, seq) makes a retry a no-op and a
+fork a `StreamConflict`. Stdlib `sqlite3`: an append is on the agent's hot path and needs nothing
+portable. The process writes through one connection and reads through another, so a long read
+never holds an append up; the relay opens the files itself and writes only the delivery file.
 """
 
 from __future__ import annotations
@@ -22,7 +16,8 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -80,11 +75,7 @@ def delivery_path(path: Path) -> Path:
 
 
 def connect(path: Path, *, synchronous: str = "NORMAL", timeout_s: float = 5.0) -> sqlite3.Connection:
-    """A connection to the outbox at `path` in WAL mode, its delivery file attached as `d`.
-
-    Autocommit (`isolation_level=None`): a lone statement is its own transaction, and callers that
-    need more write `BEGIN` and `COMMIT` themselves.
-    """
+    """An autocommit connection to the outbox at `path` in WAL mode, its delivery file attached as `d`."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=timeout_s)
     try:
         conn.execute("ATTACH DATABASE ? AS d", (str(delivery_path(path)),))
@@ -102,30 +93,20 @@ class SqliteOutbox:
     """The durable `StreamStore` of one process; safe for many threads."""
 
     def __init__(
-        self,
-        path: str | Path,
-        *,
-        durability: Durability = "process",
-        open_timeout_s: float = 5.0,
+        self, path: str | Path, *, durability: Durability = "process", open_timeout_s: float = 5.0
     ) -> None:
-        self.path = Path(path)
+        self.path, self.durability = Path(path), durability
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.durability: Durability = durability
-        self._lock = threading.Lock()  # the writing connection
-        self._read_lock = threading.Lock()  # the reading connection
-        self._closed = False
+        self._lock, self._read_lock = threading.Lock(), threading.Lock()  # one per connection
+        self._closed, self._floor = False, 0  # every row at or below `_floor` has its final word
         self._claimed = _claim(self.path, open_timeout_s)
         try:
             synchronous = "FULL" if durability == "power" else "NORMAL"
             self._conn = connect(self.path, synchronous=synchronous, timeout_s=open_timeout_s)
-            try:
-                self._create_schema()
-                self._reader = connect(self.path, timeout_s=open_timeout_s)
-            except BaseException:
-                self._conn.close()
-                raise
+            self._reader = connect(self.path, timeout_s=open_timeout_s)
+            self._create_schema()
         except BaseException:
-            os.close(self._claimed)
+            self.close()
             raise
         self._insert = self._conn.cursor()
 
@@ -135,8 +116,7 @@ class SqliteOutbox:
             raise RuntimeError(
                 f"{self.path} has outbox schema {version}; this release reads {SCHEMA_VERSION}"
             )
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction("BEGIN IMMEDIATE"):
             self._conn.execute(OUTBOX_TABLE)
             self._conn.execute(DELIVERY_TABLE)
             migrate(self._conn, self.path, version)
@@ -145,108 +125,101 @@ class SqliteOutbox:
                 "DELETE FROM d.delivery WHERE pos > (SELECT coalesce(max(pos), 0) FROM main.outbox)"
             )
             self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    @contextmanager
+    def _transaction(self, begin: str = "BEGIN") -> Iterator[None]:
+        # `BEGIN` is deferred: it takes the write lock of the events file alone, at the first INSERT.
+        self._conn.execute(begin)
+        try:
+            yield
         except BaseException:
-            if self._conn.in_transaction:
+            if self._conn.in_transaction:  # SQLite rolls some failures back itself
                 self._conn.execute("ROLLBACK")
             raise
         self._conn.execute("COMMIT")
 
-    # -- appending ---------------------------------------------------------------------------------
-
     def append(self, event: Event, doc: bytes | None = None) -> None:
-        """Store `event`; returns once it is durable (see the module docstring for how durable).
+        """Store `event`; return once it is durable (the module docstring says how durable).
 
-        `doc`, when given, is the event's structured JSON as the chain sealed it, stored as is.
-        Idempotent: a repeated append of the same event is a no-op. `StreamConflict` if another
-        event holds its (episode, seq); `CaptureUnavailable` if it cannot be stored.
+        `doc` is the event's JSON as the chain sealed it, stored as is. The same event again is a
+        no-op; `StreamConflict` if another event holds its (episode, seq); `CaptureUnavailable` if
+        it cannot be stored.
         """
         row = encode_row(event, time.time(), doc)
-        with self._lock:
-            self._check_open()
-            try:
-                self._insert.execute(INSERT, row)
-                if self._insert.rowcount != 1:  # the position is taken: a retry, or a fork
-                    self._check_held([row])
-            except sqlite3.Error as exc:  # a full disk, an I/O error: the event is not stored
-                raise CaptureUnavailable(f"the outbox {self.path} cannot store events: {exc}") from exc
+        with self._lock, self._storing():
+            if self._insert.execute(INSERT, row).rowcount != 1:  # the position is taken
+                self._check_held([row])
 
     def append_many(self, events: Sequence[Event], docs: Sequence[bytes] | None = None) -> None:
-        """Store all of `events` in one transaction, or none of them (on a conflict); `docs` are
-        their sealed JSON, as for `append`."""
+        """Store all of `events` in one transaction, or none of them (on a conflict)."""
         if docs is not None and len(docs) != len(events):
             raise ValueError(f"{len(events)} events but {len(docs)} docs")
-        now = time.time()
-        sealed = docs if docs is not None else [None] * len(events)
+        now, sealed = time.time(), docs if docs is not None else [None] * len(events)
         rows = [encode_row(event, now, doc) for event, doc in zip(events, sealed, strict=True)]
-        with self._lock:
-            self._check_open()
-            try:
-                self._conn.execute("BEGIN")  # deferred: it locks the events file alone, at the INSERT
-                try:
-                    if self._insert.executemany(INSERT, rows).rowcount != len(rows):
-                        self._check_held(rows)
-                except BaseException:
-                    if self._conn.in_transaction:  # SQLite rolls some failures back itself
-                        self._conn.execute("ROLLBACK")
-                    raise
-                self._conn.execute("COMMIT")
-            except sqlite3.Error as exc:
-                raise CaptureUnavailable(f"the outbox {self.path} cannot store events: {exc}") from exc
+        with self._lock, self._storing(), self._transaction():
+            if self._insert.executemany(INSERT, rows).rowcount != len(rows):
+                self._check_held(rows)
+
+    @contextmanager
+    def _storing(self) -> Iterator[None]:
+        if self._closed:
+            raise OutboxClosed(f"the outbox {self.path} is closed")
+        try:
+            yield
+        except sqlite3.Error as exc:  # a full disk, an I/O error: nothing was stored
+            raise CaptureUnavailable(f"the outbox {self.path} cannot store events: {exc}") from exc
 
     def _check_held(self, rows: Sequence[Row]) -> None:
-        # Under `_lock`: every row's position holds that row's event, or it is a fork.
+        # Each row's position holds that row's event (a retry), or it is a fork.
         for episode_id, seq, event_id, *_ in rows:
             held = self._conn.execute(HELD, (episode_id, seq)).fetchone()
             if held is not None and held[0] != event_id:
                 raise StreamConflict(f"{episode_id}#{seq} already holds event {held[0]}, not {event_id}")
 
-    def _check_open(self) -> None:
-        if self._closed:
-            raise OutboxClosed(f"the outbox {self.path} is closed")
-
-    def pragmas(self) -> dict[str, str]:
-        """The writing connection's journal mode and synchronous level, as SQLite reports them."""
-        with self._lock:
-            journal = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
-            level = self._conn.execute("PRAGMA synchronous").fetchone()[0]
-        return {"journal_mode": str(journal), "synchronous": {1: "NORMAL", 2: "FULL"}.get(level, str(level))}
-
-    # -- reading ----------------------------------------------------------------------------------
-
     def _read(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._read_lock:
-            self._check_open()
+            if self._closed:
+                raise OutboxClosed(f"the outbox {self.path} is closed")
             try:
                 return self._reader.execute(sql, params).fetchall()
             except sqlite3.Error as exc:
                 raise CaptureUnavailable(f"the outbox {self.path} cannot be read: {exc}") from exc
 
+    def _first_unsettled(self) -> int | None:
+        # The oldest row still waiting, searched from the floor, which moves up to just below it.
+        first_sql = f"SELECT min(o.pos) FROM main.outbox o WHERE o.pos > ? AND {UNSETTLED}"
+        first, newest = self._read(f"SELECT ({first_sql}), max(pos) FROM main.outbox", (self._floor,))[0]
+        self._floor = max(self._floor, (first - 1) if first is not None else (newest or 0))
+        return None if first is None else int(first)
+
     def pending_count(self, upto_pos: int | None = None) -> int:
         """How many rows (up to `upto_pos`) wait for a delivery report or a rejection."""
-        sql = f"SELECT count(*) FROM main.outbox o WHERE o.pos <= ? AND {UNSETTLED}"
-        return int(self._read(sql, (upto_pos if upto_pos is not None else 2**63 - 1,))[0][0])
+        self._first_unsettled()
+        sql = f"SELECT count(*) FROM main.outbox o WHERE o.pos > ? AND o.pos <= ? AND {UNSETTLED}"
+        return int(self._read(sql, (self._floor, upto_pos if upto_pos is not None else 2**63 - 1))[0][0])
 
     def all_settled(self, upto_pos: int | None = None) -> bool:
         """Whether every row (up to `upto_pos`) has its final word: what a relay's `flush` waits for."""
-        first = self._read(f"SELECT min(o.pos) FROM main.outbox o WHERE {UNSETTLED}")[0][0]
+        first = self._first_unsettled()
         return first is None or (upto_pos is not None and first > upto_pos)
 
     def last_pos(self) -> int:
         """Position of the newest row (0 when empty)."""
         return int(self._read("SELECT coalesce(max(pos), 0) FROM main.outbox")[0][0])
 
+    def _rows(self, clauses: str, params: Sequence[Any] = ()) -> list[OutboxRow]:
+        return [OutboxRow(*values) for values in self._read(f"{ROWS} {clauses}", params)]
+
     def rows(self, episode_id: str | None = None) -> list[OutboxRow]:
-        """Stored rows (of one episode, in seq order; else all, in append order)."""
+        """Stored rows with their final word (of one episode, in seq order; else all, in append order)."""
         if episode_id is None:
-            return [OutboxRow(*values) for values in self._read(f"{ROWS} ORDER BY o.pos")]
-        sql = f"{ROWS} WHERE o.episode_id = ? ORDER BY o.seq"
-        return [OutboxRow(*values) for values in self._read(sql, (episode_id,))]
+            return self._rows("ORDER BY o.pos")
+        return self._rows("WHERE o.episode_id = ? ORDER BY o.seq", (episode_id,))
 
     def rejected_rows(self, limit: int = 100) -> list[OutboxRow]:
         """The oldest `limit` rows the relay gave up on for good (too large for the broker,
         unreadable), in append order: kept here, never pruned, for an operator to inspect."""
-        sql = f"{ROWS} WHERE s.rejected IS NOT NULL ORDER BY o.pos LIMIT ?"
-        return [OutboxRow(*values) for values in self._read(sql, (limit,))]
+        return self._rows("WHERE s.rejected IS NOT NULL ORDER BY o.pos LIMIT ?", (limit,))
 
     def events(self, episode_id: str) -> list[dict[str, Any]]:
         """One episode's stored events in structured form, as written, in seq order."""
@@ -261,15 +234,14 @@ class SqliteOutbox:
         return StreamHead(int(found[0][0]) + 1, str(found[0][1]))
 
     def close(self) -> None:
-        """Close both connections. Idempotent."""
+        """Close both connections and let another process open the outbox. Idempotent."""
         with self._lock, self._read_lock:
-            if self._closed:
-                return
-            self._closed = True
-            self._insert.close()
-            self._reader.close()
-            self._conn.close()
-            os.close(self._claimed)  # releases the lock
+            if not self._closed:
+                self._closed = True
+                for conn in (getattr(self, "_conn", None), getattr(self, "_reader", None)):
+                    if conn is not None:
+                        conn.close()
+                os.close(self._claimed)
 
     def __enter__(self) -> SqliteOutbox:
         return self

@@ -1,15 +1,11 @@
 """The outbox's stored form: its two SQLite files, their statements, rows and Kafka records.
 
 `<outbox>` holds the events (`outbox`), written only by the capturing process; `<outbox>.delivery`
-holds the final word on each of them (`delivery`), written only by the relay. Two files, so neither
-writer ever waits for the other's write lock. Connections open the events file as `main` and
-attach the delivery file as `d`, so every statement here runs on either side.
-
-A row holds the event in CloudEvents structured JSON: from the recorder, the canonical bytes the
-chain hashed plus `hash` (`SealedEvent.doc`), from other writers what pydantic writes. The relay
-turns it into Kafka binary mode from the JSON alone (`kafka_record_of`), without the event
-registry, so an event written by an older release ships unchanged and the hash chain covers
-exactly what is shipped.
+holds the final word on each (`delivery`), written only by the relay, so neither writer waits for
+the other's lock. Connections open the first as `main` and attach the second as `d`. A row holds
+the event's structured JSON (from the recorder, `SealedEvent.doc`: the bytes the chain hashed plus
+`hash`); the relay makes its Kafka binary form from that JSON alone, without the event registry,
+so an event written by an older release ships unchanged and the chain covers what is shipped.
 """
 
 from __future__ import annotations
@@ -76,10 +72,8 @@ WHERE s.delivered_at < :cutoff AND s.rejected IS NULL
        OR EXISTS (SELECT 1 FROM main.outbox n WHERE n.episode_id = o.episode_id AND n.seq > o.seq))
 LIMIT :limit
 """
-# Rejected rows are never pruned: they wait for an operator (`SqliteOutbox.rejected_rows`). The
-# newest row is never pruned: SQLite gives a new row max(rowid) + 1, so keeping it keeps `pos`
-# strictly increasing (and a delivery row can never be mistaken for a later event's). An episode's
-# last event is kept until `heads_cutoff`, so `stream_head` can resume its stream for an outcome.
+# Rejected rows wait for an operator. The newest row stays: SQLite numbers a new row max(rowid) + 1,
+# so `pos` only grows. An episode's last event stays until `heads_cutoff`, for `stream_head`.
 
 _HEADERS = tuple((name, f"ce_{name}") for name in (*ATTRIBUTES, "hash") if name != "datacontenttype")
 _CONTENT_TYPE = CONTENT_TYPE.encode()
@@ -104,15 +98,10 @@ def _record(attributes: Mapping[str, Any], value: bytes) -> KafkaRecord:
 
 
 def kafka_record_of(doc: bytes) -> KafkaRecord:
-    """`kafka_record` of a stored row's JSON, without decoding and re-encoding `data` when the row
-    holds a chain-sealed document (`SealedEvent.doc`).
-
-    A sealed document is canonical JSON with `hash` appended: it starts with `data`, whose bytes
-    are already the canonical value to ship, and every attribute after `data` is a flat string,
-    integer or null. So the last `,"datacontenttype":` is where `data` ends (inside a string a
-    quote would be escaped; a nested key of that name comes earlier), and only the short tail of
-    attributes needs parsing.
-    """
+    """`kafka_record` of a stored row's JSON. A chain-sealed document (canonical JSON, `hash`
+    appended) starts with `data`, already the canonical bytes to ship, and every attribute after it
+    is flat, so the last `,"datacontenttype":` ends `data` (a nested key of that name comes earlier,
+    one inside a string is escaped) and only the short tail is parsed."""
     if doc.startswith(_SEALED_HEAD):
         end = doc.rfind(_SEALED_DATA_END)
         if end > 0:
@@ -148,8 +137,7 @@ class OutboxRow:
 
 
 class DeliveryMark(NamedTuple):
-    """The final word on one outbox row: a broker delivery report, or a rejection (its fields are
-    `MARK`'s parameters, in order)."""
+    """The final word on one outbox row, a delivery report or a rejection (`MARK`'s parameters)."""
 
     pos: int
     partition: int | None

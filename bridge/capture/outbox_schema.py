@@ -1,10 +1,9 @@
 """Bringing an outbox file of an older schema to the current one, at open, in the open's transaction.
 
-- 1: the delivery report sat in the outbox row itself (three columns);
-- 2: reports in a `delivery` table of the events file;
-- 3: as 2, plus a `journal` table recording how far `<outbox>.journal`, a file of framed events in
-  front of SQLite, had been stored. A journal that still holds events SQLite never stored (its
-  process was killed) is refused: the release that wrote it stores them at its next open.
+Schema 1 kept the delivery report in the outbox row; 2 in a `delivery` table of the events file;
+3 too, plus a `journal` table saying how far `<outbox>.journal` (framed events in front of SQLite)
+was stored. A journal still holding events SQLite never stored (its process was killed) is refused:
+the release that wrote it stores them at its next open.
 """
 
 from __future__ import annotations

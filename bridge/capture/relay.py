@@ -1,15 +1,10 @@
-"""`KafkaRelay` and `ProcessRelay`: start, flush, close and watch a `RelayLoop` on a thread or in a child.
+"""`KafkaRelay` (a thread) and `ProcessRelay` (a child process): start, flush and close a `RelayLoop`.
 
-The bridge runs the relay in a child process (`ProcessRelay`), so its Python work never takes the
-recording threads' GIL; a thread (`KafkaRelay`) serves tools and tests. Either way the loop opens
-the outbox's files itself (delivery.py), and nothing passes between it and its owner but a stop
-flag and the loop's counters, in shared memory. `flush` waits on the outbox.
-
-Lifecycle: `close` flushes, raises the stop flag and joins. A relay process exits without flushing
-as soon as its parent is gone (SIGKILL included): what it produced but did not get to mark is
-produced again by the next relay (at least once, as ever). A relay that dies (an OOM kill, a crash
-in librdkafka) is replaced after a backoff (`restart`, on by default) and counted in
-`metrics().relay_restarts`; without `restart`, `metrics().running` turns false and the rows wait.
+The loop opens the outbox's files itself; nothing passes between it and its owner but a stop flag
+and its counters, in shared memory, and `flush` waits on the outbox. A relay process exits without
+flushing once its parent is gone (SIGKILL included); what it produced but did not mark is produced
+again by the next relay. A relay that dies is replaced after a backoff (`restart`) and counted in
+`metrics().relay_restarts`; without `restart`, `metrics().running` turns false and rows wait.
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from bridge.capture.outbox import SqliteOutbox
 from bridge.capture.relay_loop import RelayLoop
@@ -29,14 +24,10 @@ from bridge.capture.relay_report import RelayMetrics
 
 _log = logging.getLogger(__name__)
 RELAY_NICE = 10
-"""Niceness of a relay process: when every CPU is busy the recording threads run first. It holds
-no lock an append waits for, so deprioritising it never delays one."""
 _POLL_S = 0.05
 _STOP_TIMEOUT_S = 60.0  # a relay process still importing sees the stop flag only once it runs
-_RESTART_DELAY_S = (0.5, 30.0)
-"""First and longest wait before a dead relay is replaced (doubling while it keeps dying)."""
-_HEALTHY_RUN_S = 60.0
-"""A relay that ran this long before dying starts the backoff over."""
+_RESTART_DELAY_S = (0.5, 30.0)  # first and longest wait before a dead relay is replaced
+_HEALTHY_RUN_S = 60.0  # a relay that ran this long before dying starts the backoff over
 _SUMMED = ("delivered", "failures", "rejected", "producer_restarts")
 
 
@@ -100,7 +91,7 @@ class KafkaRelay:
         self._started_at, self._restarts = 0.0, 0
         self._closed: bool | None = None
 
-    def start(self) -> KafkaRelay:
+    def start(self) -> Self:
         """Start the relay, and the thread that replaces it when it dies (once)."""
         if self._worker is None:
             self._spawn()
@@ -162,18 +153,12 @@ class KafkaRelay:
         self._closed = self.flush(timeout) if running else self._outbox.all_settled()
         self._closing.set()  # no more restarts
         self._stop.value = 1
-        for _ in range(2):  # the one running, and one the watcher may have been starting
-            worker = self._worker
-            if worker is not None:
-                worker.join(_STOP_TIMEOUT_S)
-                if isinstance(worker, multiprocessing.process.BaseProcess) and worker.is_alive():
-                    _log.warning("relay process %s did not stop; terminating it", worker.pid)
-                    worker.terminate()
-                    worker.join(5)
-            if self._watcher is not None:
-                self._watcher.join(5)
-            if self._worker is worker:
-                break
+        if self._watcher is not None:
+            self._watcher.join(_STOP_TIMEOUT_S)  # it returns once the relay it watches has stopped
+        if isinstance(worker := self._worker, multiprocessing.process.BaseProcess) and worker.is_alive():
+            _log.warning("relay process %s did not stop; terminating it", worker.pid)
+            worker.terminate()
+            worker.join(5)
         return self._closed
 
     def metrics(self) -> RelayMetrics:
@@ -186,7 +171,7 @@ class KafkaRelay:
             running=self._alive(), relay_restarts=self._restarts,
         )  # fmt: skip
 
-    def __enter__(self) -> KafkaRelay:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *_: object) -> None:
@@ -194,11 +179,7 @@ class KafkaRelay:
 
 
 class ProcessRelay(KafkaRelay):
-    """`KafkaRelay` in a child process, niced (`nice`), exiting when this process is gone."""
+    """`KafkaRelay` in a child process, off the recording threads' GIL, niced (`nice`): when every CPU
+    is busy the agents run first, and it holds no lock an append waits for."""
 
     in_child = True
-
-    def start(self) -> ProcessRelay:
-        """Spawn the relay process, and the thread that replaces it when it dies (once)."""
-        super().start()
-        return self

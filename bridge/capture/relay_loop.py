@@ -1,18 +1,15 @@
 """`RelayLoop`: the relay's work, shipping an outbox to Kafka at least once, in append order.
 
-A relay thread and a relay process run it alike (relay.py). It guarantees:
-- a row is marked delivered only from a successful delivery report (`acks=all`, idempotent
-  producer), with the partition and offset the broker gave;
-- it never blocks the agent: it reads the outbox's files through a connection of its own and
-  writes only the delivery file (delivery.py);
-- failures are retried forever with backoff: librdkafka retries transient errors within
-  `message.timeout.ms`; what still fails is produced again from the outbox once every report of
-  the pass is in; a fatal or wedged producer is replaced by a new one (new producer id);
-- a restarted relay resumes from the outbox: rows with a final word are never sent again, rows
-  without one are, so consumers deduplicate on (source, id) (design.md §3);
-- a row that can never be produced (larger than the producer or broker accepts, or unreadable)
-  does not hold up the rows behind it: it is rejected, i.e. settled with the reason, kept in the
-  outbox (never pruned) for an operator, counted in `metrics().rejected` and logged.
+- A row is marked delivered only from a successful delivery report (`acks=all`, idempotent
+  producer), with the broker's partition and offset, in the delivery file the relay alone writes.
+- Failures are retried forever: librdkafka retries within `message.timeout.ms`; what still fails is
+  produced again from the outbox once every report of the pass is in, after a growing pause; a
+  fatal or wedged producer is replaced (a new producer id).
+- A restarted relay resumes from the outbox: rows with a final word are not sent again, others are,
+  so consumers deduplicate on (source, id) (design.md §3).
+- A row that can never be produced (too large for the producer or broker, unreadable) is rejected:
+  settled with the reason, kept in the outbox for an operator, counted and logged, so it does not
+  hold up the rows behind it.
 """
 
 from __future__ import annotations
@@ -47,19 +44,12 @@ Report = Callable[["RelayLoop"], None]
 
 def producer_config(kafka_config: Mapping[str, Any]) -> dict[str, Any]:
     """The producer config: the caller's, with the delivery guarantees forced on."""
-    config: dict[str, Any] = {
-        "linger.ms": LINGER_S * 1000,
-        # The outbox keeps every undelivered row, so a message librdkafka cannot deliver is given
-        # up sooner than its 5-minute default and produced again from the outbox.
-        "message.timeout.ms": 30_000,
-        "logger": logging.getLogger("bridge.capture.librdkafka"),
-    }
-    config.update(kafka_config)
-    # Without these a delivery report does not mean "on every in-sync replica, once, in order",
-    # and marking rows delivered on it would be a lie.
-    config["enable.idempotence"] = True
-    config["acks"] = "all"
-    return config
+    # The outbox keeps every undelivered row, so librdkafka gives a message up sooner than its
+    # 5-minute default. Without idempotence and acks=all a report would not mean "on every
+    # in-sync replica, once, in order", and marking rows delivered on it would be a lie.
+    logger = logging.getLogger("bridge.capture.librdkafka")
+    config = {"linger.ms": LINGER_S * 1000, "message.timeout.ms": 30_000, "logger": logger, **kafka_config}
+    return {**config, "enable.idempotence": True, "acks": "all"}
 
 
 class RelayLoop:
@@ -257,7 +247,12 @@ class RelayLoop:
         now = time.monotonic()
         if now >= self._due[0]:
             self._due[0] = now + self._intervals[0]
-            log.prune_expired(*self._retention, budget_s=0.05)
+            retention_s, head_retention_s = self._retention
+            now_s = time.time()
+            log.prune(
+                now_s - retention_s,
+                heads_before=None if head_retention_s is None else now_s - head_retention_s,
+            )
         if now >= self._due[1]:
             self._due[1] = now + self._intervals[1]
             log.checkpoint()

@@ -7,6 +7,7 @@ runtime as its recorder factory.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -25,26 +26,16 @@ _HEALTH = ("pending", "in_flight", "delivered", "failed", "rejected", "producer_
            "last_error", "last_error_at")  # fmt: skip
 
 
+@dataclass
 class CaptureService:
     """Everything capture runs in one process; close it on shutdown to drain the relay."""
 
-    def __init__(
-        self,
-        config: CaptureConfig,
-        *,
-        outbox: SqliteOutbox,
-        vault: PhiVault,
-        redactor: Redactor,
-        relay: KafkaRelay | ProcessRelay | None,
-    ) -> None:
-        self.config, self.outbox, self.vault, self.redactor, self.relay = (
-            config,
-            outbox,
-            vault,
-            redactor,
-            relay,
-        )
-        self._closed: bool | None = None  # the answer of the first close()
+    config: CaptureConfig
+    outbox: SqliteOutbox
+    vault: PhiVault
+    redactor: Redactor
+    relay: KafkaRelay | ProcessRelay | None
+    _closed: bool | None = field(default=None, init=False)  # the answer of the first close()
 
     @classmethod
     def open(cls, config: CaptureConfig, *, start_relay: bool = True) -> CaptureService:
@@ -62,7 +53,7 @@ class CaptureService:
             )  # fmt: skip
             if start_relay:
                 relay.start()
-        return cls(config, outbox=outbox, vault=vault, redactor=redactor, relay=relay)
+        return cls(config, outbox, vault, redactor, relay)
 
     def recorder(
         self,
@@ -95,12 +86,8 @@ class CaptureService:
             return {"status": "closed", "relay": "off"}
         except CaptureUnavailable as exc:
             return {"status": "degraded", "relay": "unknown", "last_error": str(exc)}
-        state = (
-            {"status": "ok", "relay": "running"}
-            if metrics.running
-            else {"status": "degraded", "relay": "stopped"}
-        )
-        return {**state, **{name: getattr(metrics, name) for name in _HEALTH}}
+        status, relay = ("ok", "running") if metrics.running else ("degraded", "stopped")
+        return {"status": status, "relay": relay, **{name: getattr(metrics, name) for name in _HEALTH}}
 
     def close(self, timeout: float = 10.0) -> bool:
         """Drain the relay for up to `timeout`, then close everything; True if every event was

@@ -168,8 +168,9 @@ def test_durability_modes_set_the_sqlite_pragmas_they_promise(
 ) -> None:
     process = open_outbox(tmp_path / "a.db", durability="process")
     power = open_outbox(tmp_path / "b.db", durability="power")
-    assert process.pragmas() == {"journal_mode": "wal", "synchronous": "NORMAL"}
-    assert power.pragmas() == {"journal_mode": "wal", "synchronous": "FULL"}
+    pragmas = ("PRAGMA journal_mode", "PRAGMA synchronous")  # synchronous: 1 NORMAL, 2 FULL
+    assert [process._conn.execute(p).fetchone()[0] for p in pragmas] == ["wal", 1]
+    assert [power._conn.execute(p).fetchone()[0] for p in pragmas] == ["wal", 2]
 
 
 def test_an_open_outbox_belongs_to_its_process_and_is_readable_once_closed(tmp_path: Path) -> None:
