@@ -11,8 +11,7 @@ from bridge.capture.config import CaptureConfig
 from bridge.capture.delivery import DeliveryLog
 from bridge.capture.outbox import Durability, OutboxClosed, OutboxInUse, SqliteOutbox
 from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
-from bridge.capture.relay import KafkaRelay, ProcessRelay
-from bridge.capture.relay_report import RelayMetrics
+from bridge.capture.relay import KafkaRelay, ProcessRelay, RelayMetrics
 from bridge.capture.service import CaptureService
 
 __all__ = [

@@ -28,8 +28,7 @@ class CaptureConfig(BaseModel):
     outbox_path: Path
     """SQLite file of the outbox; one per process."""
     durability: Durability = "process"
-    """`process`: an appended event survives a crash or SIGKILL of the process (WAL write, no fsync).
-    `power`: it survives a power cut too (an fsync of the WAL per event, docs/capture.md has the cost)."""
+    """`process`: a recorded event survives a crash or SIGKILL; `power`: a power cut too (an fsync per event)."""
     vault_url: str
     """SQLAlchemy URL of the PHI vault database, e.g. `sqlite:////var/lib/loopline/vault.db`."""
     vault_key: SecretStr | None = None
@@ -43,13 +42,11 @@ class CaptureConfig(BaseModel):
     kafka: dict[str, Any] = Field(default_factory=dict)
     """librdkafka producer config (`bootstrap.servers`, ...); empty = no relay in this process."""
     relay_process: bool = False
-    """Run the relay in a child process (`ProcessRelay`) instead of a thread of this one, so its
-    Python work never takes the recording threads' GIL. The bridge turns it on."""
+    """Run the relay in a child process (`ProcessRelay`), off the recording threads' GIL, not a thread."""
     retention_s: float = Field(default=3_600.0, ge=0)
     """How long delivered rows stay in the outbox before pruning (it is a queue, not the archive)."""
     head_retention_s: float | None = Field(default=7 * 86_400.0, ge=0)
-    """How long each episode's last row stays, so `record_outcome` can resume the chain from the
-    outbox; later outcomes resume from the event archive. None = forever."""
+    """How long each episode's last row stays, for `record_outcome` to resume its chain; None = forever."""
 
     @model_validator(mode="after")
     def _vault_apart_from_outbox(self) -> CaptureConfig:

@@ -1,8 +1,7 @@
 """`DeliveryLog`: the relay's own connection to an outbox, and the only writer of its delivery file.
 
-A relay thread and a relay process open it alike, from the outbox's path. It reads the rows still
-waiting, writes each row's final word (a delivery report or a rejection) in position order, prunes
-delivered rows and checkpoints the WAL, none of which holds an append up for more than a moment.
+A relay thread or process opens it from the outbox's path to read the rows still waiting, write each
+row's final word in position order, prune delivered rows and checkpoint the WAL.
 """
 
 from __future__ import annotations
@@ -11,8 +10,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from bridge.capture.outbox import WAL_RESTART_PAGES, connect
-from bridge.capture.outbox_rows import MARK, PENDING, PRUNABLE, DeliveryMark, OutboxRow
+from bridge.capture.outbox import WAL_RESTART_PAGES, connect, transaction
+from bridge.capture.outbox_rows import MARK, PRUNABLE, ROWS, UNSETTLED, DeliveryMark, OutboxRow
 
 
 class DeliveryLog:
@@ -26,20 +25,15 @@ class DeliveryLog:
 
     def pending(self, after_pos: int, limit: int) -> list[OutboxRow]:
         """Rows after `after_pos` still waiting for their final word, in append order."""
-        return [OutboxRow(*values) for values in self._conn.execute(PENDING, (after_pos, limit))]
+        sql = f"{ROWS} WHERE o.pos > ? AND {UNSETTLED} ORDER BY o.pos LIMIT ?"
+        return [OutboxRow(*values) for values in self._conn.execute(sql, (after_pos, limit))]
 
     def mark(self, marks: Sequence[DeliveryMark]) -> None:
         """Record final words on rows, in position order, in one transaction of the delivery file
         (the first word on a row stands)."""
-        if not marks:
-            return
-        self._conn.execute("BEGIN")
-        try:
-            self._conn.executemany(MARK, sorted(marks))
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+        if marks:
+            with transaction(self._conn):
+                self._conn.executemany(MARK, sorted(marks))
 
     def prune(
         self, delivered_before: float, *, heads_before: float | None = None, budget_s: float = 0.05
@@ -50,14 +44,9 @@ class DeliveryLog:
         params = {"cutoff": delivered_before, "heads_cutoff": heads_before or -1.0, "limit": 64}
         deadline, total = time.monotonic() + budget_s, 0
         while doomed := self._conn.execute(PRUNABLE, params).fetchall():
-            self._conn.execute("BEGIN")
-            try:
+            with transaction(self._conn):
                 total += self._conn.executemany("DELETE FROM main.outbox WHERE pos = ?", doomed).rowcount
                 self._conn.executemany("DELETE FROM d.delivery WHERE pos = ?", doomed)
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
             if time.monotonic() >= deadline:
                 break
         return total

@@ -56,8 +56,7 @@ class OutboxInUse(RuntimeError):
 def _claim(path: Path, timeout_s: float) -> int:
     """Lock `<outbox>.lock` for this process, waiting up to `timeout_s`; the kernel releases it when
     the process dies, SIGKILL included. The relay opens the outbox without it."""
-    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-    deadline = time.monotonic() + timeout_s
+    fd, deadline = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600), time.monotonic() + timeout_s
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -89,6 +88,20 @@ def connect(path: Path, *, synchronous: str = "NORMAL", timeout_s: float = 5.0) 
     return conn
 
 
+@contextmanager
+def transaction(conn: sqlite3.Connection, begin: str = "BEGIN") -> Iterator[None]:
+    """One transaction on `conn`, rolled back on any error. `BEGIN` is deferred: it takes the write
+    lock of the file it first writes, not of every attached one."""
+    conn.execute(begin)
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:  # SQLite rolls some failures back itself
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 class SqliteOutbox:
     """The durable `StreamStore` of one process; safe for many threads."""
 
@@ -116,7 +129,7 @@ class SqliteOutbox:
             raise RuntimeError(
                 f"{self.path} has outbox schema {version}; this release reads {SCHEMA_VERSION}"
             )
-        with self._transaction("BEGIN IMMEDIATE"):
+        with transaction(self._conn, "BEGIN IMMEDIATE"):
             self._conn.execute(OUTBOX_TABLE)
             self._conn.execute(DELIVERY_TABLE)
             migrate(self._conn, self.path, version)
@@ -125,18 +138,6 @@ class SqliteOutbox:
                 "DELETE FROM d.delivery WHERE pos > (SELECT coalesce(max(pos), 0) FROM main.outbox)"
             )
             self._conn.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-
-    @contextmanager
-    def _transaction(self, begin: str = "BEGIN") -> Iterator[None]:
-        # `BEGIN` is deferred: it takes the write lock of the events file alone, at the first INSERT.
-        self._conn.execute(begin)
-        try:
-            yield
-        except BaseException:
-            if self._conn.in_transaction:  # SQLite rolls some failures back itself
-                self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
 
     def append(self, event: Event, doc: bytes | None = None) -> None:
         """Store `event`; return once it is durable (the module docstring says how durable).
@@ -156,7 +157,7 @@ class SqliteOutbox:
             raise ValueError(f"{len(events)} events but {len(docs)} docs")
         now, sealed = time.time(), docs if docs is not None else [None] * len(events)
         rows = [encode_row(event, now, doc) for event, doc in zip(events, sealed, strict=True)]
-        with self._lock, self._storing(), self._transaction():
+        with self._lock, self._storing(), transaction(self._conn):
             if self._insert.executemany(INSERT, rows).rowcount != len(rows):
                 self._check_held(rows)
 

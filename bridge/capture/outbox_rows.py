@@ -1,11 +1,9 @@
 """The outbox's stored form: its two SQLite files, their statements, rows and Kafka records.
 
-`<outbox>` holds the events (`outbox`), written only by the capturing process; `<outbox>.delivery`
-holds the final word on each (`delivery`), written only by the relay, so neither writer waits for
-the other's lock. Connections open the first as `main` and attach the second as `d`. A row holds
-the event's structured JSON (from the recorder, `SealedEvent.doc`: the bytes the chain hashed plus
-`hash`); the relay makes its Kafka binary form from that JSON alone, without the event registry,
-so an event written by an older release ships unchanged and the chain covers what is shipped.
+`<outbox>` (as `main`) holds the events, written only by the capturing process; `<outbox>.delivery`
+(as `d`) the final word on each, written only by the relay, so neither waits for the other's lock.
+A row holds the event's structured JSON (`SealedEvent.doc`: the bytes the chain hashed, plus `hash`),
+and its Kafka form is made from that JSON alone: an older release's event ships unchanged.
 """
 
 from __future__ import annotations
@@ -55,10 +53,6 @@ MARK = (
 """The final word on a row; the first one stands (a second is a duplicate send's report)."""
 UNSETTLED = "NOT EXISTS (SELECT 1 FROM d.delivery s WHERE s.pos = o.pos)"
 """`WHERE` clause of an outbox row `o` still waiting for its final word (one primary-key probe)."""
-PENDING = (
-    "SELECT o.pos, o.event_id, o.episode_id, o.seq, o.doc, o.appended_at FROM main.outbox o"
-    f" WHERE o.pos > ? AND {UNSETTLED} ORDER BY o.pos LIMIT ?"
-)
 ROWS = (
     "SELECT o.pos, o.event_id, o.episode_id, o.seq, o.doc, o.appended_at, s.delivered_at,"
     " s.kafka_partition, s.kafka_offset, s.rejected FROM main.outbox o LEFT JOIN d.delivery s ON s.pos = o.pos"

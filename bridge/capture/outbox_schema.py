@@ -1,9 +1,8 @@
 """Bringing an outbox file of an older schema to the current one, at open, in the open's transaction.
 
-Schema 1 kept the delivery report in the outbox row; 2 in a `delivery` table of the events file;
-3 too, plus a `journal` table saying how far `<outbox>.journal` (framed events in front of SQLite)
-was stored. A journal still holding events SQLite never stored (its process was killed) is refused:
-the release that wrote it stores them at its next open.
+Schema 1 kept the delivery report in the outbox row, 2 in a `delivery` table of the events file, 3
+too, with a `journal` table: how far `<outbox>.journal` (framed events in front of SQLite) was stored.
+A journal still holding events SQLite never stored is refused: its release stores them when it opens.
 """
 
 from __future__ import annotations
@@ -43,20 +42,21 @@ def migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
 
 
 def _holds_unstored_frames(journal: Path, stored_generation: int, stored_end: int) -> bool:
-    # A whole frame of the file's generation where the stored offset ends (or, in a newer generation
-    # than the one stored, right after the header) is an event SQLite never stored.
-    with journal.open("rb") as file:
-        head = file.read(_JOURNAL_HEADER.size)
-        if len(head) < _JOURNAL_HEADER.size:
-            return False
-        magic, generation = _JOURNAL_HEADER.unpack(head)
-        if magic != b"LLJ1" or generation < stored_generation:
-            return False
-        file.seek(stored_end if generation == stored_generation else _JOURNAL_HEADER.size)
-        frame = file.read(_JOURNAL_FRAME.size)
-        if len(frame) < _JOURNAL_FRAME.size:
-            return False
-        size, crc = _JOURNAL_FRAME.unpack(frame)
-        body = file.read(size) if 8 <= size <= 64 * 1024 * 1024 else b""
-    whole = len(body) == size >= 8 and zlib.crc32(body) == crc
-    return whole and body[:8] == int(generation).to_bytes(8, "little")
+    # A whole frame of the file's generation where the stored offset ends (right after the header,
+    # when the file is of a newer generation than the one stored) is an event SQLite never stored.
+    data = journal.read_bytes()
+    if len(data) < _JOURNAL_HEADER.size or data[:4] != b"LLJ1":
+        return False
+    generation = _JOURNAL_HEADER.unpack_from(data)[1]
+    if generation < stored_generation:
+        return False
+    at = stored_end if generation == stored_generation else _JOURNAL_HEADER.size
+    if at + _JOURNAL_FRAME.size > len(data):
+        return False
+    size, crc = _JOURNAL_FRAME.unpack_from(data, at)
+    body = data[at + _JOURNAL_FRAME.size : at + _JOURNAL_FRAME.size + size]
+    return (
+        len(body) == size >= 8
+        and zlib.crc32(body) == crc
+        and body[:8] == int(generation).to_bytes(8, "little")
+    )

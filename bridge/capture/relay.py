@@ -1,10 +1,9 @@
 """`KafkaRelay` (a thread) and `ProcessRelay` (a child process): start, flush and close a `RelayLoop`.
 
-The loop opens the outbox's files itself; nothing passes between it and its owner but a stop flag
-and its counters, in shared memory, and `flush` waits on the outbox. A relay process exits without
-flushing once its parent is gone (SIGKILL included); what it produced but did not mark is produced
-again by the next relay. A relay that dies is replaced after a backoff (`restart`) and counted in
-`metrics().relay_restarts`; without `restart`, `metrics().running` turns false and rows wait.
+The loop opens the outbox's files itself; only a stop flag and its counters pass between it and its
+owner (shared memory), and `flush` waits on the outbox. A relay process exits, unflushed, once its
+parent is gone (SIGKILL included): the next relay sends what it did not mark. A dead relay is
+replaced after a backoff (`restart`); without `restart`, `metrics().running` turns false.
 """
 
 from __future__ import annotations
@@ -15,12 +14,12 @@ import os
 import threading
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
 from bridge.capture.outbox import SqliteOutbox
 from bridge.capture.relay_loop import RelayLoop
-from bridge.capture.relay_report import RelayMetrics
 
 _log = logging.getLogger(__name__)
 RELAY_NICE = 10
@@ -29,6 +28,32 @@ _STOP_TIMEOUT_S = 60.0  # a relay process still importing sees the stop flag onl
 _RESTART_DELAY_S = (0.5, 30.0)  # first and longest wait before a dead relay is replaced
 _HEALTHY_RUN_S = 60.0  # a relay that ran this long before dying starts the backoff over
 _SUMMED = ("delivered", "failures", "rejected", "producer_restarts")
+
+
+@dataclass(frozen=True)
+class RelayMetrics:
+    """A snapshot of the relay's state."""
+
+    pending: int
+    """Outbox rows without a delivery report (in flight included)."""
+    in_flight: int
+    """Rows handed to the producer that have no report yet."""
+    delivered: int
+    """Successful delivery reports received by this relay."""
+    failed: int
+    """Failed delivery attempts (each such row is produced again)."""
+    rejected: int
+    """Rows given up on for good (too large, unreadable): kept in the outbox, not shipped."""
+    producer_restarts: int
+    """Producers discarded after a fatal error or passes without a delivery."""
+    last_error: str | None
+    """The most recent error, in words."""
+    last_error_at: float | None
+    """When it happened (Unix time)."""
+    running: bool
+    """Whether the relay (its thread, or its process) is alive."""
+    relay_restarts: int = 0
+    """Relay processes started again after one died (`ProcessRelay`); 0 for a relay thread."""
 
 
 def run_relay(

@@ -1,15 +1,11 @@
 """`RelayLoop`: the relay's work, shipping an outbox to Kafka at least once, in append order.
 
-- A row is marked delivered only from a successful delivery report (`acks=all`, idempotent
-  producer), with the broker's partition and offset, in the delivery file the relay alone writes.
-- Failures are retried forever: librdkafka retries within `message.timeout.ms`; what still fails is
-  produced again from the outbox once every report of the pass is in, after a growing pause; a
-  fatal or wedged producer is replaced (a new producer id).
-- A restarted relay resumes from the outbox: rows with a final word are not sent again, others are,
-  so consumers deduplicate on (source, id) (design.md §3).
-- A row that can never be produced (too large for the producer or broker, unreadable) is rejected:
-  settled with the reason, kept in the outbox for an operator, counted and logged, so it does not
-  hold up the rows behind it.
+A row is marked delivered only from a successful delivery report (`acks=all`, idempotent producer)
+with the broker's partition and offset. What fails is produced again from the outbox, in order, once
+every report of the pass is in; a fatal or wedged producer is replaced. A restarted relay sends
+again only rows without a final word, so consumers deduplicate on (source, id) (design.md §3). A row
+that can never be produced (too large, unreadable) is rejected: settled with the reason, kept for an
+operator, counted and logged, so it does not hold up the rows behind it.
 """
 
 from __future__ import annotations
@@ -25,9 +21,9 @@ from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
 from bridge.capture.delivery import DeliveryLog
 from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
-from bridge.capture.relay_report import ErrorReport
 
 _log = logging.getLogger(__name__)
+LOG_INTERVAL_S = 5.0
 LINGER_S = 0.005
 """librdkafka's `linger.ms`; a busy cycle serves reports this long, so reads and marks cover many rows."""
 PASSES_BEFORE_NEW_PRODUCER = 3
@@ -36,10 +32,26 @@ REJECTED_CODES = frozenset({KafkaError.MSG_SIZE_TOO_LARGE, KafkaError.INVALID_RE
 fail again, and retrying it forever would hold up every row behind it."""
 
 ProducerFactory = Callable[[dict[str, Any]], Producer]
-Wait = Callable[[float], bool]
-"""Waits up to the given seconds; True when the relay must stop."""
-Report = Callable[["RelayLoop"], None]
-"""Hands the counters on; called before each write of marks, so they never lag the outbox."""
+Wait = Callable[[float], bool]  # waits up to the given seconds; True when the relay must stop
+Report = Callable[["RelayLoop"], None]  # hands the counters on, before each write of marks
+
+
+class ErrorReport:
+    """The newest error, for metrics, logged at most once per `LOG_INTERVAL_S` with a count of the
+    others (a broker outage fails every queued message at once)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[str, float] | None = None
+        self._logged_at, self._unlogged = float("-inf"), 0
+
+    def record(self, message: str, *, always_log: bool = False) -> None:
+        """Remember `message`; log it unless one was logged recently (`always_log`: turning points)."""
+        now = time.time()
+        self.last, self._unlogged = (message, now), self._unlogged + 1
+        if always_log or now - self._logged_at >= LOG_INTERVAL_S:
+            more = f" (and {self._unlogged - 1} more since the last report)" if self._unlogged > 1 else ""
+            _log.warning("%s%s", message, more)
+            self._logged_at, self._unlogged = now, 0
 
 
 def producer_config(kafka_config: Mapping[str, Any]) -> dict[str, Any]:
@@ -90,7 +102,7 @@ class RelayLoop:
         self._delay_s = 0.0
         self._failed_passes = 0  # passes over the outbox that ended in failures and no delivery
         self.delivered = self.failures = self.producer_restarts = self.rejected = 0
-        self.errors = ErrorReport(_log)
+        self.errors = ErrorReport()
         self._report: Report = lambda _loop: None
 
     def run(self, wait: Wait, report: Report) -> None:

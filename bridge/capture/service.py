@@ -1,13 +1,10 @@
-"""`CaptureService`: the outbox, vault, redactor and relay of one process, wired from a config.
-
-The composition root (`loopline/`) opens one per process and hands `service.recorder` to the
-runtime as its recorder factory.
-"""
+"""`CaptureService`: the outbox, vault, redactor and relay of one process, wired from a config; the
+composition root (`loopline/`) opens one per process and hands `service.recorder` to the runtime."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
@@ -21,9 +18,6 @@ from bridge.recording.recorder import EpisodeRecorder
 from bridge.recording.sink import CaptureUnavailable
 from schemas import Event, new_id
 from schemas.events import OutcomeObserved
-
-_HEALTH = ("pending", "in_flight", "delivered", "failed", "rejected", "producer_restarts", "relay_restarts",
-           "last_error", "last_error_at")  # fmt: skip
 
 
 @dataclass
@@ -86,8 +80,9 @@ class CaptureService:
             return {"status": "closed", "relay": "off"}
         except CaptureUnavailable as exc:
             return {"status": "degraded", "relay": "unknown", "last_error": str(exc)}
-        status, relay = ("ok", "running") if metrics.running else ("degraded", "stopped")
-        return {"status": status, "relay": relay, **{name: getattr(metrics, name) for name in _HEALTH}}
+        counters = asdict(metrics)
+        status, relay = ("ok", "running") if counters.pop("running") else ("degraded", "stopped")
+        return {"status": status, "relay": relay, **counters}
 
     def close(self, timeout: float = 10.0) -> bool:
         """Drain the relay for up to `timeout`, then close everything; True if every event was

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from bridge.capture import DeliveryLog, DeliveryMark, OutboxClosed, SqliteOutbox
 from bridge.capture.outbox import delivery_path
-from bridge.capture.outbox_rows import INSERT, SCHEMA_VERSION, encode_row, kafka_record, kafka_record_of
+from bridge.capture.outbox_rows import INSERT, encode_row, kafka_record, kafka_record_of
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from bridge.recording import CaptureUnavailable, EpisodeRecorder, StreamConflict, StreamHead
 from schemas import EpisodeChain, Event, SideEffect, ToolCall, from_kafka, to_json, to_kafka, verify_chain
@@ -310,48 +310,6 @@ def test_an_outbox_of_an_unknown_schema_version_is_refused(tmp_path: Path) -> No
     conn.close()
     with pytest.raises(RuntimeError, match="schema 99"):
         SqliteOutbox(path)
-
-
-V1_SCHEMA = """
-CREATE TABLE outbox (
-    pos INTEGER PRIMARY KEY, episode_id TEXT NOT NULL, seq INTEGER NOT NULL, event_id TEXT NOT NULL,
-    hash TEXT NOT NULL, doc BLOB NOT NULL, appended_at REAL NOT NULL, delivered_at REAL,
-    kafka_partition INTEGER, kafka_offset INTEGER, UNIQUE (episode_id, seq)
-)"""
-
-
-def test_an_outbox_of_schema_1_is_migrated_with_its_delivery_reports(tmp_path: Path) -> None:
-    # schema 1 kept the delivery report in the outbox row; a bridge upgraded with an outbox still
-    # holding undelivered events must neither lose them nor re-send the delivered ones
-    path = tmp_path / "v1.db"
-    c = chain("ep-1")
-    events = [c.append(escalation(i)) for i in range(3)]
-    conn = sqlite3.connect(path)
-    conn.execute(V1_SCHEMA)
-    conn.executemany(
-        "INSERT INTO outbox VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (1, "ep-1", 0, events[0].id, events[0].hash, to_json(events[0]), 1.0, 5.0, 2, 40),
-            (2, "ep-1", 1, events[1].id, events[1].hash, to_json(events[1]), 2.0, None, None, None),
-            (3, "ep-1", 2, events[2].id, events[2].hash, to_json(events[2]), 3.0, None, None, None),
-        ],
-    )
-    conn.execute("PRAGMA user_version=1")
-    conn.commit()
-    conn.close()
-
-    with SqliteOutbox(path) as outbox, closing(DeliveryLog(path)) as delivery:
-        assert [r.pos for r in delivery.pending(0, 10)] == [2, 3]
-        first = outbox.rows("ep-1")[0]
-        assert (first.delivered_at, first.partition, first.offset) == (5.0, 2, 40)
-        assert outbox.stream_head("ep-1") == StreamHead(3, c.prevhash)
-        outbox.append(c.append(escalation(3)))
-        assert outbox.pending_count() == 3
-    reader = sqlite3.connect(path)
-    assert reader.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    columns = {row[1] for row in reader.execute("PRAGMA table_info(outbox)")}
-    assert not columns & {"delivered_at", "kafka_partition", "kafka_offset"}
-    reader.close()
 
 
 def test_the_first_delivery_report_of_a_row_stands(outbox: SqliteOutbox, delivery: DeliveryLog) -> None:
