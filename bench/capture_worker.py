@@ -30,8 +30,15 @@ from schemas.phi import phi_field
 
 try:
     from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
-except ImportError:  # a tree where the PHI classes live in bridge.capture
-    from bridge.capture import PhiKeys, PhiTokenizer, PhiVault, Redactor  # type: ignore[attr-defined, no-redef]
+    from bridge.recording import EpisodeRecorder
+except ImportError:  # a tree where these live in bridge.capture
+    from bridge.capture import (  # type: ignore[attr-defined, no-redef]
+        EpisodeRecorder,
+        PhiKeys,
+        PhiTokenizer,
+        PhiVault,
+        Redactor,
+    )
 
 CALLS_PER_EPISODE = 20
 
