@@ -12,8 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from bridge.capture.outbox import Durability
 from bridge.phi import Environment, Unmodelled
-
-DEFAULT_TOPIC = "loopline.events.v1"
+from schemas.topics import EVENTS_TOPIC
 
 
 class CaptureConfig(BaseModel):
@@ -37,7 +36,7 @@ class CaptureConfig(BaseModel):
     """Where this runs; only `dev` and `test` may run without a real vault key."""
     unmodelled: Unmodelled = "tokenize"
     """Data without a model: `tokenize` every value (safe), or `keep` it (synthetic data only)."""
-    topic: str = Field(default=DEFAULT_TOPIC, min_length=1, max_length=249)
+    topic: str = Field(default=EVENTS_TOPIC, min_length=1, max_length=249)
     """Kafka topic the relay produces to."""
     kafka: dict[str, Any] = Field(default_factory=dict)
     """librdkafka producer config (`bootstrap.servers`, ...); empty = no relay in this process."""
