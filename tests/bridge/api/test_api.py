@@ -224,9 +224,9 @@ def test_ids_that_would_make_an_invalid_event_subject_are_refused_with_422(bridg
 def test_the_process_remembers_a_bounded_number_of_runs(
     bridge: Bridge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import bridge.api.app as app_module
+    import bridge.api.runs as runs_module
 
-    monkeypatch.setattr(app_module, "MAX_REMEMBERED_RUNS", 2)
+    monkeypatch.setattr(runs_module, "MAX_REMEMBERED_RUNS", 2)
     agent = bridge.client("agent-token")
     ids = [agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).json()["episode_id"] for _ in range(3)]
     assert agent.get(f"/v1/runs/{ids[0]}").status_code == 404
