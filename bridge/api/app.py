@@ -15,11 +15,12 @@ from fastapi.responses import JSONResponse
 
 from bridge.api.auth import TokenTable
 from bridge.api.labels import label_router
-from bridge.api.review import review_router
+from bridge.api.review import Reviewing, review_router
 from bridge.api.routes import episodes, gateway, operator, outcomes, read
 from bridge.api.runs import RunRegistry
 from bridge.api.services import BridgeServices
 from bridge.api.sessions import GatewaySessions, SessionError
+from bridge.store.reader import EpisodeStore
 
 MAX_BODY_BYTES = 1_000_000
 
@@ -61,4 +62,12 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app.include_router(label_router(services.labelling, services.reader))
     app.include_router(review_router(services.review, services.reader))
     app.include_router(operator.router)
+    return app
+
+
+def review_app(reviewing: Reviewing, reader: EpisodeStore, tokens: TokenTable) -> FastAPI:
+    """The review page and its API alone, admitting the callers in `tokens` (the demo's `--review`)."""
+    app = FastAPI(title="Loopline review")
+    app.state.tokens = tokens
+    app.include_router(review_router(reviewing, reader))
     return app
