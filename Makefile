@@ -37,7 +37,6 @@ bench: $(STAMP)
 	$(PY) bench/env_steps.py
 	$(PY) bench/baselines.py
 	$(PY) bench/capture.py
-	$(PY) bench/capture_floor.py
 	$(PY) bench/projector.py
 	$(PY) bench/verifiers.py
 	$(PY) bench/adversarial.py

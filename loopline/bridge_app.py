@@ -14,8 +14,9 @@ from bridge.api.auth import Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.services import BridgeServices
-from bridge.capture import CaptureConfig, CaptureService, CaptureUnavailable
-from bridge.capture.vault import OPERATOR_ROLE
+from bridge.capture import CaptureConfig, CaptureService
+from bridge.phi import OPERATOR_ROLE, VaultUnavailable
+from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
 from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive
@@ -53,6 +54,7 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         topic=settings.events_topic,
         kafka=settings.kafka.client_config("producer"),
         relay_process=settings.relay_process,
+        durability=settings.durability,
     )
 
 
@@ -90,7 +92,7 @@ def rcm_services(
         reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
         capture_health=capture.health,
         rejected_events=lambda: rejected_events(capture),
-        unavailable=(CaptureUnavailable,),
+        unavailable=(CaptureUnavailable, VaultUnavailable),
         labelling=Labelling.open(archive.engine),
     )
 

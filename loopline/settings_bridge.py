@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from loopline.settings import KafkaSettings
+from schemas.topics import EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
 RoleName = Literal["agent", "reviewer", "operator"]
@@ -64,11 +65,16 @@ class BridgeSettings(BaseSettings):
     max_steps: int = Field(default=16, ge=1, le=200, description="Model turns per episode.")
     max_seconds: float = Field(default=300.0, gt=0, description="Wall time per episode.")
     db_url: str = Field(default="sqlite:///.loopline/archive.db", description="Event archive (read side).")
-    events_topic: str = Field(default="loopline.events.v1", description="Topic the relay produces to.")
+    events_topic: str = Field(default=EVENTS_TOPIC, description="Topic the relay produces to.")
     relay_process: bool = Field(
         default=True,
         description="Run the outbox relay in a child process, off the recording threads' GIL "
         "(docs/capture.md); false runs it as a thread.",
+    )
+    durability: Literal["process", "power"] = Field(
+        default="process",
+        description="`process`: a recorded event survives a crash or SIGKILL of the bridge; `power`: "
+        "a power cut too, at an fsync per event (docs/capture.md has the cost).",
     )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 

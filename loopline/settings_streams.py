@@ -17,6 +17,7 @@ from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from loopline.settings import KafkaSettings
+from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
 
 if TYPE_CHECKING:
     from bridge.detect import DetectConfig
@@ -33,8 +34,8 @@ class StreamsSettings(BaseSettings):
         min_length=1,
         description="SQLAlchemy URL of the event archive.",
     )
-    events_topic: str = Field(default="loopline.events.v1", min_length=1, description="The event topic.")
-    dlq_topic: str = Field(default="loopline.dlq.v1", min_length=1, description="The dead-letter topic.")
+    events_topic: str = Field(default=EVENTS_TOPIC, min_length=1, description="The event topic.")
+    dlq_topic: str = Field(default=DLQ_TOPIC, min_length=1, description="The dead-letter topic.")
     streams_app_id: str = Field(
         default="loopline-streams", min_length=1, description="Consumer group of the worker."
     )

@@ -4,7 +4,7 @@ from schemas import events as events
 from schemas.chain import ChainBreak, EpisodeChain, hash_event, verify_chain
 from schemas.codec import EventDecodeError, KafkaRecord, from_json, from_kafka, to_json, to_kafka
 from schemas.envelope import GENESIS_HASH, Event
-from schemas.ids import new_id, uuid7
+from schemas.ids import new_id
 from schemas.registry import DEFAULT_REGISTRY, EventData, EventRegistry, UnknownEventType
 from schemas.tasks import Task, TaskSetManifest, WorkItem
 from schemas.tools import SideEffect, ToolCall, ToolError, ToolOutcome, ToolResult
@@ -38,6 +38,5 @@ __all__ = [
     "new_id",
     "to_json",
     "to_kafka",
-    "uuid7",
     "verify_chain",
 ]

@@ -1,4 +1,10 @@
-"""Identifiers: UUIDv7 (RFC 9562), time-ordered so event ids sort by creation time."""
+"""Identifiers: UUIDv7 (RFC 9562), time-ordered so event ids sort by creation time.
+
+`new_id` is the one generator: every event of the agent's hot path takes one, so it draws its random
+bits from a per-thread pool of OS randomness (refilled after a fork, so a child never repeats its
+parent's ids). Libraries that push the timestamp forward to keep ids strictly monotonic within a
+millisecond drift ahead of the clock at event rates, which an id's timestamp must not.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +13,7 @@ import threading
 import time
 import uuid
 
-
-def uuid7(unix_ms: int | None = None) -> uuid.UUID:
-    """A UUIDv7: 48 bits of Unix milliseconds, version 7, 74 random bits (RFC 9562 §5.7)."""
-    ms = time.time_ns() // 1_000_000 if unix_ms is None else unix_ms
-    if not 0 <= ms < 1 << 48:
-        raise ValueError(f"timestamp out of UUIDv7 range: {ms}")
-    rand = int.from_bytes(os.urandom(10), "big")  # 80 bits; 74 are used
-    rand_a = (rand >> 62) & 0xFFF
-    rand_b = rand & ((1 << 62) - 1)
-    value = (ms << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b
-    return uuid.UUID(int=value)
+_RAND_B = (1 << 62) - 1
 
 
 class _RandomPool(threading.local):
@@ -47,16 +43,13 @@ os.register_at_fork(after_in_child=_fresh_pool_after_fork)
 
 
 def new_id() -> str:
-    """A fresh UUIDv7 in its canonical string form (what `str(uuid7())` gives, in a third of the
-    time: every event of the agent's hot path takes one)."""
+    """A fresh UUIDv7 in its canonical string form: 48 bits of Unix milliseconds, version 7, the
+    RFC 9562 variant, 74 random bits (§5.7)."""
     ms = time.time_ns() // 1_000_000
     rand = int.from_bytes(_pool.take10(), "big")
     value = (ms << 80) | (0x7 << 76) | (((rand >> 62) & 0xFFF) << 64) | (0b10 << 62) | (rand & _RAND_B)
     h = f"{value:032x}"
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-_RAND_B = (1 << 62) - 1
 
 
 def uuid7_time_ms(value: str | uuid.UUID) -> int:

@@ -14,10 +14,10 @@ from datetime import UTC, datetime
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Response, status
 from pydantic import Field, ValidationError
-from sqlalchemy.engine import Engine
 
 from bridge.api.auth import Role, require
 from bridge.api.models import Body, Id
+from bridge.store import Engine
 from bridge.store.labels import ExpertLabel, LabelSource, LabelValue, SqlLabelStore
 from bridge.store.reader import EpisodeStore
 from bridge.store.verdicts import ArchivedVerdict, LabelCandidate, QueueOrder, SqlVerdictReader

@@ -10,11 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
-from bridge.capture.keys import Environment
 from bridge.capture.outbox import Durability
-from bridge.capture.tokenizer import Unmodelled
-
-DEFAULT_TOPIC = "loopline.events.v1"
+from bridge.phi import Environment, Unmodelled
+from schemas.topics import EVENTS_TOPIC
 
 
 class CaptureConfig(BaseModel):
@@ -29,8 +27,7 @@ class CaptureConfig(BaseModel):
     outbox_path: Path
     """SQLite file of the outbox; one per process."""
     durability: Durability = "process"
-    """`process`: durable against a process crash or SIGKILL when append returns (WAL write,
-    no fsync). `power`: durable against power loss too (fsync per group commit), slower."""
+    """`process`: a recorded event survives a crash or SIGKILL; `power`: a power cut too (an fsync per event)."""
     vault_url: str
     """SQLAlchemy URL of the PHI vault database, e.g. `sqlite:////var/lib/loopline/vault.db`."""
     vault_key: SecretStr | None = None
@@ -39,19 +36,16 @@ class CaptureConfig(BaseModel):
     """Where this runs; only `dev` and `test` may run without a real vault key."""
     unmodelled: Unmodelled = "tokenize"
     """Data without a model: `tokenize` every value (safe), or `keep` it (synthetic data only)."""
-    topic: str = Field(default=DEFAULT_TOPIC, min_length=1, max_length=249)
+    topic: str = Field(default=EVENTS_TOPIC, min_length=1, max_length=249)
     """Kafka topic the relay produces to."""
     kafka: dict[str, Any] = Field(default_factory=dict)
     """librdkafka producer config (`bootstrap.servers`, ...); empty = no relay in this process."""
     relay_process: bool = False
-    """Run the relay in a child process (`ProcessRelay`) instead of a thread of this one: its Python
-    work then never takes the recording threads' GIL. The bridge turns it on; a thread is the
-    cheaper default for tools and tests."""
+    """Run the relay in a child process (`ProcessRelay`), off the recording threads' GIL, not a thread."""
     retention_s: float = Field(default=3_600.0, ge=0)
     """How long delivered rows stay in the outbox before pruning (it is a queue, not the archive)."""
     head_retention_s: float | None = Field(default=7 * 86_400.0, ge=0)
-    """How long each episode's last row stays, so `record_outcome` can resume the chain from the
-    outbox; later outcomes resume from the event archive. None = forever."""
+    """How long each episode's last row stays, for `record_outcome` to resume its chain; None = forever."""
 
     @model_validator(mode="after")
     def _vault_apart_from_outbox(self) -> CaptureConfig:

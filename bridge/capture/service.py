@@ -1,49 +1,35 @@
-"""`CaptureService`: the outbox, vault, redactor and relay of one process, wired from a config.
-
-The composition root (`loopline/`) opens one per process and hands `service.recorder` to the
-runtime as its recorder factory.
-"""
+"""`CaptureService`: the outbox, vault, redactor and relay of one process, wired from a config; the
+composition root (`loopline/`) opens one per process and hands `service.recorder` to the runtime."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
 from bridge.capture.config import CaptureConfig
-from bridge.capture.keys import PhiKeys
 from bridge.capture.outbox import OutboxClosed, SqliteOutbox
-from bridge.capture.outcome import record_outcome
-from bridge.capture.recorder import EpisodeRecorder
-from bridge.capture.redactor import Redactor, SnapshotRedact
-from bridge.capture.relay import KafkaRelay
-from bridge.capture.relay_process import ProcessRelay
-from bridge.capture.sink import CaptureUnavailable
-from bridge.capture.tokenizer import PhiTokenizer
-from bridge.capture.vault import PhiVault
+from bridge.capture.relay import KafkaRelay, ProcessRelay
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor, SnapshotRedact
+from bridge.recording.outcome import record_outcome
+from bridge.recording.recorder import EpisodeRecorder
+from bridge.recording.sink import CaptureUnavailable
 from schemas import Event, new_id
 from schemas.events import OutcomeObserved
 
 
+@dataclass
 class CaptureService:
     """Everything capture runs in one process; close it on shutdown to drain the relay."""
 
-    def __init__(
-        self,
-        config: CaptureConfig,
-        *,
-        outbox: SqliteOutbox,
-        vault: PhiVault,
-        redactor: Redactor,
-        relay: KafkaRelay | ProcessRelay | None,
-    ) -> None:
-        self.config = config
-        self.outbox = outbox
-        self.vault = vault
-        self.redactor = redactor
-        self.relay = relay
-        self._closed: bool | None = None  # the answer of the first close()
+    config: CaptureConfig
+    outbox: SqliteOutbox
+    vault: PhiVault
+    redactor: Redactor
+    relay: KafkaRelay | ProcessRelay | None
+    _closed: bool | None = field(default=None, init=False)  # the answer of the first close()
 
     @classmethod
     def open(cls, config: CaptureConfig, *, start_relay: bool = True) -> CaptureService:
@@ -55,15 +41,13 @@ class CaptureService:
         outbox = SqliteOutbox(config.outbox_path, durability=config.durability)
         relay: KafkaRelay | ProcessRelay | None = None
         if config.kafka:
-            options: dict[str, Any] = {
-                "retention_s": config.retention_s,
-                "head_retention_s": config.head_retention_s,
-            }
-            relay_class = ProcessRelay if config.relay_process else KafkaRelay
-            relay = relay_class(outbox, topic=config.topic, kafka_config=config.kafka, **options)
+            relay = (ProcessRelay if config.relay_process else KafkaRelay)(
+                outbox, topic=config.topic, kafka_config=config.kafka,
+                retention_s=config.retention_s, head_retention_s=config.head_retention_s,
+            )  # fmt: skip
             if start_relay:
                 relay.start()
-        return cls(config, outbox=outbox, vault=vault, redactor=redactor, relay=relay)
+        return cls(config, outbox, vault, redactor, relay)
 
     def recorder(
         self,
@@ -74,70 +58,39 @@ class CaptureService:
         traceparent: str | None = None,
     ) -> EpisodeRecorder:
         """The recorder of a new episode (a fresh UUIDv7 id when none is given)."""
-        return EpisodeRecorder(
-            episode_id or new_id(),
-            sink=self.outbox,
-            redactor=self.redactor,
-            source=self.config.source,
-            args_models=args_models,
-            snapshot_redact=snapshot_redact,
-            traceparent=traceparent,
-        )
+        return EpisodeRecorder(episode_id or new_id(), sink=self.outbox, redactor=self.redactor,
+                               source=self.config.source, args_models=args_models,
+                               snapshot_redact=snapshot_redact, traceparent=traceparent)  # fmt: skip
 
     def record_outcome(
         self, episode_id: str, outcome: OutcomeObserved, *, details_model: type[BaseModel] | None = None
     ) -> Event:
         """Append `outcome.observed` to an episode recorded by this outbox."""
-        return record_outcome(
-            self.outbox,
-            episode_id,
-            outcome,
-            redactor=self.redactor,
-            source=self.config.source,
-            details_model=details_model,
-        )
+        return record_outcome(self.outbox, episode_id, outcome, redactor=self.redactor,
+                              source=self.config.source, details_model=details_model)  # fmt: skip
 
     def health(self) -> dict[str, Any]:
-        """Capture's state for `/healthz`: `degraded` when the relay should run and does not, or
-        SQLite refuses the journaled events (rows then wait, safe but undelivered; `ingest_error`
-        says why); the relay's counters otherwise."""
+        """Capture's state for `/healthz`: `degraded` when the relay should run and does not (events
+        then wait, safe, in the outbox) or the outbox cannot be read; the relay's counters otherwise."""
         try:
             if self.relay is None:
-                pending = self.outbox.pending_count()
-                status = "degraded" if self.outbox.ingest_error else "ok"
-                return {
-                    "status": status,
-                    "relay": "off",
-                    "pending": pending,
-                    "ingest_error": self.outbox.ingest_error,
-                }
+                return {"status": "ok", "relay": "off", "pending": self.outbox.pending_count()}
             metrics = self.relay.metrics()
         except OutboxClosed:
             return {"status": "closed", "relay": "off"}
         except CaptureUnavailable as exc:
-            return {"status": "degraded", "relay": "unknown", "ingest_error": str(exc)}
-        return {
-            "status": "ok" if metrics.running and not self.outbox.ingest_error else "degraded",
-            "ingest_error": self.outbox.ingest_error,
-            "relay": "running" if metrics.running else "stopped",
-            **{
-                name: getattr(metrics, name)
-                for name in ("pending", "in_flight", "delivered", "failed", "rejected",
-                             "producer_restarts", "relay_restarts", "last_error", "last_error_at")
-            },
-        }  # fmt: skip
+            return {"status": "degraded", "relay": "unknown", "last_error": str(exc)}
+        counters = asdict(metrics)
+        status, relay = ("ok", "running") if counters.pop("running") else ("degraded", "stopped")
+        return {"status": status, "relay": relay, **counters}
 
     def close(self, timeout: float = 10.0) -> bool:
         """Drain the relay for up to `timeout`, then close everything; True if every event was
-        delivered (or rejected for good: `health()["rejected"]`).
-
-        Idempotent: a second call returns the first call's answer.
-        """
+        delivered (or rejected for good: `health()["rejected"]`). A second call returns the first's answer."""
         if self._closed is None:
-            delivered = self.relay.close(timeout) if self.relay is not None else False
+            self._closed = self.relay.close(timeout) if self.relay is not None else False
             self.outbox.close()
             self.vault.close()
-            self._closed = delivered
         return self._closed
 
     def __enter__(self) -> CaptureService:

@@ -1,7 +1,7 @@
 """The agent runtime: runs one episode for a work item against live tools, recording every step.
 
 Ports: `PolicyClient` (who takes the turns: `OpenAIChatPolicy` over HTTP, `ScriptedPolicy` without
-a model) and `Recorder` (where the facts go: `bridge.capture.EpisodeRecorder` in production).
+a model) and `Recorder` (where the facts go: `bridge.recording.EpisodeRecorder` in production).
 `EpisodeRunner` drives the loop. See docs/runtime.md.
 """
 

@@ -1,6 +1,6 @@
 """The `Recorder` port: what the runtime needs from capture to write one episode's events.
 
-`bridge.capture.EpisodeRecorder` satisfies it structurally; the runtime never imports capture, so
+`bridge.recording.EpisodeRecorder` satisfies it structurally; the runtime never imports it, so
 the two can be built, tested and swapped independently (an in-memory recorder in tests, the
 durable outbox in production). A recorder is bound to one episode and assigns `seq`, time, ids
 and the hash chain; the runtime only says what happened, in order.

@@ -15,7 +15,7 @@ from bridge.store.archive import (
     SqlEventArchive,
 )
 from bridge.store.audit import AuditReport, StreamBreak, audit_archive
-from bridge.store.engine import StoreConfig, make_engine
+from bridge.store.engine import Engine, StoreConfig, StoreError, make_engine
 from bridge.store.reader import EpisodeStore, SqlEpisodeReader
 from bridge.store.views import (
     EdgeCaseView,
@@ -32,6 +32,7 @@ __all__ = [
     "ArchiveRecord",
     "AuditReport",
     "EdgeCaseView",
+    "Engine",
     "EpisodeDetail",
     "EpisodeStore",
     "EpisodeSummary",
@@ -41,6 +42,7 @@ __all__ = [
     "SqlEpisodeReader",
     "SqlEventArchive",
     "StoreConfig",
+    "StoreError",
     "StoredEvent",
     "StreamBreak",
     "ToolCallView",

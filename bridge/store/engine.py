@@ -13,6 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine
 
+StoreError = sa.exc.SQLAlchemyError
+"""What a store operation raises when the database fails: callers outside the stores catch this,
+so sqlalchemy stays inside them."""
+__all__ = ["Engine", "StoreConfig", "StoreError", "insert_for", "make_engine", "validate_sql_url"]
+
 
 def validate_sql_url(url: str) -> str:
     """`url` when it names SQLite or Postgres; ValueError saying what is accepted otherwise."""

@@ -5,7 +5,7 @@ faust-free modules (`work`, `projector`, `emitter`, `decode`, `deadletter`, `off
 testable without a broker and reusable by `loopline replay`. Importing this package does not import faust.
 """
 
-from bridge.streams.config import DLQ_TOPIC, EVENTS_TOPIC, StreamsConfig
+from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import DeadLetter, RawMessage, rejected_from_headers
 from bridge.streams.decode import Decoded, Rejection, decode_message
 from bridge.streams.emitter import EdgeCaseEmitter
@@ -13,8 +13,6 @@ from bridge.streams.projector import ProjectedBatch, Projector, StoreUnavailable
 from bridge.streams.work import DetectedBatch, StreamWork
 
 __all__ = [
-    "DLQ_TOPIC",
-    "EVENTS_TOPIC",
     "DeadLetter",
     "Decoded",
     "DetectedBatch",

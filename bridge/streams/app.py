@@ -93,11 +93,9 @@ def _runner(config: StreamsConfig, archive: SqlEventArchive | None) -> WorkRunne
     return ProcessRunner(config) if config.offload else ThreadRunner(StreamWork.from_config(config))
 
 
-def make_app(
-    config: StreamsConfig, *, archive: SqlEventArchive | None = None, send: Send | None = None
-) -> faust.App:
-    """The streaming app for `config`. `archive` and `send` are injectable for in-process tests."""
-    app = faust.App(
+def faust_app(config: StreamsConfig) -> faust.App:
+    """The faust app itself, with the settings every agent here relies on."""
+    return faust.App(
         config.app_id,
         broker=config.broker_urls,
         store="memory://",  # no tables, so nothing is ever stored or recovered here
@@ -123,32 +121,53 @@ def make_app(
         web_port=config.web_port or 6066,
         web_bind="127.0.0.1",
     )
-    runner = _runner(config, archive)
-    events_topic, dlq_topic = raw_topic(app, config.events_topic), raw_topic(app, config.dlq_topic)
-    topics = {config.events_topic: events_topic, config.dlq_topic: dlq_topic}
 
-    async def kafka_send(
+
+class Outputs:
+    """Where a batch's results go: edge-case reports back onto the events topic, dead letters to
+    the DLQ, each delivered (acked by the broker) before the batch that made it is acked."""
+
+    def __init__(self, config: StreamsConfig, send: Send) -> None:
+        self._config, self._send = config, send
+
+    async def publish(self, events: Sequence[Event]) -> None:
+        """Produce `events` onto the events topic."""
+        for event in events:
+            record = to_kafka(event)
+            await self._send(self._config.events_topic, record.key, record.value, record.headers)
+
+    async def dead_letter(self, letters: Sequence[DeadLetter]) -> None:
+        """Produce `letters` onto the dead-letter topic."""
+        for letter in letters:
+            await self._send(self._config.dlq_topic, letter.key, letter.value, letter.headers)
+
+
+def kafka_send(topics: dict[str, faust.TopicT]) -> Send:
+    """A `Send` through the app's own producer onto `topics` (by name), waiting for the broker's ack."""
+
+    async def send(
         topic: str, key: bytes | None, value: bytes | None, headers: Sequence[tuple[str, bytes]]
     ) -> None:
         delivered = await topics[topic].send(key=key, value=value, headers=list(headers))
         await delivered  # the broker's ack, before the consumed batch can be acked
 
-    out = send or kafka_send
+    return send
 
-    async def publish(events: Sequence[Event]) -> None:
-        for event in events:
-            record = to_kafka(event)
-            await out(config.events_topic, record.key, record.value, record.headers)
 
-    async def dead_letter(letters: Sequence[DeadLetter]) -> None:
-        for letter in letters:
-            await out(config.dlq_topic, letter.key, letter.value, letter.headers)
-
+def add_agents(
+    app: faust.App,
+    config: StreamsConfig,
+    topics: dict[str, faust.TopicT],
+    runner: WorkRunner,
+    outputs: Outputs,
+) -> None:
+    """The agents `config` switches on, each a thin shell around the runner's work."""
+    events_topic, dlq_topic = topics[config.events_topic], topics[config.dlq_topic]
     if config.projector:
 
         async def project_batch(messages: list[RawMessage]) -> None:
             result = await runner.project(messages)
-            await dead_letter(result.dead_letters)
+            await outputs.dead_letter(result.dead_letters)
 
         @app.agent(events_topic, name="projector")
         async def project(stream: StreamT[bytes]) -> None:
@@ -158,8 +177,8 @@ def make_app(
 
         async def detect_batch(messages: list[RawMessage]) -> None:
             result = await runner.detect(messages)
-            await publish(result.reports)
-            await dead_letter(result.dead_letters)
+            await outputs.publish(result.reports)
+            await outputs.dead_letter(result.dead_letters)
 
         @app.agent(events_topic, name="detector")
         async def detect(stream: StreamT[bytes]) -> None:
@@ -169,11 +188,20 @@ def make_app(
         async def detect_dead_letters(stream: StreamT[bytes]) -> None:
             async for batch in batches(stream, config):
                 rejected = [r for e in batch if (r := rejected_from_headers(e.message.headers)) is not None]
-                await publish(await runner.detect_rejected(rejected))
+                await outputs.publish(await runner.detect_rejected(rejected))
+
+
+def make_app(
+    config: StreamsConfig, *, archive: SqlEventArchive | None = None, send: Send | None = None
+) -> faust.App:
+    """The streaming app for `config`. `archive` and `send` are injectable for in-process tests."""
+    app = faust_app(config)
+    topics = {name: raw_topic(app, name) for name in (config.events_topic, config.dlq_topic)}
+    runner = _runner(config, archive)
+    add_agents(app, config, topics, runner, Outputs(config, send or kafka_send(topics)))
 
     def close_runner(sender: Any, /, *args: Any, signal: BaseSignalT[Any], **kwargs: Any) -> None:
         runner.close()  # child processes end with the worker
 
     app.on_before_shutdown.connect(close_runner)
-
     return app

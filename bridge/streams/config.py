@@ -10,9 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bridge.detect.config import DetectConfig
 from bridge.store.engine import validate_sql_url
-
-EVENTS_TOPIC = "loopline.events.v1"
-DLQ_TOPIC = "loopline.dlq.v1"
+from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
 
 
 class StreamsConfig(BaseModel):

@@ -20,9 +20,8 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, cast
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from bridge.detect import Rejected
+from bridge.store import StoreError
 from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import RawMessage
 from bridge.streams.projector import ProjectedBatch, StoreUnavailable
@@ -60,7 +59,7 @@ async def _retrying(call: Callable[[], Any], what: str, on_broken: Callable[[], 
     while True:
         try:
             return await call()
-        except (StoreUnavailable, SQLAlchemyError):
+        except (StoreUnavailable, StoreError):
             log.warning("%s: database unavailable; retrying in %.1f s", what, delay, exc_info=True)
         except BrokenProcessPool:
             log.error("%s: the work process died; starting a new one and retrying the batch", what)

@@ -13,9 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy.exc import SQLAlchemyError
-
-from bridge.store import AppendResult, ArchiveRecord, SqlEventArchive
+from bridge.store import AppendResult, ArchiveRecord, SqlEventArchive, StoreError
 from bridge.streams.deadletter import DeadLetter, RawMessage
 from bridge.streams.decode import Rejection, decode_message
 
@@ -57,7 +55,7 @@ class Projector:
                 pending.append((record, message))
         try:
             appended = self.archive.append([record for record, _ in pending])
-        except SQLAlchemyError:
+        except StoreError:
             log.warning("batch of %d events failed; retrying them one by one", len(pending), exc_info=True)
             appended = self._one_by_one(pending, dead)
         return ProjectedBatch(appended, dead)
@@ -69,7 +67,7 @@ class Projector:
         for record, message in pending:
             try:
                 result = self.archive.append([record])
-            except SQLAlchemyError as exc:
+            except StoreError as exc:
                 if not self.archive.ping():
                     raise StoreUnavailable("the archive database does not answer") from exc
                 dead.append(self._dead(message, "store_failed", f"the archive refused the event: {exc}"))

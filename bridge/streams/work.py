@@ -11,10 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy.exc import SQLAlchemyError
-
 from bridge.detect import Deduplicator, EdgeCaseDetector, Rejected
-from bridge.store import SqlEventArchive
+from bridge.store import SqlEventArchive, StoreError
 from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import DeadLetter, RawMessage
 from bridge.streams.decode import Decoded, decode_message
@@ -68,7 +66,7 @@ class StreamWork:
                 continue
             try:
                 out.reports.extend(self.emitter.on_event(decoded.event))
-            except SQLAlchemyError:
+            except StoreError:
                 raise  # the database, not the rules: retry the batch
             except Exception as exc:
                 log.exception("edge-case rules failed on event %s", decoded.event.id)

@@ -92,19 +92,15 @@ def serve_review_page(
     store: DraftStore, desk: TemporalReviewDesk, db_url: str
 ) -> AbstractContextManager[str]:
     """The review page and API alone, for `--review` (the demo's reviewer token)."""
-    from fastapi import FastAPI
-
     from adapters.serving import serve_in_thread
+    from bridge.api.app import review_app
     from bridge.api.auth import Role, TokenTable
-    from bridge.api.review import Reviewing, review_router
+    from bridge.api.review import Reviewing
     from bridge.store import SqlEpisodeReader, SqlEventArchive
 
-    app = FastAPI(title="Loopline review (demo)")
-    app.state.tokens = TokenTable.from_tokens({REVIEWER_TOKEN: Role.REVIEWER})
-    app.include_router(
-        review_router(Reviewing(store, desk), SqlEpisodeReader(SqlEventArchive(db_url).engine))
-    )
-    return serve_in_thread(app, name="review-page")
+    reader = SqlEpisodeReader(SqlEventArchive(db_url).engine)
+    tokens = TokenTable.from_tokens({REVIEWER_TOKEN: Role.REVIEWER})
+    return serve_in_thread(review_app(Reviewing(store, desk), reader, tokens), name="review-page")
 
 
 def run_worker_thread(

@@ -12,7 +12,8 @@ import pytest
 
 from adapters import Toolbox
 from adapters.rcm import World
-from bridge.capture import EpisodeRecorder, InMemoryEventSink, PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.recording import EpisodeRecorder, InMemoryEventSink
 from bridge.runtime import EpisodeRunner, RunnerConfig
 from envs.contract import Trajectory
 from envs.rcm import generate_base, generate_edge

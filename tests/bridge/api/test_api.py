@@ -164,15 +164,15 @@ def test_when_events_cannot_be_recorded_the_api_answers_503_and_runs_nothing(bri
 
 
 def test_operators_see_the_events_the_relay_rejected(bridge: Bridge) -> None:
-    from bridge.capture import DeliveryMark
+    from bridge.capture import DeliveryLog, DeliveryMark
 
     agent = bridge.client("agent-token")
     episode_id = agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).json()["episode_id"]
     row = bridge.capture.outbox.rows(episode_id)[2]
     # what the relay records when the broker refuses an event for good (tested with the relay itself)
-    bridge.capture.outbox.mark_delivered(
-        [DeliveryMark.rejection(row.pos, "the broker refuses it: too large", 1e9)]
-    )
+    relay_side = DeliveryLog(bridge.capture.outbox.path)
+    relay_side.mark([DeliveryMark.rejection(row.pos, "the broker refuses it: too large", 1e9)])
+    relay_side.close()
     operator = bridge.client("operator-token")
     [rejected] = operator.get("/v1/capture/rejected").json()
     assert (rejected["event_id"], rejected["episode_id"], rejected["seq"]) == (row.event_id, episode_id, 2)
@@ -224,9 +224,9 @@ def test_ids_that_would_make_an_invalid_event_subject_are_refused_with_422(bridg
 def test_the_process_remembers_a_bounded_number_of_runs(
     bridge: Bridge, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import bridge.api.app as app_module
+    import bridge.api.runs as runs_module
 
-    monkeypatch.setattr(app_module, "MAX_REMEMBERED_RUNS", 2)
+    monkeypatch.setattr(runs_module, "MAX_REMEMBERED_RUNS", 2)
     agent = bridge.client("agent-token")
     ids = [agent.post("/v1/episodes", json={"work_item": WORK_ITEM}).json()["episode_id"] for _ in range(3)]
     assert agent.get(f"/v1/runs/{ids[0]}").status_code == 404

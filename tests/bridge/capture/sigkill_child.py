@@ -14,21 +14,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from bridge.capture import (
-    GENESIS_HEAD,
-    EpisodeRecorder,
-    KafkaRelay,
-    PhiKeys,
-    PhiTokenizer,
-    PhiVault,
-    Redactor,
-    SqliteOutbox,
-    StreamHead,
-)
+from bridge.capture import KafkaRelay, SqliteOutbox
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.recording import GENESIS_HEAD, EpisodeRecorder, StreamHead
 from schemas import Event, SideEffect, new_id
 from schemas.events import PolicyRef
-from tests.bridge.capture.episodes import lookup_call, lookup_result, work_item
-from tests.bridge.capture.phi_models import ClaimPayload, LookupArgs, LookupResult
+from tests.bridge.phi.phi_models import ClaimPayload, LookupArgs, LookupResult
+from tests.bridge.recording.episodes import lookup_call, lookup_result, work_item
 
 CALLS_PER_EPISODE = 20
 

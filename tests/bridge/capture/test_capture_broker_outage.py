@@ -15,12 +15,13 @@ from collections.abc import Callable
 
 import pytest
 
-from bridge.capture import EpisodeRecorder, KafkaRelay, SqliteOutbox
+from bridge.capture import KafkaRelay, SqliteOutbox
+from bridge.recording import EpisodeRecorder
 from schemas import Event, SideEffect, ToolOutcome, ToolResult, WorkItem
 from schemas.events import PolicyRef
 from tests.bridge.capture.brokers import PrivateBroker, create_topic, read_topic
-from tests.bridge.capture.episodes import lookup_call
-from tests.bridge.capture.phi_models import LookupArgs, NoPhi
+from tests.bridge.phi.phi_models import LookupArgs, NoPhi
+from tests.bridge.recording.episodes import lookup_call
 
 pytestmark = pytest.mark.integration
 

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from bridge.capture import EpisodeRecorder, KafkaRelay, ProcessRelay, SqliteOutbox
+from bridge.capture import DeliveryLog, KafkaRelay, ProcessRelay, SqliteOutbox
+from bridge.recording import EpisodeRecorder
 from schemas import EpisodeChain, Event, from_kafka, to_kafka
 from schemas.events import Escalated
 from tests.bridge.capture.brokers import create_topic, read_topic
-from tests.bridge.capture.episodes import ARGS_MODELS, record_episode
+from tests.bridge.recording.episodes import ARGS_MODELS, record_episode
 
 pytestmark = pytest.mark.integration
 
@@ -80,10 +81,14 @@ def test_a_restarted_process_sends_only_what_was_never_delivered(
 
 @pytest.mark.parametrize("relay_class", [KafkaRelay, ProcessRelay])
 def test_a_row_that_can_never_be_produced_is_rejected_and_does_not_hold_up_the_rest(
-    kafka_config: dict[str, Any], unique_topic: str, outbox: SqliteOutbox, relay_class: type[Any]
+    kafka_config: dict[str, Any],
+    unique_topic: str,
+    outbox: SqliteOutbox,
+    delivery: DeliveryLog,
+    relay_class: type[Any],
 ) -> None:
-    # Before, an event over the producer's 1 MB limit was produced again forever, and nothing after
-    # it ever reached the broker. Now it is settled as rejected, kept in the outbox, and counted.
+    # An event over the producer's 1 MB limit, produced again and again, would hold up every event
+    # behind it: it is settled as rejected instead, kept in the outbox, and counted.
     create_topic(kafka_config, unique_topic)
     chain = EpisodeChain("ep-big", tenant="clinic-a", source="loopline://tests/capture")
     small = chain.append(Escalated(reason="before", trigger="rule"))
@@ -106,5 +111,5 @@ def test_a_row_that_can_never_be_produced_is_rejected_and_does_not_hold_up_the_r
     consumed = read_topic(kafka_config, unique_topic, {small.id, after.id})
     assert sorted(m.event_id for m in consumed) == sorted([small.id, after.id])
     # kept for an operator: a prune of everything delivered leaves the rejected rows in place
-    outbox.prune(delivered_before=time.time() + 10, heads_before=time.time() + 10)
+    delivery.prune(delivered_before=time.time() + 10, heads_before=time.time() + 10)
     assert {row.event_id for row in outbox.rows()} >= {huge.id, broken.id}

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from bridge.capture import EpisodeRecorder, ProcessRelay, SqliteOutbox
-from bridge.capture.relay_process import RELAY_NICE
+from bridge.capture import ProcessRelay, SqliteOutbox
+from bridge.capture.relay import RELAY_NICE
+from bridge.recording import EpisodeRecorder
 from schemas import from_kafka, to_kafka
 from tests.bridge.capture.brokers import create_topic, read_topic
 from tests.bridge.capture.test_capture_relay_kafka import record_many

@@ -1,4 +1,4 @@
-"""The runtime's recorders in tests: bridge.capture's real `EpisodeRecorder` over its in-memory sink."""
+"""The runtime's recorders in tests: bridge.recording's real `EpisodeRecorder` over its in-memory sink."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge.capture import EpisodeRecorder, InMemoryEventSink, Redactor, SnapshotRedact
+from bridge.phi import Redactor, SnapshotRedact
+from bridge.recording import EpisodeRecorder, InMemoryEventSink
 from bridge.runtime import Recorder
 from schemas import Event
 

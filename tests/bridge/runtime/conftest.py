@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from adapters import Toolbox
-from bridge.capture import PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from schemas import WorkItem
 from tests.bridge.runtime.captured import CapturedEpisodes
 from tests.bridge.runtime.doubles import FakeClock, FixedWallClock, SequentialIds
@@ -73,7 +73,7 @@ def make_recorders(redactor: Redactor) -> Callable[[], CapturedEpisodes]:
 
 @pytest.fixture
 def recorders(make_recorders: Callable[[], CapturedEpisodes]) -> CapturedEpisodes:
-    """Every event of every episode the test runs, recorded by bridge.capture's EpisodeRecorder."""
+    """Every event of every episode the test runs, recorded by bridge.recording's EpisodeRecorder."""
     return make_recorders()
 
 

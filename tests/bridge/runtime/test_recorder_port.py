@@ -1,4 +1,4 @@
-"""bridge.capture's `EpisodeRecorder` fits the runtime's `Recorder` port (mypy checks it too;
+"""bridge.recording's `EpisodeRecorder` fits the runtime's `Recorder` port (mypy checks it too;
 this catches drift in a plain test run)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import inspect
 
 import pytest
 
-from bridge.capture import EpisodeRecorder
+from bridge.recording import EpisodeRecorder
 from bridge.runtime import Recorder
 
 METHODS = ["started", "model_responded", "tool_called", "tool_returned", "tool_failed", "escalated", "ended"]

@@ -10,7 +10,7 @@ from adapters import Toolbox
 from adapters.rcm import RCM_TOOLS, SimBackend, World, seed_world
 from adapters.rcm.live import LiveBackend
 from adapters.rcm.sandbox import FaultConfig, FaultRule, SandboxConfig, serve_in_thread
-from bridge.capture import Redactor
+from bridge.phi import Redactor
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, RunnerConfig, ScriptedPolicy, act, call, say
 from schemas import ToolOutcome, WorkItem, verify_chain
 from schemas.events import EpisodeStarted, ToolFailed, ToolReturned

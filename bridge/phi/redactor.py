@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge.capture.tokenizer import PhiTokenizer, Unmodelled
+from bridge.phi.tokenizer import PhiTokenizer, Unmodelled
 
 SnapshotRedact = Callable[[dict[str, Any]], dict[str, Any]]
 """Turns a world snapshot into one fit for the event log (see `Redactor.snapshot_redactor`)."""

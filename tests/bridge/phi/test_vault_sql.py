@@ -6,7 +6,7 @@ import secrets
 
 import pytest
 
-from bridge.capture import OPERATOR_ROLE, PhiKeys, PhiVault, UnknownToken
+from bridge.phi import OPERATOR_ROLE, PhiKeys, PhiVault, UnknownToken
 
 
 def test_the_vault_keeps_its_contract_on_every_sql_engine(sql_url: str) -> None:

@@ -9,23 +9,15 @@ from typing import Any
 
 import pytest
 
-from bridge.capture import (
-    OPERATOR_ROLE,
-    EpisodeRecorder,
-    InMemoryEventSink,
-    PhiVault,
-    Redactor,
-    SqliteOutbox,
-    StreamHead,
-    UnknownStream,
-    record_outcome,
-)
+from bridge.capture import SqliteOutbox
+from bridge.phi import OPERATOR_ROLE, PhiVault, Redactor
+from bridge.recording import EpisodeRecorder, InMemoryEventSink, StreamHead, UnknownStream, record_outcome
 from bridge.runtime.recorder import Recorder
 from schemas import Event, SideEffect, ToolOutcome, ToolResult, to_json, to_kafka, verify_chain
 from schemas.events import ModelResponded, OutcomeObserved, PolicyRef
-from tests.bridge.capture.conftest import SOURCE
-from tests.bridge.capture.episodes import ARGS_MODELS, lookup_call, record_episode, work_item
-from tests.bridge.capture.phi_models import RAW_PHI, ClaimPayload, Patient, WorldState
+from tests.bridge.conftest import SOURCE
+from tests.bridge.phi.phi_models import RAW_PHI, ClaimPayload, Patient, WorldState
+from tests.bridge.recording.episodes import ARGS_MODELS, lookup_call, record_episode, work_item
 
 MakeRecorder = Callable[..., EpisodeRecorder]
 

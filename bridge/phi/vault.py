@@ -15,7 +15,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -37,9 +36,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.pool import StaticPool
 
-from bridge.capture.checkpointer import AUTOCHECKPOINT_BACKSTOP, WalCheckpointer
-from bridge.capture.keys import PhiKeys
-from bridge.capture.sink import CaptureUnavailable
+from bridge.phi.keys import PhiKeys
 
 OPERATOR_ROLE = "operator"
 """The only role `reveal` answers."""
@@ -70,6 +67,11 @@ reveals_table = Table(
 )
 
 
+class VaultUnavailable(RuntimeError):
+    """A PHI value cannot be stored (a full disk, an I/O error): no token may reach an event whose
+    value is lost, so the event is not recorded either; the bridge answers 503."""
+
+
 class PhiVaultError(RuntimeError):
     """A stored value cannot be revealed (wrong key, tampered row, ambiguous token)."""
 
@@ -82,9 +84,6 @@ def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
     cursor = dbapi_conn.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
-    # A first sighting of a value is stored on the agent's path: keep SQLite's inline checkpoint
-    # (copy + fsync, milliseconds) out of it; the vault's checkpointer thread does that work.
-    cursor.execute(f"PRAGMA wal_autocheckpoint={AUTOCHECKPOINT_BACKSTOP}")
     cursor.close()
 
 
@@ -109,8 +108,8 @@ class PhiVault:
         # an episode) then costs a set lookup instead of a database round trip.
         self._known: set[tuple[str, str]] = set()
         self._write_lock = threading.Lock()
-        # A first sighting of a value is stored on the agent's path: plain driver SQL costs about
-        # 45 us where a compiled Core insert costs about 105 us. ON CONFLICT works on both engines.
+        # A first sighting of a value is stored on the agent's path: plain driver SQL skips the
+        # compilation a Core insert pays each time. ON CONFLICT works on both engines.
         mark = "?" if engine.dialect.paramstyle == "qmark" else "%s"
         self._insert_sql = (
             f"INSERT INTO phi_vault (tenant, token, key_id, ciphertext, created_at) VALUES ({mark}, {mark}, "
@@ -119,9 +118,6 @@ class PhiVault:
         metadata.create_all(engine)
         database = engine.url.database
         sqlite_file = engine.dialect.name == "sqlite" and database not in (None, "", ":memory:")
-        self._checkpointer = (
-            WalCheckpointer(Path(str(database)), write_lock=self._write_lock) if sqlite_file else None
-        )
         # SQLite has no server to drop an idle connection, so the writer keeps one: a pool
         # checkout per first sighting costs more than the insert itself.
         self._raw_writer = engine.raw_connection() if sqlite_file else None
@@ -145,7 +141,7 @@ class PhiVault:
             try:
                 self._insert(rows)
             except (SQLAlchemyError, sqlite3.Error) as exc:  # no token may be used whose value is lost
-                raise CaptureUnavailable(f"the PHI vault cannot store values: {exc}") from exc
+                raise VaultUnavailable(f"the PHI vault cannot store values: {exc}") from exc
         if len(self._known) > _KNOWN_LIMIT:
             self._known.clear()
         self._known.update((tenant, token) for token in fresh)
@@ -177,8 +173,6 @@ class PhiVault:
 
     def close(self) -> None:
         """Release the database connections."""
-        if self._checkpointer is not None:
-            self._checkpointer.close()
         if self._raw_writer is not None:
             self._raw_writer.close()
         self._engine.dispose()

@@ -6,9 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bridge.capture.phi_plan import apply_plan, plan_for, tokenize_leaves
+from bridge.phi.plan import apply_plan, plan_for, tokenize_leaves
 from schemas.phi import phi_field
-from tests.bridge.capture.phi_models import (
+from tests.bridge.phi.phi_models import (
     AliasedArgs,
     ClaimPayload,
     LookupArgs,

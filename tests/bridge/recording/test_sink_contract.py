@@ -1,5 +1,4 @@
-"""One contract, every EventSink: the in-memory fake and the SQLite outbox in both durability modes,
-with its journal (the `process` default) and without."""
+"""One contract, every EventSink: the in-memory fake and the SQLite outbox in both durability modes."""
 
 from __future__ import annotations
 
@@ -9,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from bridge.capture import InMemoryEventSink, SqliteOutbox, StreamConflict, StreamHead, UnknownStream
+from bridge.capture import SqliteOutbox
+from bridge.recording import InMemoryEventSink, StreamConflict, StreamHead, UnknownStream
 from schemas import GENESIS_HASH, EpisodeChain, Event
 from schemas.events import Escalated
 
@@ -34,8 +34,8 @@ class Memory:
 
 
 class Outbox:
-    def __init__(self, path: Path, durability: Any, journal: bool | None = None) -> None:
-        self.sink = SqliteOutbox(path, durability=durability, journal=journal)
+    def __init__(self, path: Path, durability: Any) -> None:
+        self.sink = SqliteOutbox(path, durability=durability)
 
     def stored(self, episode: str) -> list[tuple[str, int]]:
         return [(row.event_id, row.seq) for row in self.sink.rows(episode)]
@@ -47,12 +47,11 @@ class Outbox:
 Backend = Memory | Outbox
 
 
-@pytest.fixture(params=["memory", "outbox-process", "outbox-process-direct", "outbox-power"])
+@pytest.fixture(params=["memory", "outbox-process", "outbox-power"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     makers: dict[str, Callable[[], Backend]] = {
         "memory": Memory,
         "outbox-process": lambda: Outbox(tmp_path / "o.db", "process"),
-        "outbox-process-direct": lambda: Outbox(tmp_path / "o.db", "process", journal=False),
         "outbox-power": lambda: Outbox(tmp_path / "o.db", "power"),
     }
     instance = makers[request.param]()

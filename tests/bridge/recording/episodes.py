@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from bridge.capture import EpisodeRecorder
+from bridge.recording import EpisodeRecorder
 from schemas import Event, SideEffect, ToolCall, ToolError, ToolOutcome, ToolResult, WorkItem
 from schemas.events import ModelResponded, PolicyRef
-from tests.bridge.capture.phi_models import ClaimPayload, LookupArgs, LookupResult, claim_payload
+from tests.bridge.phi.phi_models import ClaimPayload, LookupArgs, LookupResult, claim_payload
 
 ARGS_MODELS = {"lookup_claim": LookupArgs}
 

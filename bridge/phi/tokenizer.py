@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bridge.capture.keys import PhiKeys
-from bridge.capture.phi_plan import apply_plan, plan_for, tokenize_leaves
-from bridge.capture.vault import PhiVault
+from bridge.phi.keys import PhiKeys
+from bridge.phi.plan import apply_plan, plan_for, tokenize_leaves
+from bridge.phi.vault import PhiVault
 
 TOKEN_PREFIX = "phi_"
 TOKEN_HEX = 16
@@ -46,7 +46,7 @@ class PhiTokenizer:
         self._vault = vault
         self._tenant_keys: dict[str, bytes] = {}
         # The same patient recurs in every call of an episode: remembering recent scalar tokens
-        # saves the JSON encoding and HMAC (about 5 us each) on the agent's hot path. It holds
+        # saves the JSON encoding and HMAC on the agent's hot path. It holds
         # raw values in memory, which this process holds anyway while it works the episode.
         self._recent: dict[tuple[str, type, Any], str] = {}
 

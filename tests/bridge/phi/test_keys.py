@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.capture import CaptureConfig, CaptureService, PhiKeyError, PhiKeys, parse_master_key
+from bridge.capture import CaptureConfig, CaptureService
+from bridge.phi import PhiKeyError, PhiKeys, parse_master_key
 
 
 @pytest.mark.parametrize("environment", ["staging", "production"])

@@ -1,16 +1,12 @@
 """`EpisodeRecorder`: what the agent runtime calls to record one episode, event by event.
 
-Each method redacts PHI (schema-driven, through the `Redactor`), appends the next event of the
-episode's hash chain (`schemas.EpisodeChain`: gap-free seq, prevhash/hash) and returns only once
-the sink holds it durably. If the sink refuses an event, the chain is rolled back, so the next event
-takes the same seq and no gap is ever written.
+Each method redacts PHI (schema-driven, `bridge.phi.Redactor`), seals the next event of the
+episode's hash chain (`schemas.EpisodeChain`) and returns once the sink holds it durably. When the
+sink refuses an event the chain is rolled back, so the next event takes the same seq: no gap.
 
-World snapshots hold PHI just like payloads, and a snapshot has no model on the event, so the
-recorder refuses one unless it was given a `snapshot_redact` (e.g.
-`Redactor.snapshot_redactor(WorldModel)`; for synthetic worlds, an explicit identity function).
-
-Free text (model content, error messages, escalation reasons, notes) is recorded as given: the
-rule is schema-driven redaction, and these fields have no schema to drive it (docs/capture.md).
+World snapshots hold PHI like payloads but have no model on the event, so a snapshot is refused
+unless the recorder has a `snapshot_redact`. Free text (model content, error messages, reasons,
+notes) has no schema to drive redaction and is recorded as given (docs/capture.md).
 """
 
 from __future__ import annotations
@@ -21,8 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bridge.capture.redactor import Redactor, SnapshotRedact
-from bridge.capture.sink import GENESIS_HEAD, EventSink, StreamHead
+from bridge.phi import Redactor, SnapshotRedact
+from bridge.recording.sink import GENESIS_HEAD, EventSink, StreamHead
 from schemas import (
     EpisodeChain,
     Event,
@@ -74,20 +70,11 @@ class EpisodeRecorder:
         clock: Callable[[], datetime] = utc_now,
         id_factory: Callable[[], str] = new_id,
     ) -> None:
-        self._chain = EpisodeChain(
-            episode_id,
-            tenant=redactor.tenant,
-            source=source,
-            next_seq=head.next_seq,
-            prevhash=head.prevhash,
-            clock=clock,
-            id_factory=id_factory,
-        )
-        self._sink = sink
-        self._redactor = redactor
+        self._chain = EpisodeChain(episode_id, tenant=redactor.tenant, source=source, next_seq=head.next_seq,
+                                   prevhash=head.prevhash, clock=clock, id_factory=id_factory)  # fmt: skip
+        self._sink, self._redactor, self._traceparent = sink, redactor, traceparent
         self._args_models = dict(args_models or {})
         self._snapshot_redact = snapshot_redact
-        self._traceparent = traceparent
 
     @property
     def episode_id(self) -> str:
@@ -133,25 +120,15 @@ class EpisodeRecorder:
             )
         if world_snapshot is not None:
             if self._snapshot_redact is None:
-                raise ValueError(
-                    "a world snapshot holds PHI; build the recorder with snapshot_redact "
-                    "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)"
-                )
+                raise ValueError("a world snapshot holds PHI; build the recorder with snapshot_redact "
+                                 "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)")  # fmt: skip
             world_snapshot = self._snapshot_redact(world_snapshot)
         payload = self._redact(payload_model, work_item.payload)
         if payload is not work_item.payload:
             work_item = work_item.model_copy(update={"payload": payload})
-        data = EpisodeStarted(
-            work_item=work_item,
-            policy=policy,
-            tools=tuple(tools),
-            tools_hash=tools_hash,
-            system_prompt_hash=system_prompt_hash,
-            world_snapshot=world_snapshot,
-            task_id=task_id,
-            max_steps=max_steps,
-            max_seconds=max_seconds,
-        )
+        data = EpisodeStarted(work_item=work_item, policy=policy, tools=tuple(tools), tools_hash=tools_hash,
+                              system_prompt_hash=system_prompt_hash, world_snapshot=world_snapshot,
+                              task_id=task_id, max_steps=max_steps, max_seconds=max_seconds)  # fmt: skip
         return self._emit(data, subject=work_item.item_id)
 
     def _redact_call(self, call: ToolCall, args_model: type[BaseModel] | None) -> ToolCall:
@@ -177,12 +154,8 @@ class EpisodeRecorder:
         """Record an ok tool result (redacted by `result_model`)."""
         if result.outcome is not ToolOutcome.OK or result.result is None:
             raise ValueError(f"tool_returned needs an ok result with a value, got {result.outcome}")
-        data = ToolReturned(
-            call_id=result.call_id,
-            name=result.name,
-            result=self._redact(result_model, result.result),
-            latency_ms=result.latency_ms,
-        )
+        data = ToolReturned(call_id=result.call_id, name=result.name, latency_ms=result.latency_ms,
+                            result=self._redact(result_model, result.result))  # fmt: skip
         return self._emit(data, result.name)
 
     def tool_failed(
@@ -196,14 +169,8 @@ class EpisodeRecorder:
         if details is not error.details:
             error = error.model_copy(update={"details": details})
         outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
-        data = ToolFailed(
-            call_id=result.call_id,
-            name=result.name,
-            error=error,
-            outcome=outcome,
-            attempts=attempts,
-            latency_ms=result.latency_ms,
-        )
+        data = ToolFailed(call_id=result.call_id, name=result.name, error=error, outcome=outcome,
+                          attempts=attempts, latency_ms=result.latency_ms)  # fmt: skip
         return self._emit(data, result.name)
 
     def escalated(
@@ -230,14 +197,8 @@ class EpisodeRecorder:
         payload_model: type[BaseModel] | None = None,
     ) -> Event:
         """Record what a human did (`payload` redacted by `payload_model`)."""
-        data = HumanIntervened(
-            actor=actor,
-            role=role,
-            action=action,
-            note=note,
-            payload=self._redact(payload_model, payload or {}),
-        )
-        return self._emit(data)
+        payload = self._redact(payload_model, payload or {})
+        return self._emit(HumanIntervened(actor=actor, role=role, action=action, note=note, payload=payload))
 
     def ended(
         self,
@@ -250,15 +211,8 @@ class EpisodeRecorder:
         world_hash: str | None = None,
     ) -> Event:
         """Record `episode.ended`."""
-        data = EpisodeEnded(
-            status=status,
-            steps=steps,
-            tool_calls=tool_calls,
-            duration_ms=duration_ms,
-            final_message=final_message,
-            world_hash=world_hash,
-        )
-        return self._emit(data)
+        return self._emit(EpisodeEnded(status=status, steps=steps, tool_calls=tool_calls, duration_ms=duration_ms,
+                                       final_message=final_message, world_hash=world_hash))  # fmt: skip
 
     def outcome_observed(
         self, data: OutcomeObserved, *, details_model: type[BaseModel] | None = None

@@ -1,7 +1,7 @@
 """Recording a later business fact (`outcome.observed`) on an episode that ended long ago.
 
-The paid claim or the won appeal arrives days after the episode, often in another process, so the
-writer cannot hold the episode's recorder: it resumes the stream from the store's head instead.
+The paid claim or the won appeal arrives days later, often in another process, so the writer
+resumes the episode's stream from the store's head instead of holding its recorder.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from bridge.capture.recorder import EpisodeRecorder, utc_now
-from bridge.capture.redactor import Redactor
-from bridge.capture.sink import StreamConflict, StreamStore
+from bridge.phi import Redactor
+from bridge.recording.recorder import EpisodeRecorder, utc_now
+from bridge.recording.sink import StreamConflict, StreamStore
 from schemas import Event, new_id
 from schemas.events import OutcomeObserved
 
@@ -30,23 +30,15 @@ def record_outcome(
     clock: Callable[[], datetime] = utc_now,
     id_factory: Callable[[], str] = new_id,
 ) -> Event:
-    """Append `outcome.observed` to an episode recorded earlier, continuing its hash chain.
-
-    The head comes from `store` (`UnknownStream` if it holds nothing of the episode). If another
-    writer appended to the episode in between, the append conflicts and is retried on the new head.
-    """
+    """Append `outcome.observed` to an episode recorded earlier, continuing its hash chain from
+    `store`'s head (`UnknownStream` if it holds nothing of the episode); when another writer
+    appended meanwhile, the fork is refused and the append retried on the new head."""
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
     for attempt in range(attempts):
-        recorder = EpisodeRecorder(
-            episode_id,
-            sink=store,
-            redactor=redactor,
-            source=source,
-            head=store.stream_head(episode_id),
-            clock=clock,
-            id_factory=id_factory,
-        )
+        head = store.stream_head(episode_id)
+        recorder = EpisodeRecorder(episode_id, sink=store, redactor=redactor, source=source, head=head,
+                                   clock=clock, id_factory=id_factory)  # fmt: skip
         try:
             return recorder.outcome_observed(outcome, details_model=details_model)
         except StreamConflict:

@@ -8,16 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.capture import (
-    OPERATOR_ROLE,
-    PhiKeys,
-    PhiTokenizer,
-    PhiVault,
-    PhiVaultError,
-    Redactor,
-    UnknownToken,
-)
-from tests.bridge.capture.phi_models import LookupArgs
+from bridge.phi import OPERATOR_ROLE, PhiKeys, PhiTokenizer, PhiVault, PhiVaultError, Redactor, UnknownToken
+from tests.bridge.phi.phi_models import LookupArgs
 
 
 def test_a_value_gets_the_same_token_within_a_tenant_and_another_in_every_other(

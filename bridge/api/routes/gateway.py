@@ -1,0 +1,56 @@
+"""The tool gateway: an external agent opens an episode and sends its tool calls through the bridge,
+which validates, runs and records each one."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from bridge.api.deps import AGENT, PathId, ServicesDep, SessionsDep
+from bridge.api.models import (
+    CloseGatewayEpisode,
+    GatewayEpisode,
+    GatewayEscalation,
+    GatewayToolCall,
+    OpenGatewayEpisode,
+    Recorded,
+)
+from schemas import ToolResult, new_id
+
+router = APIRouter(prefix="/v1/gateway/episodes", tags=["gateway"], dependencies=[AGENT])
+
+
+@router.post("", response_model=GatewayEpisode)
+def open_gateway_episode(
+    body: OpenGatewayEpisode, services: ServicesDep, sessions: SessionsDep
+) -> GatewayEpisode:
+    """Open an episode whose tool calls an external agent sends through the bridge."""
+    episode_id = new_id()
+    sessions.open(
+        episode_id,
+        services.recorders(episode_id),
+        body.work_item,
+        model=body.model,
+        max_steps=body.max_steps,
+        payload_model=services.payload_model,
+    )
+    return GatewayEpisode(episode_id=episode_id, tools=services.toolbox.openai_tools())
+
+
+@router.post("/{episode_id}/calls", response_model=ToolResult)
+def gateway_call(episode_id: PathId, body: GatewayToolCall, sessions: SessionsDep) -> ToolResult:
+    """Execute one tool call (validated, captured); failures come back as a failed result."""
+    return sessions.call(episode_id, body.name, body.arguments, body.call_id)
+
+
+@router.post("/{episode_id}/escalate", response_model=Recorded)
+def gateway_escalate(episode_id: PathId, body: GatewayEscalation, sessions: SessionsDep) -> Recorded:
+    """Hand the episode to a human."""
+    event = sessions.escalate(episode_id, body.reason, recommendation=body.recommendation, queue=body.queue)
+    return Recorded(event_id=event.id, seq=event.seq)
+
+
+@router.post("/{episode_id}/close", response_model=Recorded)
+def gateway_close(episode_id: PathId, body: CloseGatewayEpisode, sessions: SessionsDep) -> Recorded:
+    """End the episode."""
+    event = sessions.close(episode_id, body.status, final_message=body.final_message)
+    return Recorded(event_id=event.id, seq=event.seq)

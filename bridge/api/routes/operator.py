@@ -1,0 +1,41 @@
+"""Operations: the health probe (no token), and the operator-only views of capture and the PHI vault."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, status
+
+from bridge.api.deps import OPERATOR, PathId, ServicesDep
+from bridge.api.models import RejectedEvent, Revealed
+
+ops = APIRouter(tags=["ops"])
+router = APIRouter(tags=["operator"], dependencies=[OPERATOR])
+
+
+@ops.get("/healthz")
+def healthz(services: ServicesDep) -> dict[str, Any]:
+    """`ok`, or `degraded` when the relay should run and does not (events then wait, safe, in
+    the outbox); with capture's counters: pending, delivered, rejected, restarts, last error."""
+    if services.capture_health is None:
+        return {"status": "ok"}
+    capture = services.capture_health()
+    return {"status": capture["status"], "capture": capture}
+
+
+@router.get("/v1/capture/rejected", response_model=list[RejectedEvent])
+def rejected_events(services: ServicesDep) -> list[RejectedEvent]:
+    """Events this bridge recorded but the relay could never ship (too large for the broker,
+    unreadable), oldest first: kept in the outbox, counted in `/healthz` (operators only)."""
+    return services.rejected_events() if services.rejected_events is not None else []
+
+
+@router.get("/v1/phi/{token}", response_model=Revealed)
+def reveal(token: PathId, services: ServicesDep) -> Revealed:
+    """The raw value behind a PHI token (operators only; every reveal is audited by the vault)."""
+    try:
+        return Revealed(token=token, value=services.reveal_phi(token))
+    except LookupError as exc:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown token {token!r}") from exc
+    except RuntimeError as exc:  # the vault refuses: wrong key, tampered row, ambiguous token
+        raise HTTPException(status.HTTP_409_CONFLICT, f"token {token!r} cannot be revealed: {exc}") from exc

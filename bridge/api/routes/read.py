@@ -1,0 +1,62 @@
+"""Read endpoints over the archive and its projections: episodes, their events, edge cases, error rates."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Query, status
+
+from bridge.api.deps import READER, PathId, ServicesDep
+from bridge.store.views import EdgeCaseView, EpisodeDetail, EpisodeSummary, StoredEvent, ToolErrorRate
+
+router = APIRouter(tags=["read"], dependencies=[READER])
+
+
+@router.get("/v1/episodes", response_model=list[EpisodeSummary])
+def list_episodes(
+    services: ServicesDep,
+    status_: str | None = Query(None, alias="status", max_length=32),
+    work_item_id: str | None = Query(None, max_length=128),
+    limit: int = Query(50, ge=1, le=1000),
+    offset: int = Query(0, ge=0, le=10_000_000),
+) -> list[EpisodeSummary]:
+    return services.reader.list_episodes(
+        status=status_, work_item_id=work_item_id, limit=limit, offset=offset
+    )
+
+
+@router.get("/v1/episodes/{episode_id}", response_model=EpisodeDetail)
+def get_episode(episode_id: PathId, services: ServicesDep) -> EpisodeDetail:
+    detail = services.reader.get_episode(episode_id)
+    if detail is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown episode {episode_id!r}")
+    return detail
+
+
+@router.get("/v1/episodes/{episode_id}/events", response_model=list[StoredEvent])
+def episode_events(episode_id: PathId, services: ServicesDep) -> list[StoredEvent]:
+    events = services.reader.episode_events(episode_id)
+    if not events:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"no events for episode {episode_id!r}")
+    return events
+
+
+@router.get("/v1/edge-cases", response_model=list[EdgeCaseView])
+def list_edge_cases(
+    services: ServicesDep,
+    rule: str | None = Query(None, max_length=128),
+    limit: int = Query(50, ge=1, le=1000),
+    offset: int = Query(0, ge=0, le=10_000_000),
+) -> list[EdgeCaseView]:
+    return services.reader.list_edge_cases(rule=rule, limit=limit, offset=offset)
+
+
+@router.get("/v1/edge-cases/{fingerprint}", response_model=EdgeCaseView)
+def get_edge_case(fingerprint: PathId, services: ServicesDep) -> EdgeCaseView:
+    case = services.reader.get_edge_case(fingerprint)
+    if case is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown edge case {fingerprint!r}")
+    return case
+
+
+@router.get("/v1/tool-error-rates", response_model=list[ToolErrorRate])
+def tool_error_rates(services: ServicesDep) -> list[ToolErrorRate]:
+    return services.reader.tool_error_rates()
