@@ -15,7 +15,8 @@ from adapters.rcm import World
 from adapters.rcm.drafts import TaskDraft, build_draft
 from adapters.rcm.recording import RecordingError
 from adapters.rcm.surrogates import TOKEN
-from bridge.capture import EpisodeRecorder, InMemoryEventSink, PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.recording import EpisodeRecorder, InMemoryEventSink
 from bridge.runtime import EpisodeRunner, RunnerConfig
 from envs.rcm import generate_base, generate_edge
 from envs.rcm.domain import RcmDomain

@@ -8,7 +8,8 @@ from typing import Any
 
 from adapters import Toolbox
 from adapters.rcm import World
-from bridge.capture import EpisodeRecorder, InMemoryEventSink, PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
+from bridge.recording import EpisodeRecorder, InMemoryEventSink
 from bridge.runtime import EpisodeRunner, RunnerConfig
 from envs.rcm.domain import RcmDomain
 from loopline.reference_policy import ReferencePolicy
