@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from schemas.phi import is_phi
 
 TOKEN = re.compile(r"phi_[0-9a-f]{16}")
-"""A capture token (`bridge.capture`'s format: `phi_` + 16 hex digits)."""
+"""A capture token (`bridge.phi`'s format: `phi_` + 16 hex digits)."""
 
 _FIRST = (
     "Orion", "Vega", "Lyra", "Altair", "Carina", "Draco", "Electra", "Fornax", "Hydra", "Indus",
