@@ -96,6 +96,11 @@ def _necessity_intent(ctx: Ctx, claim: Claim, *, open_window: bool) -> Intent:
 
 
 _NOTICES = {
+    "telehealth": (
+        "Telehealth services: modifier 95 with place of service 10",
+        "For dates of service on or after {effective}, telehealth services delivered to a patient at "
+        "home are billed with place of service 10 and modifier 95.",
+    ),
     "retro": (
         "Retro-authorization window shortened to {value} days",
         "For dates of service on or after {effective}, retro-authorization requests must reach us "
@@ -111,7 +116,7 @@ _NOTICES = {
 }
 
 
-def _announce(ctx: Ctx, effective: date, story: str, *, published: bool = True, **rules: int) -> str:
+def _announce(ctx: Ctx, effective: date, story: str, *, published: bool = True, **rules: object) -> str:
     """The payer's dated change and its bulletin (published some days before today, or pending)."""
     title, text = _NOTICES[story]
     value = next(iter(rules.values()))
@@ -128,7 +133,9 @@ def _announce(ctx: Ctx, effective: date, story: str, *, published: bool = True, 
 
 def rule_change_midqueue(ctx: Ctx) -> Case:
     """A queue of 4 or 5 claims; two CO-50 claims of one payer, one dated before and one after the
-    payer's halved appeal window, whose bulletin is published once the first claim is acted on.
+    payer's halved appeal window, whose bulletin is published once the first claim is acted on. The
+    payer published an older bulletin (telehealth coding) before the work starts, so a specialist
+    knows it as one that changes its rules.
 
     The claim dated after the change has the later notice, so even under the old rule it is not the
     first one due: the first write lands on the claim that keeps its window, before the bulletin."""
@@ -142,9 +149,10 @@ def rule_change_midqueue(ctx: Ctx) -> Case:
     cut_claim, _, _ = _necessity_claim(cut, payer_id, (new + 3, since), lead=(3, 10))
     gap = (cut_claim.first_service_date - kept_claim.first_service_date).days
     effective = kept_claim.first_service_date + timedelta(days=rng.randrange(1, gap + 1))
-    bulletin = _announce(
-        Ctx(b, rng, cut.patient, payer_id), effective, "appeal", published=False, appeal_window_days=new
-    )
+    watched = Ctx(b, rng, cut.patient, payer_id)
+    earlier = b.ago(rng.randrange(300, 700))  # an older change, before every claim's service
+    _announce(watched, earlier, "telehealth", telehealth_requires_modifier_95=True)
+    bulletin = _announce(watched, effective, "appeal", published=False, appeal_window_days=new)
     deadline = b.payer(payer_id).rules.appeal_deadline(kept_notice)
     items = [
         QueueItem(kept_claim.claim_id, _necessity_intent(kept, kept_claim, open_window=True), deadline),

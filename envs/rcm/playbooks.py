@@ -38,10 +38,22 @@ def chart(desk: Desk, facts: Facts) -> Script:
 
 def rules(desk: Desk, facts: Facts) -> Script:
     """The payer's rules in effect on the claim's date of service (rules change on a date)."""
-    found = yield from desk.read(
-        "get_payer_rules", payer_id=facts.claim["payer_id"], service_date=facts.dos.isoformat()
-    )
-    return found["rules"] if found else None
+    return (yield from rules_on(desk, str(facts.claim["payer_id"]), facts.dos))
+
+
+def rules_on(desk: Desk, payer_id: str, day: date) -> Script:
+    """The payer's rules in effect on `day`: read once per payer, the version picked from the dated
+    changes the answer lists; asked for that date only when it precedes every listed change."""
+    found = yield from desk.read("get_payer_rules", payer_id=payer_id)
+    if not found:
+        return None
+    changes = [c for c in found.get("rule_changes", []) if date.fromisoformat(c["effective_date"]) <= day]
+    if changes:
+        return max(changes, key=lambda c: str(c["effective_date"]))["rules"]
+    if not found.get("rule_changes"):
+        return found["rules"]
+    earlier = yield from desk.read("get_payer_rules", payer_id=payer_id, service_date=day.isoformat())
+    return earlier["rules"] if earlier else None
 
 
 def appeal_open(desk: Desk, facts: Facts, payer_rules: dict[str, Any]) -> bool:

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
-from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules
+from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
 from envs.rcm.queues import QUEUE_KIND
 from envs.rollout.policy import ScriptedPolicy
 from schemas.tasks import WorkItem
@@ -32,17 +32,20 @@ def specialist(item: WorkItem) -> Script:
 def work_queue(item: WorkItem) -> Script:
     """Triage the queue (the payers' bulletins, each claim's 835 and its payer's rules), then work
     the claims by deadline: the earliest first, claims with none last, ties in the listed order.
-    Before each claim, look at the bulletins again: a payer may publish a rule change while the
-    queue is worked, and then the rules are read again and the claims left are triaged anew."""
+    Once payers are seen publishing bulletins, look at them again before each claim with a
+    deadline: a payer may publish a rule change while the queue is worked, and then the rules are
+    read again and the claims left are triaged anew."""
     claims = [str(c["claim_id"]) for c in item.payload["claims"]]
     desk = Desk(item)
     seen = yield from bulletins(desk)
     due: dict[str, date] = {}
     left = list(claims)
     while left:
-        fresh = (yield from bulletins(desk)) if due else seen
-        if not due or fresh - seen:
-            seen = fresh
+        stale = not due
+        if due and seen and due[left[0]] < date.max:  # a payer that publishes changes is watched
+            fresh = yield from bulletins(desk)
+            stale, seen = bool(fresh - seen), fresh
+        if stale:
             desk.forget_tool("get_payer_rules")
             for claim_id in left:
                 due[claim_id] = (yield from deadline(desk, claim_id)) or date.max
@@ -82,12 +85,9 @@ def deadline(desk: Desk, claim_id: str) -> Script:
     if not carcs & (CORRECTED | APPEALED):
         return None
     served = min(date.fromisoformat(line["service_date"]) for line in remit["lines"])
-    found_rules = yield from desk.read(
-        "get_payer_rules", payer_id=remit["payer_id"], service_date=served.isoformat()
-    )
-    if not found_rules:
+    payer_rules = yield from rules_on(desk, str(remit["payer_id"]), served)
+    if not payer_rules:
         return None
-    payer_rules = found_rules["rules"]
     if carcs & CORRECTED:
         last = served + timedelta(days=int(payer_rules["timely_filing_days"]))
     else:

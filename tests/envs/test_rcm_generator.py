@@ -43,6 +43,8 @@ RULE_EDGES = {
     "duplicate_in_process",
     "auth_other_payer",
     "deadline_queue",
+    "rule_change_dated",
+    "rule_change_midqueue",
 }
 """Families for the rules a billing office applies that the simple table hides."""
 
