@@ -13,6 +13,7 @@ from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
+from bridge.api.review import Reviewing
 from bridge.api.services import BridgeServices
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.phi import OPERATOR_ROLE, VaultUnavailable
@@ -32,12 +33,16 @@ class BridgeProcess:
     services: BridgeServices
     tokens: TokenTable
     live: LiveBackend
+    review_desk: Any = None
+    """The Temporal review desk when review is served (closed with the process)."""
 
     def app(self) -> Any:
         return create_app(self.services, self.tokens)
 
     def close(self) -> bool:
         self.live.close()
+        if self.review_desk is not None:
+            self.review_desk.close()
         self.services.executor.shutdown(wait=True)
         return self.capture.close()
 
@@ -123,10 +128,44 @@ def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -
     )
     archive = SqlEventArchive(settings.db_url)
     archive.create_schema()
+    try:
+        reviewing = review_services(settings)
+    except ReviewUnavailable:
+        capture.close()
+        live.close()
+        raise
     services = rcm_services(
         capture, Toolbox(RCM_TOOLS, live), policy or make_policy(settings), config, archive
     )
-    return BridgeProcess(settings, capture, services, token_table(settings), live)
+    services.review = reviewing
+    desk = reviewing.desk if reviewing is not None else None
+    return BridgeProcess(settings, capture, services, token_table(settings), live, desk)
+
+
+class ReviewUnavailable(ValueError):
+    """The bridge was told to serve review but cannot reach Temporal."""
+
+
+def review_services(settings: BridgeSettings) -> Reviewing | None:
+    """The draft store and the Temporal review desk when `settings.temporal_address` is set, so
+    `/v1/review` and `/review` serve the promotion workflows' drafts; None otherwise (those routes
+    then answer that there are no drafts here). Raises `ReviewUnavailable` when Temporal does not
+    answer: a bridge told to serve review does not start without it."""
+    if settings.temporal_address is None:
+        return None
+    from adapters.rcm.draft_store import DraftStore
+    from workflows.promotion.client import TemporalReviewDesk
+
+    store = DraftStore(settings.drafts_dir)
+    try:
+        desk = TemporalReviewDesk(settings.temporal_address, store, settings.temporal_namespace)
+    except Exception as exc:  # the client raises RuntimeError and friends when nothing answers
+        raise ReviewUnavailable(
+            f"LOOPLINE_BRIDGE_TEMPORAL_ADDRESS={settings.temporal_address}: Temporal does not answer "
+            f"({type(exc).__name__}: {exc}); start it (`loopline up`) or unset the address to run "
+            "the bridge without review"
+        ) from None
+    return Reviewing(store, desk)
 
 
 def make_policy(settings: BridgeSettings) -> PolicyClient:

@@ -76,6 +76,17 @@ class BridgeSettings(BaseSettings):
         description="`process`: a recorded event survives a crash or SIGKILL of the bridge; `power`: "
         "a power cut too, at an fsync per event (docs/capture.md has the cost).",
     )
+    temporal_address: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9_.\[\]:-]+:[0-9]{1,5}$",
+        description="Temporal frontend host:port of the promotion workflows; set, the bridge serves "
+        "`/v1/review` and the `/review` page; unset, the review routes answer 404 (no drafts here).",
+    )
+    temporal_namespace: str = Field(default="default", min_length=1, description="Temporal namespace.")
+    drafts_dir: Path = Field(
+        default=Path(".loopline/drafts"),
+        description="The draft store the promotion worker writes (its LOOPLINE_DRAFTS_DIR).",
+    )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 
     @model_validator(mode="after")

@@ -42,6 +42,10 @@ from schemas.base import PRINTABLE
 from schemas.tasks import VerifierSpec
 
 COOKIE = "loopline_review"
+NO_REVIEW = (
+    "this bridge serves no task drafts (no promotion workflows are configured: "
+    "set LOOPLINE_BRIDGE_TEMPORAL_ADDRESS and LOOPLINE_BRIDGE_DRAFTS_DIR)"
+)
 
 
 class Outcome(Protocol):
@@ -158,7 +162,9 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
             draft = store.draft(draft_id) if store is not None else None
         except DraftStoreError:  # not a draft id at all
             found = draft = None
-        if store is None or found is None or draft is None:
+        if store is None:
+            raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown draft {draft_id!r}: {NO_REVIEW}")
+        if found is None or draft is None:
             raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown draft {draft_id!r}")
         suggestion = store.suggestion(draft_id)
         return DraftCase(

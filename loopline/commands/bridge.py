@@ -45,7 +45,17 @@ def serve(
             f"[red]error:[/] {exc} (is the broker at {settings.kafka.bootstrap_servers} up? `loopline up`)"
         )
         raise typer.Exit(1) from None
-    process = build_bridge(settings)
+    from loopline.bridge_app import ReviewUnavailable
+
+    try:
+        process = build_bridge(settings)
+    except ReviewUnavailable as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(1) from None
+    if settings.temporal_address is not None:
+        console.print(
+            f"review: /review and /v1/review over Temporal {settings.temporal_address}, drafts {settings.drafts_dir}"
+        )
     console.print(
         f"bridge on http://{settings.host}:{settings.port} (OpenAPI at /docs) · live system {settings.live_url} · "
         f"outbox {settings.state_dir / 'outbox.db'} → {settings.kafka.bootstrap_servers} {settings.events_topic}"

@@ -98,12 +98,18 @@ async def promotions(client: Client, limit: int = 200) -> list[dict[str, Any]]:
 class TemporalReviewDesk:
     """Reviews over Temporal, for the (synchronous) review API."""
 
-    def __init__(self, address: str, store: DraftStore, namespace: str = "default") -> None:
+    def __init__(
+        self, address: str, store: DraftStore, namespace: str = "default", connect_timeout_s: float = 15.0
+    ) -> None:
         self.store = store
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="review-desk", daemon=True)
         self._thread.start()
-        self._client: Client = self._run(connect(address, namespace))
+        try:
+            self._client: Client = self._run(connect(address, namespace), timeout=connect_timeout_s)
+        except BaseException:
+            self.close()  # nothing answered: leave no loop running behind
+            raise
 
     def _run(self, coro: Coroutine[Any, Any, T], timeout: float = 600) -> T:
         future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)
