@@ -34,10 +34,10 @@ from temporalio.testing import WorkflowEnvironment  # noqa: E402
 from adapters.rcm.draft_store import DraftStore  # noqa: E402
 from bridge.store import ArchiveRecord, SqlEventArchive  # noqa: E402
 from envs.rcm import generate_base  # noqa: E402
+from loopline.demo.episodes import record, redactor  # noqa: E402
 from loopline.stack.binaries import temporal_bin  # noqa: E402
 from schemas.chain import EpisodeChain  # noqa: E402
 from schemas.events import EdgeCaseDetected  # noqa: E402
-from tests.workflows.episodes import record, redactor  # noqa: E402
 from workflows.promotion.client import send_review  # noqa: E402
 from workflows.promotion.models import ReviewDecision  # noqa: E402
 from workflows.promotion.workflows import workflow_id_for  # noqa: E402
