@@ -154,6 +154,10 @@ class Desk:
         self._seen.pop(json.dumps([name, arguments], sort_keys=True, default=str), None)
         return (yield from self.read(name, **arguments))
 
+    def answers(self, name: str) -> list[Any]:
+        """The answers of tool `name` still remembered."""
+        return [v[1] for k, v in self._seen.items() if json.loads(k)[0] == name]
+
     def forget_tool(self, name: str) -> None:
         """Drop every answer of tool `name` (a payer's rules, once a new bulletin is out)."""
         self._seen = {k: v for k, v in self._seen.items() if json.loads(k)[0] != name}

@@ -30,19 +30,19 @@ def specialist(item: WorkItem) -> Script:
 
 
 def work_queue(item: WorkItem) -> Script:
-    """Triage the queue (the payers' bulletins, each claim's 835 and its payer's rules), then work
-    the claims by deadline: the earliest first, claims with none last, ties in the listed order.
-    Once payers are seen publishing bulletins, look at them again before each claim with a
-    deadline: a payer may publish a rule change while the queue is worked, and then the rules are
-    read again and the claims left are triaged anew."""
+    """Triage the queue (each claim's 835 and its payer's rules), then work the claims by
+    deadline: the earliest first, claims with none last, ties in the listed order. When a payer's
+    rules list dated changes, read the bulletins, and again before each claim with a deadline: a
+    payer may publish a rule change while the queue is worked, and then the rules are read again
+    and the claims left are triaged anew."""
     claims = [str(c["claim_id"]) for c in item.payload["claims"]]
     desk = Desk(item)
-    seen = yield from bulletins(desk)
+    seen: set[str] | None = None
     due: dict[str, date] = {}
     left = list(claims)
     while left:
         stale = not due
-        if due and seen and due[left[0]] < date.max:  # a payer that publishes changes is watched
+        if seen is not None and due[left[0]] < date.max:
             fresh = yield from bulletins(desk)
             stale, seen = bool(fresh - seen), fresh
         if stale:
@@ -50,6 +50,8 @@ def work_queue(item: WorkItem) -> Script:
             for claim_id in left:
                 due[claim_id] = (yield from deadline(desk, claim_id)) or date.max
             left.sort(key=lambda c: (due[c], claims.index(c)))
+            if seen is None and any(r.get("rule_changes") for r in desk.answers("get_payer_rules")):
+                seen = yield from bulletins(desk)  # a payer that dates its changes is watched
         yield from work(desk, left.pop(0), depth=0)
     return None
 
