@@ -44,8 +44,8 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from adapters.rcm import seed_world
-from adapters.rcm.sandbox import SandboxConfig, create_app
+from adapters.rcm import World, seed_world
+from adapters.rcm.sandbox import SandboxAdmin, SandboxConfig, create_app
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
 from envs.rcm import generate_base
@@ -53,6 +53,7 @@ from loopline.bridge_app import build_bridge
 from loopline.card.build import build_card, write_json
 from loopline.card.render import render
 from loopline.demo import report
+from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED, PayerRuleChange
 from loopline.demo.scenario import later_outcome, live_faults, training_vocabulary, work_queue
 from loopline.reference_policy import ReferencePolicy
 from loopline.settings import KafkaSettings, StackSettings
@@ -129,6 +130,7 @@ def run_demo(
         return run_pipeline(
             console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
             temporal_address=stack.state.endpoints.temporal_address, review=review,
+            rule_change=RETRO_WINDOW_SHORTENED,
         )  # fmt: skip
     finally:
         if not keep_stack and not stack.already_running:
@@ -144,8 +146,10 @@ def run_pipeline(
     workers: int = 4,
     temporal_address: str | None = None,
     review: bool = False,
+    rule_change: PayerRuleChange | None = None,
 ) -> DemoResult:
-    """The whole production path against the broker `kafka` names; files go under `workdir`."""
+    """The whole production path against the broker `kafka` names; files go under `workdir`.
+    `rule_change` is made in the sandbox before the queue is worked (the payer's new rule)."""
     started = time.monotonic()
     result = DemoResult(workdir=workdir)
     shutil.rmtree(workdir, ignore_errors=True)
@@ -163,6 +167,8 @@ def run_pipeline(
         streams_worker(workdir, kafka, db_url, result.topic, vocabulary),
     ):
         console.print(f"live system (RCM sandbox, faults injected) at {live_url}; streams worker → {db_url}")
+        if rule_change is not None:
+            _change_payer_rule(console, live_url, rule_change)
         settings = BridgeSettings(
             state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
             kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0,
@@ -190,8 +196,23 @@ def run_pipeline(
     )
     _verifier_card(console, db_url, workdir, result)
     if temporal_address is not None:
-        _promotion(console, kafka, temporal_address, workdir, result, review=review)
+        truth = rule_change.apply(seed_world()) if rule_change is not None else seed_world()
+        _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
     return result
+
+
+def _change_payer_rule(console: Console, live_url: str, change: PayerRuleChange) -> None:
+    """The payer changes a rule in the live system (`PUT /admin/payers/{id}/rules`)."""
+    admin = SandboxAdmin(live_url)
+    try:
+        world = admin.world()
+        admin.set_rules(change.payer_id, change.rules(world.payer(change.payer_id).rules))
+    finally:
+        admin.close()
+    console.print(
+        f"payer rule changed in the sandbox: {change.describe(world)}; "
+        f"it decides {', '.join(change.affected_claims)} of the queue"
+    )
 
 
 def _promotion(
@@ -200,6 +221,7 @@ def _promotion(
     temporal_address: str,
     workdir: Path,
     result: DemoResult,
+    truth: World,
     *,
     review: bool,
 ) -> None:
@@ -211,7 +233,7 @@ def _promotion(
     try:
         summary = promotion_stage(
             console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",
-            truth=seed_world(), publish=publisher, review=review,
+            truth=truth, publish=publisher, review=review,
         )  # fmt: skip
     finally:
         publisher.close()

@@ -73,8 +73,9 @@ def later_outcome(episode_id: str, item: WorkItem, succeeded_tools: Iterable[str
     return PlannedOutcome(episode_id, "paid", item.item_id, amount, ())
 
 
-VOCABULARY_FIELDS = ("reason_code", "group_code")
-"""CARCs and group codes on remittances; `reason_code` also names write-off reasons."""
+VOCABULARY_FIELDS = ("reason_code", "group_code", "retro_auth_window_days")
+"""CARCs and group codes on remittances (`reason_code` also names write-off reasons), and the payer
+rule a payer changes in the demo (`loopline.demo.rule_change`): a window no training world has."""
 
 
 def training_vocabulary(tasks: Iterable[Task]) -> dict[str, list[str]]:
