@@ -1,7 +1,8 @@
 """`loopline demo`: the bridge end to end on the embedded stack.
 
 1. the embedded stack (Tansu on SeaweedFS, Temporal) is started, or the running one reused;
-2. the RCM sandbox serves the live system, with production faults injected;
+2. the RCM sandbox serves the live system, with production faults injected, and a payer changes a
+   rule there (`loopline.demo.rule_change`: Bluestone shortens its retro-authorization window);
 3. a streams worker process projects the event topic into the SQL archive and detects edge cases;
 4. the bridge API runs the reference specialist on every denied claim of the work queue, captures
    every event (PHI tokenised) into its outbox and relays it to Kafka;
