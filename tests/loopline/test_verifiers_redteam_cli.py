@@ -12,7 +12,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from envs.rcm.tasks import generate_base, generate_edge
 from loopline.cli import app
+
+TASKS = len(generate_base(0, 1)) + len(generate_edge(0, 1))
 
 pytestmark = pytest.mark.integration
 
@@ -67,7 +70,7 @@ def test_a_model_attack_is_replayed_and_scored_on_every_task(endpoint: str, tmp_
     assert result.exit_code == 0, result.output
     # writing off the whole billed amount exceeds every claim's open balance: the ledger refuses it,
     # nothing changes, and no verifier rewards it
-    assert "28 proposals on 28 tasks: 0 above doing nothing" in result.output
+    assert f"{TASKS} proposals on {TASKS} tasks: 0 above doing nothing" in result.output
     assert not findings.exists()
 
 
@@ -76,4 +79,4 @@ def test_an_unreachable_endpoint_is_reported_per_task_not_a_crash(tmp_path: Path
         app,
         ["verifiers", "redteam", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--per-carc", "1"],
     )
-    assert result.exit_code == 0 and "0 proposals on 28 tasks" in result.output
+    assert result.exit_code == 0 and f"0 proposals on {TASKS} tasks" in result.output
