@@ -21,7 +21,8 @@ pytestmark = pytest.mark.integration
 
 
 class _Attacker(BaseHTTPRequestHandler):
-    """Writes off the billed amount of whatever claim it is shown, as contractual."""
+    """Writes off the billed amount of whatever item it is shown (a queue has none: a million) as
+    contractual."""
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -30,7 +31,11 @@ class _Attacker(BaseHTTPRequestHandler):
             ("get_remittance", {"claim_id": item["item_id"]}),
             (
                 "post_write_off",
-                {"claim_id": item["item_id"], "amount": item["billed_amount"], "reason_code": "contractual"},
+                {
+                    "claim_id": item["item_id"],
+                    "amount": item.get("billed_amount", 1_000_000),
+                    "reason_code": "contractual",
+                },
             ),
         ]
         message = {
