@@ -36,6 +36,15 @@ Root = Annotated[Path, typer.Option("--root", help="Task-set registry folder.")]
 Seeds = Annotated[
     str, typer.Option("--seeds", help="Seeds of built-in (generated) sets: `0`, `1,2,5` or `1-20`.")
 ]
+Families = Annotated[
+    str,
+    typer.Option("--families", help="Only these task families, comma-separated (edge:multi_carc,carc:16)."),
+]
+
+
+def parse_families(text: str) -> frozenset[str]:
+    """`edge:a,edge:b` as a set of family names."""
+    return frozenset(f.strip() for f in text.split(",") if f.strip())
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -95,6 +104,10 @@ def dataset(
     gold_only: Annotated[
         bool, typer.Option("--gold-only", help="Leave out alternative gold trajectories.")
     ] = False,
+    families: Families = "",
+    corrupt: Annotated[
+        bool, typer.Option("--corrupt", help="Deliberately wrong gold (each task's outcome-changing mutant).")
+    ] = False,
     root: Root = DEFAULT_ROOT,
     out: Annotated[Path, typer.Option("--out", help="Datasets folder.")] = DEFAULT_DATASETS,
 ) -> None:
@@ -104,6 +117,10 @@ def dataset(
 
     seed_list = parse_seeds(seeds)
     primary = load_sets(task_set or [], root, seed_list)
+    if families:
+        from training.data.sources import only_families
+
+        primary = [only_families(s, parse_families(families)) for s in primary]
     buffer = load_sets(replay or [], root, seed_list)
     try:
         spec = DatasetSpec(
@@ -113,6 +130,7 @@ def dataset(
             replay_ratio=replay_ratio,
             seed=sample_seed,
             alternatives=not gold_only,
+            corrupt=corrupt,
         )
         with progress_bar() as bar:
             job = bar.add_task("rendering", total=sum(len(s.tasks) for s in (*primary, *buffer)), info="")
@@ -129,3 +147,169 @@ def dataset(
         table.add_row(source.label, source.role, str(source.tasks), str(source.rows))
     console.print(table)
     console.print(f"PHI values replaced by surrogates: {manifest.phi.get('replaced')}; written to {folder}")
+
+
+State = Annotated[Path, typer.Option("--state", help="State folder (models, adapters, datasets).")]
+DEFAULT_STATE = Path(".loopline")
+
+
+def _loop_bar(bar: Progress, job: object, report: object) -> None:
+    from training.loop import StepReport
+
+    assert isinstance(report, StepReport)
+    info = f"loss {report.loss:.4f}  {report.examples_per_s:.0f} ex/s"
+    bar.update(job, completed=report.step, total=report.total, info=info)  # type: ignore[arg-type]
+
+
+@app.command()
+def bootstrap(
+    seeds: Seeds = "1-6",
+    epochs: Annotated[int, typer.Option("--epochs", help="Passes over the data.")] = 8,
+    d_model: Annotated[int, typer.Option("--d-model", help="Width of the transformer.")] = 96,
+    layers: Annotated[int, typer.Option("--layers", help="Transformer layers.")] = 3,
+    seed: Annotated[int, typer.Option("--seed", help="Training seed.")] = 0,
+    name: Annotated[
+        str, typer.Option("--name", help="Model folder name under STATE/models.")
+    ] = "rcm-structured",
+    state: State = DEFAULT_STATE,
+    root: Root = DEFAULT_ROOT,
+) -> None:
+    """Train the embedded stack's reference policy from scratch (cached: reused when already built)."""
+    from training.loop import LoopConfig
+    from training.structured.bootstrap import BootstrapSpec
+    from training.structured.bootstrap import bootstrap as build
+
+    spec = BootstrapSpec(
+        seeds=tuple(parse_seeds(seeds)),
+        d_model=d_model,
+        layers=layers,
+        loop=LoopConfig(epochs=epochs, batch_size=32, lr=2e-3, seed=seed),
+    )
+    with progress_bar() as bar:
+        stages: dict[str, object] = {}
+
+        def stage(name_: str, done: int, total: int) -> None:
+            if name_ not in stages:
+                stages[name_] = bar.add_task(name_, total=total, info="")
+            bar.update(stages[name_], completed=done)  # type: ignore[arg-type]
+
+        job = bar.add_task("training", total=None, info="")
+        folder = build(
+            spec,
+            root=state,
+            taskset_root=root,
+            name=name,
+            progress=stage,
+            on_step=lambda report: _loop_bar(bar, job, report),
+        )
+    console.print(f"reference policy ready in {folder}")
+
+
+BaseModel = Annotated[
+    Path | None,
+    typer.Option("--base-model", help="Base model folder (default STATE/models/rcm-structured)."),
+]
+
+
+def base_folder(state: Path, base_model: Path | None) -> Path:
+    folder = base_model or state / "models" / "rcm-structured"
+    if not (folder / "config.json").is_file():
+        console.print(
+            f"[red]no model in {folder}[/]: run `loopline train bootstrap` first, or pass --base-model"
+        )
+        raise typer.Exit(2)
+    return folder
+
+
+@app.command()
+def sft(
+    adapter_id: Annotated[str, typer.Argument(help="Adapter id (its folder under STATE/adapters).")],
+    dataset_name: Annotated[
+        str, typer.Option("--dataset", help="Dataset folder, or a name under STATE/datasets.")
+    ],
+    base_model: BaseModel = None,
+    r: Annotated[int, typer.Option("--r", help="LoRA rank.")] = 16,
+    alpha: Annotated[int, typer.Option("--alpha", help="LoRA alpha.")] = 32,
+    epochs: Annotated[int, typer.Option("--epochs")] = 4,
+    lr: Annotated[float, typer.Option("--lr")] = 2e-3,
+    batch_size: Annotated[int, typer.Option("--batch-size")] = 32,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    checkpoint_every: Annotated[int, typer.Option("--checkpoint-every", help="Optimizer steps.")] = 50,
+    parent: Annotated[str | None, typer.Option("--parent", help="Champion adapter it follows.")] = None,
+    state: State = DEFAULT_STATE,
+) -> None:
+    """LoRA supervised fine-tuning (peft) of the base model on a dataset; resumes a killed run."""
+    from training.loop import LoopConfig
+    from training.lora import LLAMA_TARGETS, LoraSettings
+    from training.policies import STRUCTURED, model_kind
+    from training.registry import adapters_root
+
+    base = base_folder(state, base_model)
+    data = Path(dataset_name)
+    if not (data / "manifest.json").is_file():
+        data = state / "datasets" / dataset_name
+    if not (data / "manifest.json").is_file():
+        console.print(f"[red]no dataset {dataset_name}[/] (a folder, or a name under {state / 'datasets'})")
+        raise typer.Exit(2)
+    out = adapters_root(state) / adapter_id
+    if (out / "adapter_config.json").is_file():
+        console.print(f"[red]adapter {adapter_id} already exists[/] in {out}; choose another id")
+        raise typer.Exit(2)
+    loop = LoopConfig(
+        epochs=epochs, batch_size=batch_size, lr=lr, seed=seed, checkpoint_every=checkpoint_every
+    )
+    structured = model_kind(base) == STRUCTURED
+    settings = (
+        LoraSettings(r=r, alpha=alpha)
+        if structured
+        else LoraSettings(r=r, alpha=alpha, target_modules=LLAMA_TARGETS, modules_to_save=())
+    )
+    with progress_bar() as bar:
+        stages: dict[str, object] = {}
+
+        def stage(name_: str, done: int, total: int) -> None:
+            if name_ not in stages:
+                stages[name_] = bar.add_task(name_, total=total, info="")
+            bar.update(stages[name_], completed=done)  # type: ignore[arg-type]
+
+        job = bar.add_task("training", total=None, info="")
+        if structured:
+            from training.structured.sft import sft_structured
+
+            lineage = sft_structured(
+                base,
+                data,
+                out,
+                settings=settings,
+                loop=loop,
+                parent_adapter_id=parent,
+                on_step=lambda report: _loop_bar(bar, job, report),
+                progress=stage,
+            )
+        else:
+            from training.hf.sft import sft_hf
+
+            lineage = sft_hf(
+                base,
+                data,
+                out,
+                settings=settings,
+                loop=loop,
+                parent_adapter_id=parent,
+                on_step=lambda report: _loop_bar(bar, job, report),
+            )
+    training_ = lineage["training"]
+    console.print(
+        f"adapter {adapter_id}: {lineage['steps']} examples from {lineage['rows_used']} rows "
+        f"({lineage['rows_skipped']} left out), final loss {training_['final_loss']:.4f}, "
+        f"{training_['seconds']:.0f} s; written to {out}"
+    )
+
+
+def _register_evaluation() -> None:
+    from loopline.commands import train_eval
+
+    train_eval.register(app)
+
+
+_register_evaluation()

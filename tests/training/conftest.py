@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from envs.rcm.tasks import generate_base, generate_edge
 from envs.tasksets import manifest_hash
 from schemas.tasks import Task
-from training.data import LoadedTaskSet
+from training.data import ChatRow, DatasetSpec, LoadedTaskSet, build_dataset
+from training.data.sources import task_family
+from training.loop import LoopConfig
+from training.structured.bootstrap import fit_structured
+from training.structured.store import save_model
 
 
 def _loaded(name: str, tasks: list[Task]) -> LoadedTaskSet:
@@ -31,3 +37,35 @@ def small_base() -> LoadedTaskSet:
 def small_edge() -> LoadedTaskSet:
     """One rcm-edge task per edge kind."""
     return _loaded("rcm-edge", generate_edge(0, per_kind=1))
+
+
+TINY_FAMILIES = ("carc:1", "carc:18", "carc:B7")
+"""Families the tiny structured model learns: a patient share, a duplicate, a hand-off."""
+
+
+@pytest.fixture(scope="session")
+def tiny_families() -> tuple[str, ...]:
+    """The families the tiny structured model learns."""
+    return TINY_FAMILIES
+
+
+@pytest.fixture(scope="session")
+def tiny_rows(small_base: LoadedTaskSet) -> list[ChatRow]:
+    """Gold rows of one task of each tiny family."""
+    tasks = [t for t in small_base.tasks if task_family(t) in TINY_FAMILIES]
+    return build_dataset(DatasetSpec(name="tiny", primary=(_loaded("rcm-base", tasks),))).rows
+
+
+@pytest.fixture(scope="session")
+def tiny_structured(tmp_path_factory: pytest.TempPathFactory, tiny_rows: list[ChatRow]) -> Path:
+    """A structured policy model overfit on the tiny rows in a few seconds, saved to a folder."""
+    fit = fit_structured(
+        tiny_rows,
+        d_model=32,
+        layers=1,
+        heads=2,
+        loop=LoopConfig(epochs=60, batch_size=8, lr=5e-3, warmup=0.05),
+    )
+    folder = tmp_path_factory.mktemp("models") / "tiny-structured"
+    save_model(folder, fit.model, fit.vocab, {"name": "tiny-structured", "final_loss": fit.result.final_loss})
+    return folder

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from adapters.chat import DEFAULT_SYSTEM_PROMPT, prompt_hash
 from adapters.spec import ToolSpec
 from envs.domain import DOMAINS
+from training.data.corrupt import corrupted
 from training.data.episodes import task_rows
 from training.data.manifest import DatasetManifest, SourceRecord
 from training.data.phi import PhiScrubber
@@ -52,6 +53,9 @@ class DatasetSpec:
     """Seed of the replay sample."""
     alternatives: bool = True
     """Include every alternative gold trajectory, not just the gold solution."""
+    corrupt: bool = False
+    """Replace every task's gold with one of its outcome-changing mutants (`training.data.corrupt`),
+    to prove the gate stops what such data teaches."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.replay_ratio < 1.0:
@@ -86,7 +90,8 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
         for task_set in sets:
             rows: list[ChatRow] = []
             for task in task_set.tasks:
-                rendered = task_rows(task, task_set=task_set.label, role=role)
+                source = corrupted(task) if spec.corrupt else task
+                rendered = task_rows(source, task_set=task_set.label, role=role)
                 rows += rendered if spec.alternatives else rendered[:1]
                 done += 1
                 if progress is not None:
@@ -119,6 +124,7 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
         rows=len(rows),
         seed=spec.seed,
         replay_ratio=spec.replay_ratio,
+        corrupted=spec.corrupt,
         sources=sources,
         task_set_versions={s.name: s.version for s in (*spec.primary, *spec.replay)},
         counts=_counts(rows),
@@ -198,6 +204,7 @@ def load_dataset(folder: Path) -> Dataset:
 
 def _atomic_write(path: Path, data: bytes) -> None:
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    os.fchmod(handle, 0o644)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)

@@ -50,6 +50,8 @@ class DatasetManifest(BaseModel):
     """Seed of the replay sample."""
     replay_ratio: float = Field(ge=0.0, lt=1.0)
     """Share of the rows drawn from the replay buffer."""
+    corrupted: bool = False
+    """True when the gold was deliberately replaced by wrong trajectories (a gate test)."""
     sources: tuple[SourceRecord, ...]
     """Task sets drawn from."""
     task_set_versions: dict[str, int | None] = Field(default_factory=dict)

@@ -53,3 +53,21 @@ def task_family(task: Task) -> str:
         if found is not None:
             return found
     return task.tags[0] if task.tags else "untagged"
+
+
+def only_families(task_set: LoadedTaskSet, families: frozenset[str]) -> LoadedTaskSet:
+    """The tasks of `task_set` in `families` (`edge:multi_carc`, `carc:16`), relabelled and re-hashed."""
+    tasks = tuple(t for t in task_set.tasks if task_family(t) in families)
+    return LoadedTaskSet(
+        label=f"{task_set.label} [{', '.join(sorted(families))}]",
+        name=task_set.name,
+        version=task_set.version,
+        seed=task_set.seed,
+        set_hash=manifest_hash([t.compute_hash() for t in tasks]),
+        tasks=tasks,
+    )
+
+
+def without_families(task_set: LoadedTaskSet, families: frozenset[str]) -> LoadedTaskSet:
+    """The tasks of `task_set` outside `families`."""
+    return only_families(task_set, frozenset({task_family(t) for t in task_set.tasks}) - families)

@@ -1,0 +1,87 @@
+"""The gate applies its rules to a paired evaluation and says why it stops a candidate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from training.evaluate import EvalReport, PairedSuite, SuiteRun, Trial, bootstrap_interval, pair
+from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
+from training.registry import EVALUATED, read_evaluation, store_report, store_verdict
+
+
+def _run(policy: str, passed: list[bool], suite: str = "base") -> SuiteRun:
+    trials = [
+        Trial(task_id=f"t{i}", seed=0, family=f"f{i % 2}", passed=p, score=float(p))
+        for i, p in enumerate(passed)
+    ]
+    return SuiteRun(suite=suite, policy=policy, trials=trials)
+
+
+def _suite(name: str, champion: float, candidate: float, n: int = 100) -> PairedSuite:
+    a = [i < round(champion * n) for i in range(n)]
+    b = [i < round(candidate * n) for i in range(n)]
+    return pair(_run("cand", b, name), _run("champ", a, name))
+
+
+def test_pairing_counts_flips_and_the_difference_per_family() -> None:
+    paired = pair(_run("cand", [True, False, True, True]), _run("champ", [True, True, False, False]))
+    assert (paired.pass_to_fail, paired.fail_to_pass) == (1, 2)
+    assert paired.delta == 0.25 and paired.candidate == 0.75 and paired.champion == 0.5
+    assert [(f.family, f.tasks) for f in paired.families] == [("f0", 2), ("f1", 2)]
+
+
+def test_the_interval_holds_the_mean_and_is_reproducible() -> None:
+    diffs = [1.0] * 30 + [0.0] * 70
+    low, high = bootstrap_interval(diffs, seed=1)
+    assert low < 0.3 < high and (low, high) == bootstrap_interval(diffs, seed=1)
+    assert bootstrap_interval([0.5] * 10) == (0.5, 0.5)
+
+
+def test_a_candidate_that_learns_the_promoted_tasks_and_keeps_the_base_passes() -> None:
+    report = EvalReport(
+        candidate="c",
+        champion="b",
+        seeds=[0],
+        suites=[_suite("base", 0.98, 0.97), _suite("promoted", 0.2, 0.9)],
+    )
+    verdict = judge(report, DEFAULT_RULES)
+    assert verdict.passed and verdict.reasons == []
+
+
+def test_a_base_regression_stops_the_candidate_with_the_numbers() -> None:
+    report = EvalReport(
+        candidate="c",
+        champion="b",
+        seeds=[0],
+        suites=[_suite("base", 0.98, 0.60), _suite("promoted", 0.2, 0.9)],
+    )
+    verdict = judge(report, DEFAULT_RULES)
+    assert not verdict.passed
+    (reason,) = verdict.reasons
+    assert reason.startswith("base: drop +38.0 points exceeds the allowed 2.0") and "38 pass->fail" in reason
+
+
+def test_a_gain_judged_at_its_lower_bound_needs_enough_tasks() -> None:
+    small = EvalReport(candidate="c", champion="b", seeds=[0], suites=[_suite("promoted", 0.3, 0.75, n=8)])
+    rules = GateRules(rules=[GateRule(suite="promoted", min_gain=40.0)])
+    assert not judge(small, rules).passed
+    assert judge(small, GateRules(rules=[GateRule(suite="promoted", min_gain=40.0, gain_at="point")])).passed
+
+
+def test_a_rule_about_a_missing_suite_fails() -> None:
+    report = EvalReport(candidate="c", champion="b", seeds=[0], suites=[_suite("base", 0.9, 0.9)])
+    verdict = judge(report, DEFAULT_RULES)
+    assert not verdict.passed and "no suite 'promoted'" in verdict.reasons[0]
+
+
+def test_the_verdict_is_stored_with_the_adapter_as_an_evaluated_event(tmp_path: Path) -> None:
+    report = EvalReport(candidate="c", champion="b", seeds=[0], suites=[_suite("base", 0.9, 0.5)])
+    store_report(tmp_path, report)
+    assert read_evaluation(tmp_path) == (report, None)
+    verdict = judge(report, DEFAULT_RULES)
+    store_verdict(tmp_path, report, DEFAULT_RULES, verdict)
+    assert read_evaluation(tmp_path)[1] == verdict
+    (event,) = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert event["type"] == EVALUATED and event["subject"] == tmp_path.name
+    assert event["data"]["passed"] is False and event["data"]["suites"]["base"]["pass_to_fail"] == 40

@@ -1,0 +1,117 @@
+"""The gate: configurable rules over a paired evaluation decide whether an adapter may ship.
+
+Rules are per suite, in points of pass@1: a least gain (the promoted suite must improve by at
+least X points) and a largest loss (the base suite may not drop by more than Y points). By default
+a gain must hold at its interval's lower bound and a loss is judged at the point estimate; both
+can be switched. The verdict lists every check with the numbers it read, so the reason a candidate
+was stopped is plain.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from training.evaluate import EvalReport
+
+
+class GateRule(BaseModel):
+    """One suite's requirement."""
+
+    suite: str
+    """Suite name, as in the evaluation report."""
+    min_gain: float | None = None
+    """Least improvement over the champion, in points of pass@1 (40 = forty points)."""
+    max_loss: float | None = None
+    """Largest drop allowed, in points of pass@1."""
+    gain_at: Literal["point", "ci_low"] = "ci_low"
+    """Judge the gain at the point estimate or at the interval's lower bound."""
+    loss_at: Literal["point", "ci_low"] = "point"
+    """Judge the loss at the point estimate or at the interval's lower bound (stricter)."""
+
+
+class GateRules(BaseModel):
+    """Every rule a candidate must meet."""
+
+    rules: list[GateRule] = Field(default_factory=list)
+
+
+class GateCheck(BaseModel):
+    """One rule applied."""
+
+    name: str
+    passed: bool
+    value: float
+    threshold: float
+    reason: str
+
+
+class GateVerdict(BaseModel):
+    """Ship or not, and why."""
+
+    passed: bool
+    checks: list[GateCheck]
+    reasons: list[str]
+    """The reason of every failed check (empty when it passed)."""
+
+
+DEFAULT_RULES = GateRules(
+    rules=[
+        GateRule(suite="promoted", min_gain=40.0),
+        GateRule(suite="base", max_loss=2.0),
+    ]
+)
+"""The issue's bar: +40 points on the promoted suite, at most -2 on the base suite."""
+
+
+def judge(report: EvalReport, rules: GateRules) -> GateVerdict:
+    """Apply every rule; a rule about a suite the report lacks fails, saying so."""
+    checks = []
+    for rule in rules.rules:
+        try:
+            suite = report.suite(rule.suite)
+        except KeyError as exc:
+            checks.append(
+                GateCheck(name=f"{rule.suite}.present", passed=False, value=0, threshold=0, reason=str(exc))
+            )
+            continue
+        if rule.min_gain is not None:
+            gain = 100 * (suite.ci_low if rule.gain_at == "ci_low" else suite.delta)
+            ok = gain >= rule.min_gain
+            where = "lower bound of the 95% interval" if rule.gain_at == "ci_low" else "point estimate"
+            checks.append(
+                GateCheck(
+                    name=f"{rule.suite}.min_gain",
+                    passed=ok,
+                    value=gain,
+                    threshold=rule.min_gain,
+                    reason=(
+                        f"{rule.suite}: gain {gain:+.1f} points ({where}) "
+                        f"{'meets' if ok else 'is below'} the required +{rule.min_gain:.1f} "
+                        f"({suite.champion:.1%} -> {suite.candidate:.1%} over {suite.tasks} tasks)"
+                    ),
+                )
+            )
+        if rule.max_loss is not None:
+            loss = -100 * (suite.ci_low if rule.loss_at == "ci_low" else suite.delta)
+            ok = loss <= rule.max_loss
+            checks.append(
+                GateCheck(
+                    name=f"{rule.suite}.max_loss",
+                    passed=ok,
+                    value=loss,
+                    threshold=rule.max_loss,
+                    reason=(
+                        f"{rule.suite}: drop {loss:+.1f} points "
+                        f"{'within' if ok else 'exceeds'} the allowed {rule.max_loss:.1f} "
+                        f"({suite.champion:.1%} -> {suite.candidate:.1%}; {suite.pass_to_fail} pass->fail, "
+                        f"{suite.fail_to_pass} fail->pass over {suite.tasks} tasks)"
+                    ),
+                )
+            )
+    return GateVerdict(
+        passed=all(c.passed for c in checks) and bool(checks),
+        checks=checks,
+        reasons=[c.reason for c in checks if not c.passed] or ([] if checks else ["no rules to apply"]),
+    )

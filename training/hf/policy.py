@@ -1,0 +1,80 @@
+"""`HFChatPolicy`: a local Hugging Face causal LM (and LoRA adapter) behind the chat interface."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
+
+from adapters.chat import Message
+from training.chat import ChatReply
+from training.hf.template import parse_reply, template_messages
+
+
+class HFChatPolicy:
+    """Greedy decoding through the model's chat template; tool calls parsed from the text."""
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: PreTrainedTokenizerBase,
+        name: str,
+        *,
+        max_new_tokens: int = 256,
+    ) -> None:
+        self.model: Any = model
+        self.model.eval()
+        self.tokenizer = tokenizer
+        self._name = name
+        self.max_new_tokens = max_new_tokens
+
+    @classmethod
+    def from_path(cls, path: Path, adapter: Path | None = None, *, name: str | None = None) -> HFChatPolicy:
+        """Load from local folders only (no hub access)."""
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model: Any = AutoModelForCausalLM.from_pretrained(
+            str(path), local_files_only=True, dtype=torch.float32
+        )
+        if adapter is not None:
+            from training.lora import load_adapter
+
+            model = load_adapter(model, adapter)
+        return cls(model, tokenizer, name or (adapter.name if adapter else path.name))
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def prompt_ids(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> list[int]:
+        """The token ids the model is given for this conversation."""
+        ids: Any = self.tokenizer.apply_chat_template(
+            template_messages(messages),
+            tools=[dict(t) for t in tools] or None,
+            add_generation_prompt=True,
+            tokenize=True,
+        )
+        return [int(i) for i in (ids["input_ids"] if hasattr(ids, "keys") else ids)]
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+        prompt = self.prompt_ids(messages, tools)
+        with torch.inference_mode():
+            out = self.model.generate(
+                torch.tensor([prompt]),
+                attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
+                max_new_tokens=self.max_new_tokens,
+                do_sample=False,
+                pad_token_id=self.tokenizer.pad_token_id,
+                eos_token_id=self.tokenizer.convert_tokens_to_ids("<|im_end|>")
+                if "<|im_end|>" in self.tokenizer.get_vocab()
+                else self.tokenizer.eos_token_id,
+            )
+        new = out[0, len(prompt) :].tolist()
+        text = str(self.tokenizer.decode(new, skip_special_tokens=False))
+        calls = sum(len(m.get("tool_calls") or ()) for m in messages if m.get("role") == "assistant")
+        reply = parse_reply(text.replace(str(self.tokenizer.pad_token or "<pad>"), ""), call_index=calls + 1)
+        return ChatReply(
+            reply.content, reply.tool_calls, prompt_tokens=len(prompt), completion_tokens=len(new)
+        )

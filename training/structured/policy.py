@@ -1,0 +1,66 @@
+"""The structured policy behind the chat interface: messages + tools in, one tool call or a final message out."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from adapters.chat import Message, arguments_text
+from training.chat import ChatReply, ChatToolCall
+from training.structured.batch import decide
+from training.structured.features import encode
+from training.structured.model import StructuredPolicyModel
+from training.structured.observe import observe
+from training.structured.templates import realize
+from training.structured.vocab import Vocab
+
+
+class StructuredPolicy:
+    """Greedy decoding of a `StructuredPolicyModel`; every value it writes is copied from the conversation."""
+
+    def __init__(self, model: StructuredPolicyModel, vocab: Vocab, name: str = "loopline-structured") -> None:
+        self.model = model.eval()
+        self.vocab = vocab
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+        """The next turn; an observation no template fits ends the episode with a message saying so."""
+        obs = observe(messages, tools)
+        offered = set(obs.offered)
+        allowed = [("final" in t) or (t.get("tool") in offered) for t in self.vocab.templates]
+        with torch.inference_mode():
+            try:
+                chosen, picks = decide(self.model, encode(obs, self.vocab), self.vocab.templates, allowed)
+            except ValueError as exc:
+                return ChatReply(content=f"no action fits: {exc}")
+        tool, arguments = realize(self.vocab.templates[chosen], [obs.items[i].value for i in picks])
+        if tool is None:
+            return ChatReply(content=str(arguments))
+        call_id = f"call-{len(obs.turns) + 1}"
+        return ChatReply(content=None, tool_calls=(ChatToolCall(call_id, tool, arguments_text(arguments)),))
+
+
+def load_structured_policy(
+    base: Path, adapter: Path | None = None, *, name: str | None = None
+) -> StructuredPolicy:
+    """The policy of a saved model folder, with a LoRA adapter folder merged in when given."""
+    from training.lora import load_adapter
+    from training.structured.store import load_model
+
+    stored = load_model(base)
+    if adapter is None:
+        return StructuredPolicy(
+            stored.model, stored.vocab, name or str(stored.manifest.get("name", base.name))
+        )
+    model = load_adapter(stored.model, adapter)
+    vocab_path = adapter / "vocab.json"
+    vocab = Vocab.load(vocab_path) if vocab_path.is_file() else stored.vocab
+    assert isinstance(model, StructuredPolicyModel)
+    return StructuredPolicy(model, vocab, name or adapter.name)
