@@ -9,6 +9,7 @@ from typing import Any
 from adapters import Toolbox
 from adapters.rcm import RCM_TOOLS, World
 from adapters.rcm.live import LiveBackend
+from adapters.rcm.work_items import work_item_problem
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
@@ -99,6 +100,7 @@ def rcm_services(
         rejected_events=lambda: rejected_events(capture),
         unavailable=(CaptureUnavailable, VaultUnavailable),
         labelling=Labelling.open(archive.engine),
+        work_item_problem=work_item_problem,
     )
 
 

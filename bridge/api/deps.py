@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, HTTPException, Request
 
 from bridge.api.auth import Role, require
 from bridge.api.runs import RunRegistry
 from bridge.api.services import BridgeServices
 from bridge.api.sessions import GatewaySessions
+from schemas import WorkItem
 
 PathId = str
 AGENT = Depends(require(Role.AGENT))
@@ -39,3 +40,10 @@ def get_runs(request: Request) -> RunRegistry:
 ServicesDep = Annotated[BridgeServices, Depends(get_services)]
 SessionsDep = Annotated[GatewaySessions, Depends(get_sessions)]
 RunsDep = Annotated[RunRegistry, Depends(get_runs)]
+
+
+def refuse_unworkable(services: BridgeServices, item: WorkItem) -> None:
+    """422 naming the field when the domain cannot work `item` (before any episode starts)."""
+    problem = services.work_item_problem(item) if services.work_item_problem is not None else None
+    if problem is not None:
+        raise HTTPException(422, f"work_item: {problem}")

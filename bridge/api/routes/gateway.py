@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from bridge.api.deps import AGENT, PathId, ServicesDep, SessionsDep
+from bridge.api.deps import AGENT, PathId, ServicesDep, SessionsDep, refuse_unworkable
 from bridge.api.models import (
     CloseGatewayEpisode,
     GatewayEpisode,
@@ -23,7 +23,9 @@ router = APIRouter(prefix="/v1/gateway/episodes", tags=["gateway"], dependencies
 def open_gateway_episode(
     body: OpenGatewayEpisode, services: ServicesDep, sessions: SessionsDep
 ) -> GatewayEpisode:
-    """Open an episode whose tool calls an external agent sends through the bridge."""
+    """Open an episode whose tool calls an external agent sends through the bridge (422 naming
+    the field for a work item the domain cannot work)."""
+    refuse_unworkable(services, body.work_item)
     episode_id = new_id()
     sessions.open(
         episode_id,
