@@ -16,10 +16,11 @@ from loopline.settings import KafkaSettings
 from schemas.topics import EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
-RoleName = Literal["agent", "reviewer", "operator"]
+RoleName = Literal["agent", "integration", "reviewer", "operator"]
 
 DEV_TOKENS: dict[str, RoleName] = {
     "dev-agent-token": "agent",
+    "dev-integration-token": "integration",
     "dev-reviewer-token": "reviewer",
     "dev-operator-token": "operator",
 }

@@ -1,7 +1,9 @@
 """The bridge HTTP API (FastAPI): run episodes, a tool gateway, an outcome webhook, read endpoints.
 
-Roles: `agent` runs episodes, uses the gateway and reports outcomes; `reviewer` reads and labels
-trajectories; `operator` may do everything and is the only role that can reveal PHI. OpenAPI at
+Roles (least privilege; docs/architecture.md has the matrix): `agent` runs episodes, uses the
+gateway and reads only its own episodes; `integration` reports later outcomes; `reviewer` reads
+every episode, labels trajectories and reviews drafts; `operator` reads episodes and capture's
+state and is the only role that can reveal PHI. OpenAPI at
 `/openapi.json`. The routes live in `bridge.api.routes` (and `bridge.api.labels`, `bridge.api.review`); they reach
 this process's services through the dependencies in `bridge.api.deps`.
 """
@@ -15,6 +17,7 @@ from fastapi.responses import JSONResponse
 
 from bridge.api.auth import TokenTable
 from bridge.api.labels import label_router
+from bridge.api.owners import EpisodeOwners
 from bridge.api.review import Reviewing, review_router
 from bridge.api.routes import episodes, gateway, operator, outcomes, read
 from bridge.api.runs import RunRegistry
@@ -53,6 +56,7 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app = FastAPI(title="Loopline bridge", version="1", description=__doc__)
     app.state.tokens, app.state.services = tokens, services
     app.state.sessions, app.state.runs = GatewaySessions(services.toolbox), RunRegistry()
+    app.state.owners = EpisodeOwners()
     app.middleware("http")(limit_body)
     app.add_exception_handler(SessionError, session_error)
     for unavailable in services.unavailable:

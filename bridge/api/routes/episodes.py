@@ -8,7 +8,16 @@ from typing import Any
 from fastapi import APIRouter, HTTPException, status
 from fastapi.responses import JSONResponse
 
-from bridge.api.deps import AGENT, READER, PathId, RunsDep, ServicesDep, refuse_unworkable
+from bridge.api.deps import (
+    AgentCaller,
+    EpisodeReaderCaller,
+    OwnersDep,
+    PathId,
+    RunsDep,
+    ServicesDep,
+    refuse_unworkable,
+    visible_to,
+)
 from bridge.api.models import EpisodeRun, StartEpisode
 from bridge.api.services import BridgeServices
 from bridge.runtime import EpisodeResult
@@ -43,12 +52,15 @@ def run_view(result: EpisodeResult) -> EpisodeRun:
     )
 
 
-@router.post("/v1/episodes", response_model=EpisodeRun, dependencies=[AGENT])
-def start_episode(body: StartEpisode, services: ServicesDep, runs: RunsDep) -> Any:
+@router.post("/v1/episodes", response_model=EpisodeRun)
+def start_episode(
+    body: StartEpisode, caller: AgentCaller, services: ServicesDep, runs: RunsDep, owners: OwnersDep
+) -> Any:
     """Run the deployed policy on a work item; `wait=false` answers 202 at once. A work item the
     domain cannot work is refused with 422 naming the field."""
     refuse_unworkable(services, body.work_item)
     episode_id = new_id()
+    owners.add(episode_id, caller.id)
     future = services.executor.submit(
         services.runner.run, body.work_item, episode_id=episode_id, payload_model=services.payload_model
     )
@@ -59,11 +71,14 @@ def start_episode(body: StartEpisode, services: ServicesDep, runs: RunsDep) -> A
     return finished_view(episode_id, future, services)
 
 
-@router.get("/v1/runs/{episode_id}", response_model=EpisodeRun, dependencies=[READER])
-def get_run(episode_id: PathId, runs: RunsDep, services: ServicesDep) -> EpisodeRun:
-    """An episode started through `POST /v1/episodes`, running or finished."""
+@router.get("/v1/runs/{episode_id}", response_model=EpisodeRun)
+def get_run(
+    episode_id: PathId, caller: EpisodeReaderCaller, runs: RunsDep, services: ServicesDep, owners: OwnersDep
+) -> EpisodeRun:
+    """An episode started through `POST /v1/episodes`, running or finished (an agent sees only
+    the runs it started)."""
     future = runs.get(episode_id)
-    if future is None:
+    if future is None or not visible_to(caller, owners, episode_id):
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no run {episode_id!r} in this process")
     if not future.done():
         return EpisodeRun(episode_id=episode_id, status="running")

@@ -21,7 +21,13 @@ from bridge.store import ArchiveRecord, SqlEventArchive
 from loopline.bridge_app import rcm_services
 from schemas.codec import from_structured
 
-TOKENS = {"agent-token": Role.AGENT, "reviewer-token": Role.REVIEWER, "operator-token": Role.OPERATOR}
+TOKENS = {
+    "agent-token": Role.AGENT,
+    "other-agent-token": Role.AGENT,
+    "integration-token": Role.INTEGRATION,
+    "reviewer-token": Role.REVIEWER,
+    "operator-token": Role.OPERATOR,
+}
 
 
 @dataclass
