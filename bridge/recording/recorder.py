@@ -195,14 +195,13 @@ class EpisodeRecorder:
         queue: str | None = None,
     ) -> Event:
         """Record a hand-off to a human."""
-        return self._emit(
-            Escalated(
-                reason=self._scrub(reason) or "",
-                trigger=trigger,
-                recommendation=self._scrub(recommendation),
-                queue=queue,
-            )  # fmt: skip
+        scrubbed = Escalated(
+            reason=self._scrub(reason) or "",
+            trigger=trigger,
+            recommendation=self._scrub(recommendation),
+            queue=queue,
         )
+        return self._emit(scrubbed)
 
     def human_intervened(
         self,
