@@ -69,9 +69,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("address", re.compile(r"\bP\.?\s?O\.?\s+Box\s+\d+\b", re.I)),
     ("zip", re.compile(r"\b(?:[A-Z]{2}|ZIP(?:\s+code)?:?)\s+(?P<v>\d{5}(?:-\d{4})?)\b")),
     (
-        "name",  # a capitalised name after a title or the word patient / member
+        "name",  # a capitalised name after a title, a role or a relation
         re.compile(
-            r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|patient|pt|member|subscriber|guarantor)\.?\s+"
+            r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr|patient|pt|member|subscriber|guarantor|daughter|son|wife|"
+            r"husband|spouse|mother|father|sister|brother|guardian|caregiver|parent)\.?\s+"
             r"(?P<v>[A-Z][a-z'-]+(?:\s+[A-Z]\.)?(?:\s+[A-Z][a-z'-]+)?)"
         ),
     ),
