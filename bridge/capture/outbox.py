@@ -226,6 +226,13 @@ class SqliteOutbox:
         """One episode's stored events in structured form, as written, in seq order."""
         return [row.structured() for row in self.rows(episode_id)]
 
+    def last_rows(self) -> list[OutboxRow]:
+        """The newest stored row of every stream (pruning keeps each stream's last row), in append
+        order: what start-up recovery reads to find episodes a crash left open."""
+        return self._rows(
+            "WHERE o.seq = (SELECT max(l.seq) FROM main.outbox l WHERE l.episode_id = o.episode_id) ORDER BY o.pos"
+        )
+
     def stream_head(self, episode_id: str) -> StreamHead:
         """(next_seq, prevhash) after the episode's last stored event; `UnknownStream` if none."""
         sql = "SELECT seq, hash FROM main.outbox WHERE episode_id = ? ORDER BY seq DESC LIMIT 1"

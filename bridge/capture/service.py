@@ -11,8 +11,10 @@ from pydantic import BaseModel
 
 from bridge.capture.config import CaptureConfig
 from bridge.capture.outbox import OutboxClosed, SqliteOutbox
+from bridge.capture.recovery import close_interrupted
 from bridge.capture.relay import KafkaRelay, ProcessRelay
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor, SnapshotRedact
+from bridge.recording.gate import GatedSink
 from bridge.recording.outcome import record_outcome
 from bridge.recording.recorder import EpisodeRecorder
 from bridge.recording.sink import CaptureUnavailable
@@ -29,7 +31,12 @@ class CaptureService:
     vault: PhiVault
     redactor: Redactor
     relay: KafkaRelay | ProcessRelay | None
+    gate: GatedSink = field(init=False)
+    """What recorders append through: closed by `stop_taking_events` while the process drains."""
     _closed: bool | None = field(default=None, init=False)  # the answer of the first close()
+
+    def __post_init__(self) -> None:
+        self.gate = GatedSink(self.outbox)
 
     @classmethod
     def open(cls, config: CaptureConfig, *, start_relay: bool = True) -> CaptureService:
@@ -58,7 +65,7 @@ class CaptureService:
         traceparent: str | None = None,
     ) -> EpisodeRecorder:
         """The recorder of a new episode (a fresh UUIDv7 id when none is given)."""
-        return EpisodeRecorder(episode_id or new_id(), sink=self.outbox, redactor=self.redactor,
+        return EpisodeRecorder(episode_id or new_id(), sink=self.gate, redactor=self.redactor,
                                source=self.config.source, args_models=args_models,
                                snapshot_redact=snapshot_redact, traceparent=traceparent)  # fmt: skip
 
@@ -66,8 +73,17 @@ class CaptureService:
         self, episode_id: str, outcome: OutcomeObserved, *, details_model: type[BaseModel] | None = None
     ) -> Event:
         """Append `outcome.observed` to an episode recorded by this outbox."""
-        return record_outcome(self.outbox, episode_id, outcome, redactor=self.redactor,
+        return record_outcome(self.gate, episode_id, outcome, redactor=self.redactor,
                               source=self.config.source, details_model=details_model)  # fmt: skip
+
+    def stop_taking_events(self, reason: str) -> None:
+        """Refuse every later append from recorders (`CaptureUnavailable` with `reason`)."""
+        self.gate.close_gate(reason)
+
+    def close_interrupted(self, reason: str) -> list[Event]:
+        """Close every episode of the outbox left open (`episode.interrupted`); the events written.
+        Call it at start-up, before any episode runs, or after `stop_taking_events`."""
+        return close_interrupted(self.outbox, self.redactor, self.config.source, reason)
 
     def health(self) -> dict[str, Any]:
         """Capture's state for `/healthz`: `degraded` when the relay should run and does not (events

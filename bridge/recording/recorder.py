@@ -35,6 +35,7 @@ from schemas import (
 )
 from schemas.events import (
     EpisodeEnded,
+    EpisodeInterrupted,
     EpisodeStarted,
     Escalated,
     HumanIntervened,
@@ -233,6 +234,10 @@ class EpisodeRecorder:
         """Record `episode.ended`."""
         return self._emit(EpisodeEnded(status=status, steps=steps, tool_calls=tool_calls, duration_ms=duration_ms,
                                        final_message=self._scrub(final_message), world_hash=world_hash))  # fmt: skip
+
+    def interrupted(self, data: EpisodeInterrupted) -> Event:
+        """Record that the episode was cut off and is closed by its bridge (`bridge.capture.recovery`)."""
+        return self._emit(data.model_copy(update={"reason": self._scrub(data.reason) or "interrupted"}))
 
     def outcome_observed(
         self, data: OutcomeObserved, *, details_model: type[BaseModel] | None = None
