@@ -88,6 +88,13 @@ class BridgeSettings(BaseSettings):
         default=Path(".loopline/drafts"),
         description="The draft store the promotion worker writes (its LOOPLINE_DRAFTS_DIR).",
     )
+    drain_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="On SIGTERM or SIGINT: how long running episodes may take to finish before the rest "
+        "are closed as interrupted.",
+    )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 
     @model_validator(mode="after")

@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 
 from bridge.api.auth import TokenTable
 from bridge.api.body_limit import BodyLimit
+from bridge.api.draining import Draining
 from bridge.api.labels import label_router
 from bridge.api.owners import EpisodeOwners
 from bridge.api.review import Reviewing, review_router
@@ -47,7 +48,8 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app = FastAPI(title="Loopline bridge", version="1", description=__doc__)
     app.state.tokens, app.state.services = tokens, services
     app.state.sessions, app.state.runs = GatewaySessions(services.toolbox), RunRegistry()
-    app.state.owners = EpisodeOwners()
+    app.state.owners, app.state.draining = EpisodeOwners(), False
+    app.add_middleware(Draining, state=app.state)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)  # outermost: before parsing and auth
     app.add_exception_handler(SessionError, session_error)
     for unavailable in services.unavailable:
