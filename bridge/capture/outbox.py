@@ -199,6 +199,15 @@ class SqliteOutbox:
         sql = f"SELECT count(*) FROM main.outbox o WHERE o.pos > ? AND o.pos <= ? AND {UNSETTLED}"
         return int(self._read(sql, (self._floor, upto_pos if upto_pos is not None else 2**63 - 1))[0][0])
 
+    def oldest_pending_at(self) -> float | None:
+        """When the oldest row still waiting for its final word was appended (Unix time); None
+        when nothing waits."""
+        first = self._first_unsettled()
+        if first is None:
+            return None
+        found = self._read("SELECT appended_at FROM main.outbox WHERE pos = ?", (first,))
+        return float(found[0][0]) if found else None
+
     def all_settled(self, upto_pos: int | None = None) -> bool:
         """Whether every row (up to `upto_pos`) has its final word: what a relay's `flush` waits for."""
         first = self._first_unsettled()

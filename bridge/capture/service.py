@@ -3,6 +3,7 @@ composition root (`loopline/`) opens one per process and hands `service.recorder
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -85,20 +86,45 @@ class CaptureService:
         Call it at start-up, before any episode runs, or after `stop_taking_events`."""
         return close_interrupted(self.outbox, self.redactor, self.config.source, reason)
 
-    def health(self) -> dict[str, Any]:
-        """Capture's state for `/healthz`: `degraded` when the relay should run and does not (events
-        then wait, safe, in the outbox) or the outbox cannot be read; the relay's counters otherwise."""
+    def health(self, now: float | None = None) -> dict[str, Any]:
+        """Capture's state for `/healthz`, with the relay's counters and the age of the backlog.
+
+        `degraded`, with the `reasons`, when the relay should run and does not, when events wait and
+        the relay's last error is recent (it cannot deliver: a broker down), when the oldest waiting
+        event is older than `backlog_alarm_s`, or when the outbox cannot be read. Events then wait,
+        safe, in the outbox."""
+        now = time.time() if now is None else now
         try:
+            oldest = self.outbox.oldest_pending_at()
             if self.relay is None:
-                return {"status": "ok", "relay": "off", "pending": self.outbox.pending_count()}
-            metrics = self.relay.metrics()
+                pending = self.outbox.pending_count()
+                age = None if oldest is None else round(now - oldest, 3)
+                return {"status": "ok", "relay": "off", "pending": pending, "backlog_age_s": age}
+            counters = asdict(self.relay.metrics())
         except OutboxClosed:
             return {"status": "closed", "relay": "off"}
         except CaptureUnavailable as exc:
-            return {"status": "degraded", "relay": "unknown", "last_error": str(exc)}
-        counters = asdict(metrics)
-        status, relay = ("ok", "running") if counters.pop("running") else ("degraded", "stopped")
-        return {"status": status, "relay": relay, **counters}
+            return {
+                "status": "degraded",
+                "relay": "unknown",
+                "last_error": str(exc),
+                "reasons": ["outbox unreadable"],
+            }
+        age = None if oldest is None else max(0.0, now - oldest)
+        running = counters.pop("running")
+        reasons = [] if running else ["the relay is not running"]
+        error_at = counters.get("last_error_at")
+        if age is not None and error_at is not None and now - error_at <= self.config.error_alarm_s:
+            reasons.append(f"the relay cannot deliver: {counters.get('last_error')}")
+        if age is not None and age > self.config.backlog_alarm_s:
+            reasons.append(f"the oldest undelivered event has waited {age:.0f} s")
+        return {
+            "status": "degraded" if reasons else "ok",
+            "relay": "running" if running else "stopped",
+            "reasons": reasons,
+            "backlog_age_s": None if age is None else round(age, 3),
+            **counters,
+        }
 
     def close(self, timeout: float = 10.0) -> bool:
         """Drain the relay for up to `timeout`, then close everything; True if every event was

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import secrets
+import socket
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -64,7 +66,7 @@ def test_health_shows_the_relay_and_turns_degraded_when_it_should_run_and_does_n
 ) -> None:
     (tmp_path / "off").mkdir()
     with CaptureService.open(config(tmp_path / "off")) as without_kafka:
-        assert without_kafka.health() == {"status": "ok", "relay": "off", "pending": 0}
+        assert without_kafka.health() == {"status": "ok", "relay": "off", "pending": 0, "backlog_age_s": None}
     create_topic(kafka_config, unique_topic)
     with CaptureService.open(config(tmp_path, kafka=kafka_config, topic=unique_topic)) as service:
         events = record_episode(service.recorder("ep-1", args_models=ARGS_MODELS))
@@ -77,3 +79,25 @@ def test_health_shows_the_relay_and_turns_degraded_when_it_should_run_and_does_n
         health = service.health()
         assert (health["status"], health["relay"], health["pending"]) == ("degraded", "stopped", 1)
     assert service.health()["status"] == "closed"
+
+
+def test_health_is_degraded_while_the_relay_cannot_deliver_and_once_the_backlog_is_old(
+    tmp_path: Path,
+) -> None:
+    with socket.socket() as closed:  # a port nothing listens on: a broker that is down
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    broker_down = {"bootstrap.servers": f"127.0.0.1:{port}", "socket.connection.setup.timeout.ms": 1000}
+    settings = config(tmp_path, kafka=broker_down, topic="t", relay_process=False, backlog_alarm_s=60)
+    with CaptureService.open(settings) as service:
+        service.recorder("ep-1", args_models=ARGS_MODELS).escalated("waiting", trigger="rule")
+        fresh = service.health()
+        assert fresh["relay"] == "running" and fresh["pending"] == 1 and fresh["backlog_age_s"] < 60
+        old = service.health(now=time.time() + 120)
+        assert old["status"] == "degraded" and any("waited" in reason for reason in old["reasons"])
+        deadline = time.monotonic() + 20
+        while service.health()["status"] == "ok" and time.monotonic() < deadline:
+            time.sleep(0.2)  # librdkafka reports the refused connection within seconds
+        now = service.health()
+        assert now["status"] == "degraded" and any("cannot deliver" in r for r in now["reasons"]), now
+        service.close(timeout=0.5)
