@@ -1,12 +1,16 @@
-"""Audit the archive: verify every stream's hash chain on the structured JSON as stored."""
+"""Audit the archive: verify every stream's hash chain on the structured JSON as stored, and compare
+it with signed checkpoints of the stream heads kept outside it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from bridge.audit.checkpoints import CheckpointError, HeadFinding, compare_heads, verify_checkpoint
 from bridge.store.archive import SqlEventArchive
 from schemas.chain import ChainBreak, verify_chain
 
@@ -59,3 +63,21 @@ def audit_streams(
 def audit_archive(archive: SqlEventArchive, *, progress: Callable[[int], None] | None = None) -> AuditReport:
     """Verify every stream in the archive; a stream is held in memory one at a time."""
     return audit_streams(archive.iter_streams(), progress=progress)
+
+
+def audit_checkpoints(
+    archive: SqlEventArchive, checkpoints: Iterable[Mapping[str, Any]], key: Ed25519PublicKey
+) -> tuple[list[str], list[HeadFinding]]:
+    """Check the archive against signed checkpoints (each file's signature first, then the highest
+    checkpointed head of every stream): the refused checkpoints, with why, and what the archive
+    deleted, truncated or rewrote."""
+    refused: list[str] = []
+    heads: dict[str, tuple[int, str]] = {}
+    for doc in checkpoints:
+        try:
+            for stream, head in verify_checkpoint(doc, key).items():
+                if stream not in heads or head[0] > heads[stream][0]:
+                    heads[stream] = head
+        except CheckpointError as exc:
+            refused.append(str(exc))
+    return refused, compare_heads(heads, archive.head_at)
