@@ -77,6 +77,9 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         kafka=settings.kafka.client_config("producer"),
         relay_process=settings.relay_process,
         durability=settings.durability,
+        checkpoint_key=settings.checkpoint_key,
+        checkpoint_dir=settings.checkpoint_dir,
+        checkpoint_interval_s=settings.checkpoint_interval_s,
     )
 
 

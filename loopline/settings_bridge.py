@@ -88,6 +88,16 @@ class BridgeSettings(BaseSettings):
         default=Path(".loopline/drafts"),
         description="The draft store the promotion worker writes (its LOOPLINE_DRAFTS_DIR).",
     )
+    checkpoint_key: SecretStr | None = Field(
+        default=None,
+        description="Ed25519 seed (base64, `loopline audit keygen`) signing checkpoints of the stream heads; "
+        "unset: no checkpoints.",
+    )
+    checkpoint_dir: Path = Field(
+        default=Path(".loopline/checkpoints"),
+        description="Where signed checkpoints go: outside the archive (in production, storage nobody rewrites).",
+    )
+    checkpoint_interval_s: float = Field(default=60.0, gt=0, description="Seconds between checkpoints.")
     drain_s: float = Field(
         default=30.0,
         gt=0,

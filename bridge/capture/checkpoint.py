@@ -11,7 +11,9 @@ checkpoint never names an event the archive could not have received.
 from __future__ import annotations
 
 import json
+import logging
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -19,6 +21,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from bridge.audit.checkpoints import sign_checkpoint
 from bridge.capture.outbox import SqliteOutbox
+from bridge.recording import CaptureUnavailable
+
+_log = logging.getLogger(__name__)
 
 
 def delivered_heads(outbox: SqliteOutbox) -> dict[str, tuple[int, str]]:
@@ -42,3 +47,38 @@ def write_checkpoint(
     partial.write_text(json.dumps(doc, sort_keys=True))
     os.replace(partial, path)
     return path
+
+
+class CheckpointWriter:
+    """Writes a checkpoint every `interval_s` on a daemon thread, and once more on `stop`."""
+
+    def __init__(
+        self, outbox: SqliteOutbox, key: Ed25519PrivateKey, *, source: str, folder: Path, interval_s: float
+    ) -> None:
+        self._outbox, self._key, self._source, self._folder = outbox, key, source, folder
+        self._interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="checkpoints", daemon=True)
+
+    def start(self) -> None:
+        """Start writing periodically."""
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval_s):
+            self.write()
+
+    def write(self) -> Path | None:
+        """Write one checkpoint now; None (logged) when the outbox or the folder fails."""
+        try:
+            return write_checkpoint(self._outbox, self._key, source=self._source, folder=self._folder)
+        except (OSError, CaptureUnavailable) as exc:
+            _log.error("no checkpoint written: %s", exc)
+            return None
+
+    def stop(self) -> Path | None:
+        """Stop the thread and write a last checkpoint (call it with the outbox still open)."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        return self.write()

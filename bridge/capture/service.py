@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bridge.audit.checkpoints import private_key
+from bridge.capture.checkpoint import CheckpointWriter
 from bridge.capture.config import CaptureConfig
 from bridge.capture.outbox import OutboxClosed, SqliteOutbox
 from bridge.capture.recovery import close_interrupted
@@ -32,6 +34,8 @@ class CaptureService:
     vault: PhiVault
     redactor: Redactor
     relay: KafkaRelay | ProcessRelay | None
+    checkpoints: CheckpointWriter | None = None
+    """Writes signed checkpoints of the delivered heads when `config.checkpoint_key` is set."""
     gate: GatedSink = field(init=False)
     """What recorders append through: closed by `stop_taking_events` while the process drains."""
     _closed: bool | None = field(default=None, init=False)  # the answer of the first close()
@@ -55,7 +59,14 @@ class CaptureService:
             )  # fmt: skip
             if start_relay:
                 relay.start()
-        return cls(config, outbox, vault, redactor, relay)
+        checkpoints = None
+        if config.checkpoint_key is not None and config.checkpoint_dir is not None:
+            checkpoints = CheckpointWriter(
+                outbox, private_key(config.checkpoint_key.get_secret_value()), source=config.source,
+                folder=config.checkpoint_dir, interval_s=config.checkpoint_interval_s,
+            )  # fmt: skip
+            checkpoints.start()
+        return cls(config, outbox, vault, redactor, relay, checkpoints)
 
     def recorder(
         self,
@@ -131,6 +142,8 @@ class CaptureService:
         delivered (or rejected for good: `health()["rejected"]`). A second call returns the first's answer."""
         if self._closed is None:
             self._closed = self.relay.close(timeout) if self.relay is not None else False
+            if self.checkpoints is not None:
+                self.checkpoints.stop()  # the heads the relay delivered before it stopped
             self.outbox.close()
             self.vault.close()
         return self._closed

@@ -101,3 +101,28 @@ def test_health_is_degraded_while_the_relay_cannot_deliver_and_once_the_backlog_
         now = service.health()
         assert now["status"] == "degraded" and any("cannot deliver" in r for r in now["reasons"]), now
         service.close(timeout=0.5)
+
+
+def test_a_service_with_a_checkpoint_key_signs_the_delivered_heads_on_close(
+    tmp_path: Path, kafka_config: dict[str, Any], unique_topic: str
+) -> None:
+    import base64
+    import json
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from bridge.audit.checkpoints import verify_checkpoint
+
+    key = Ed25519PrivateKey.generate()
+    seed = base64.b64encode(key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())).decode()
+    create_topic(kafka_config, unique_topic)
+    folder = tmp_path / "checkpoints"
+    settings = config(tmp_path, kafka=kafka_config, topic=unique_topic, checkpoint_key=SecretStr(seed),
+                      checkpoint_dir=folder, checkpoint_interval_s=3600)  # fmt: skip
+    with CaptureService.open(settings) as service:
+        events = record_episode(service.recorder("ep-1", args_models=ARGS_MODELS))
+        assert service.close(timeout=30)
+    [path] = sorted(folder.glob("checkpoint-*.json"))
+    heads = verify_checkpoint(json.loads(path.read_text()), key.public_key())
+    assert heads == {"ep-1": (events[-1].seq, events[-1].hash)}
