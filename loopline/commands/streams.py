@@ -177,8 +177,11 @@ def verify(
         ),
     ] = None,
     checkpoint_key: Annotated[
-        str | None,
-        typer.Option(help="The checkpoints' Ed25519 public key, base64 (`loopline audit keygen` prints it)."),
+        list[str] | None,
+        typer.Option(
+            help="A public key the checkpoints are signed with, base64 (`loopline audit keygen` prints it); "
+            "repeat it for every key in use across a rotation."
+        ),
     ] = None,
 ) -> None:
     """Verify every stream's hash chain in the archive and, given checkpoints, that no stream lost its
@@ -199,7 +202,7 @@ def verify(
     problems = len(report.breaks)
     if checkpoints is not None and checkpoint_key is not None:
         try:
-            key = public_key(checkpoint_key)
+            keys = [public_key(text) for text in checkpoint_key]
         except CheckpointError as exc:
             raise _fail(str(exc)) from None
         files = sorted(checkpoints.glob("checkpoint-*.json"))
@@ -212,7 +215,7 @@ def verify(
             except (OSError, ValueError) as exc:
                 err_console.print(f"[red]refused:[/] {path.name}: unreadable ({exc})", highlight=False)
                 problems += 1
-        refused, findings = audit_checkpoints(archive, docs, key)
+        refused, findings = audit_checkpoints(archive, docs, keys)
         for reason in refused:
             err_console.print(f"[red]refused:[/] {reason}", highlight=False, soft_wrap=True)
         for finding in findings:

@@ -57,3 +57,23 @@ def test_truncation_deletion_and_edit_and_rehash_are_named_and_a_forged_checkpoi
     assert (
         len(audit_checkpoints(archive, [checkpoint], other)[0]) == 1
     )  # another key's word counts for nothing
+
+
+def test_across_a_key_rotation_checkpoints_of_both_keys_count_and_a_retired_key_alone_does_not(
+    archive: SqlEventArchive,
+) -> None:
+    episodes = [typical_episode(f"ep-{i}") for i in range(2)]
+    archive.append([ArchiveRecord.of(e) for ep in episodes for e in ep.events])
+    old, new = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    first = sign_checkpoint(
+        {"ep-0": (episodes[0].events[-1].seq, episodes[0].events[-1].hash)}, source="s", at=1.0, key=old
+    )
+    second = sign_checkpoint(
+        {"ep-1": (episodes[1].events[-1].seq, episodes[1].events[-1].hash)}, source="s", at=2.0, key=new
+    )
+    with archive.engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM event_archive WHERE episodeid = 'ep-0'"))
+    refused, findings = audit_checkpoints(archive, [first, second], [old.public_key(), new.public_key()])
+    assert refused == [] and [(f.stream, f.kind) for f in findings] == [("ep-0", "stream_deleted")]
+    refused, _ = audit_checkpoints(archive, [first, second], [new.public_key()])
+    assert len(refused) == 1  # the old key's checkpoint is refused once its key is no longer trusted
