@@ -9,6 +9,7 @@ from typing import Any
 from adapters import Toolbox
 from adapters.rcm import RCM_TOOLS, World
 from adapters.rcm.live import LiveBackend
+from adapters.rcm.work_items import work_item_problem
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
@@ -21,6 +22,7 @@ from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
 from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive
+from loopline.bridge_serve import DrainReport, drain
 from loopline.settings_bridge import DEV_TOKENS, BridgeSettings
 
 
@@ -35,9 +37,24 @@ class BridgeProcess:
     live: LiveBackend
     review_desk: Any = None
     """The Temporal review desk when review is served (closed with the process)."""
+    recovered: tuple[str, ...] = ()
+    """Episodes found open at start-up and closed with `episode.interrupted`."""
+    _app: Any = None
 
     def app(self) -> Any:
-        return create_app(self.services, self.tokens)
+        """The API of this process (one instance: its runs and sessions are what `drain` waits on)."""
+        if self._app is None:
+            self._app = create_app(self.services, self.tokens)
+        return self._app
+
+    def drain(self, deadline_s: float) -> DrainReport:
+        """Stop taking work, let running episodes finish up to `deadline_s`, close the rest with a
+        record, flush the relay (`loopline.bridge_serve.drain`), then close the live client."""
+        report = drain(self.app(), self.capture, self.services.executor, deadline_s=deadline_s)
+        self.live.close()
+        if self.review_desk is not None:
+            self.review_desk.close()
+        return report
 
     def close(self) -> bool:
         self.live.close()
@@ -60,6 +77,9 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         kafka=settings.kafka.client_config("producer"),
         relay_process=settings.relay_process,
         durability=settings.durability,
+        checkpoint_key=settings.checkpoint_key,
+        checkpoint_dir=settings.checkpoint_dir,
+        checkpoint_interval_s=settings.checkpoint_interval_s,
     )
 
 
@@ -99,6 +119,7 @@ def rcm_services(
         rejected_events=lambda: rejected_events(capture),
         unavailable=(CaptureUnavailable, VaultUnavailable),
         labelling=Labelling.open(archive.engine),
+        work_item_problem=work_item_problem,
     )
 
 
@@ -120,6 +141,9 @@ def rejected_events(capture: CaptureService) -> list[RejectedEvent]:
 def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -> BridgeProcess:
     """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo)."""
     capture = CaptureService.open(capture_config(settings))
+    recovered = capture.close_interrupted(
+        "found open at start-up: the bridge process that ran it stopped without closing it (a crash or a kill)"
+    )
     live = LiveBackend(settings.live_url, timeout_s=settings.live_timeout_s)
     config = RunnerConfig(
         max_steps=settings.max_steps,
@@ -139,7 +163,9 @@ def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -
     )
     services.review = reviewing
     desk = reviewing.desk if reviewing is not None else None
-    return BridgeProcess(settings, capture, services, token_table(settings), live, desk)
+    return BridgeProcess(
+        settings, capture, services, token_table(settings), live, desk, tuple(e.episodeid for e in recovered)
+    )
 
 
 class ReviewUnavailable(ValueError):

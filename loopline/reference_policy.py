@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from bridge.runtime import PolicyReply, ScriptedPolicy, act, call, say
+from bridge.runtime import PolicyReply, ScriptedPolicy, act, ask_human, call, say
 from bridge.runtime.policy import Message
 from bridge.runtime.prompt import read_work_item_message
 from envs.contract import Finish, Turn
@@ -56,7 +56,15 @@ def reference_reply(messages: Sequence[Message]) -> PolicyReply:
     item = next((w for w in map(read_work_item_message, messages) if w is not None), None)
     if item is None:
         return say("I was not given a work item I can read; nothing done.")
-    action = reference_plan(item, turns_from_messages(messages))
+    try:
+        action = reference_plan(item, turns_from_messages(messages))
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        # A work item the domain accepted but the specialist cannot plan from (no office date,
+        # no write-off limit): a human takes it, as an office would.
+        missing = f"payload.{exc.args[0]}" if isinstance(exc, KeyError) and exc.args else str(exc)
+        return ask_human(
+            f"the reference specialist cannot work this item: {missing} is missing or unreadable"
+        )
     if isinstance(action, Finish):
         return say(action.message or "case worked")
     return act(call(action.name, action.arguments, call_id=action.call_id))

@@ -16,10 +16,11 @@ from loopline.settings import KafkaSettings
 from schemas.topics import EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
-RoleName = Literal["agent", "reviewer", "operator"]
+RoleName = Literal["agent", "integration", "reviewer", "operator"]
 
 DEV_TOKENS: dict[str, RoleName] = {
     "dev-agent-token": "agent",
+    "dev-integration-token": "integration",
     "dev-reviewer-token": "reviewer",
     "dev-operator-token": "operator",
 }
@@ -86,6 +87,23 @@ class BridgeSettings(BaseSettings):
     drafts_dir: Path = Field(
         default=Path(".loopline/drafts"),
         description="The draft store the promotion worker writes (its LOOPLINE_DRAFTS_DIR).",
+    )
+    checkpoint_key: SecretStr | None = Field(
+        default=None,
+        description="Ed25519 seed (base64, `loopline audit keygen`) signing checkpoints of the stream heads; "
+        "unset: no checkpoints.",
+    )
+    checkpoint_dir: Path = Field(
+        default=Path(".loopline/checkpoints"),
+        description="Where signed checkpoints go: outside the archive (in production, storage nobody rewrites).",
+    )
+    checkpoint_interval_s: float = Field(default=60.0, gt=0, description="Seconds between checkpoints.")
+    drain_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="On SIGTERM or SIGINT: how long running episodes may take to finish before the rest "
+        "are closed as interrupted.",
     )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 

@@ -189,6 +189,29 @@ class EpisodeEnded(EventData):
     """Hash of the final world state, when the backend can give one."""
 
 
+@register("loopline.episode.interrupted.v1")
+class EpisodeInterrupted(EventData):
+    """The episode was cut off (a crash, a kill, a shutdown past its drain deadline) and closed by
+    the bridge that owns its record, at its next start or while draining: it ends the episode as
+    `episode.ended` would, naming what was in flight."""
+
+    reason: str = Field(min_length=1, max_length=2000)
+    """Why it was closed this way (e.g. found open at start-up after a crash)."""
+    last_seq: int = Field(ge=0)
+    """The seq of the last event recorded before the interruption."""
+    last_event_type: str
+    """The type of that event."""
+    last_call_id: str | None = None
+    """The last tool call recorded (`tool.called`), if there was one."""
+    last_tool: str | None = None
+    """Its tool."""
+    last_side_effect: SideEffect | None = None
+    """Its side-effect class, as recorded."""
+    effect_unknown: bool = False
+    """True when that call has no recorded result and may have changed the live system (a write,
+    or a tool of unknown side effect): a human must check what happened."""
+
+
 @register("loopline.outcome.observed.v1")
 class OutcomeObserved(EventData):
     """A later business fact about the episode's work item (paid, denied again, appeal won)."""

@@ -1,20 +1,23 @@
 """The bridge HTTP API (FastAPI): run episodes, a tool gateway, an outcome webhook, read endpoints.
 
-Roles: `agent` runs episodes, uses the gateway and reports outcomes; `reviewer` reads and labels
-trajectories; `operator` may do everything and is the only role that can reveal PHI. OpenAPI at
+Roles (least privilege; docs/architecture.md has the matrix): `agent` runs episodes, uses the
+gateway and reads only its own episodes; `integration` reports later outcomes; `reviewer` reads
+every episode, labels trajectories and reviews drafts; `operator` reads episodes and capture's
+state and is the only role that can reveal PHI. OpenAPI at
 `/openapi.json`. The routes live in `bridge.api.routes` (and `bridge.api.labels`, `bridge.api.review`); they reach
 this process's services through the dependencies in `bridge.api.deps`.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from bridge.api.auth import TokenTable
+from bridge.api.body_limit import BodyLimit
+from bridge.api.draining import Draining
 from bridge.api.labels import label_router
+from bridge.api.owners import EpisodeOwners
 from bridge.api.review import Reviewing, review_router
 from bridge.api.routes import episodes, gateway, operator, outcomes, read
 from bridge.api.runs import RunRegistry
@@ -23,14 +26,6 @@ from bridge.api.sessions import GatewaySessions, SessionError
 from bridge.store.reader import EpisodeStore
 
 MAX_BODY_BYTES = 1_000_000
-
-
-async def limit_body(request: Request, call_next: Any) -> Any:
-    """Refuse a request whose declared body is over `MAX_BODY_BYTES` (413) before reading it."""
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY_BYTES):
-        return JSONResponse({"detail": f"body over {MAX_BODY_BYTES} bytes"}, status_code=413)
-    return await call_next(request)
 
 
 async def session_error(_: Request, exc: Exception) -> JSONResponse:
@@ -53,7 +48,9 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app = FastAPI(title="Loopline bridge", version="1", description=__doc__)
     app.state.tokens, app.state.services = tokens, services
     app.state.sessions, app.state.runs = GatewaySessions(services.toolbox), RunRegistry()
-    app.middleware("http")(limit_body)
+    app.state.owners, app.state.draining = EpisodeOwners(), False
+    app.add_middleware(Draining, state=app.state)
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)  # outermost: before parsing and auth
     app.add_exception_handler(SessionError, session_error)
     for unavailable in services.unavailable:
         app.add_exception_handler(unavailable, recording_unavailable)
@@ -69,5 +66,6 @@ def review_app(reviewing: Reviewing, reader: EpisodeStore, tokens: TokenTable) -
     """The review page and its API alone, admitting the callers in `tokens` (the demo's `--review`)."""
     app = FastAPI(title="Loopline review")
     app.state.tokens = tokens
+    app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.include_router(review_router(reviewing, reader))
     return app

@@ -1,7 +1,10 @@
-"""Bearer-token authentication with roles: agent, reviewer, operator.
+"""Bearer-token authentication with roles: agent, integration, reviewer, operator.
 
 Tokens are configured as SHA-256 digests (never stored in clear). A missing or unknown token is 401
-with `WWW-Authenticate: Bearer`; a known token without the route's role is 403.
+with `WWW-Authenticate: Bearer`; a known token without the route's role is 403. Each token is one
+caller (`Caller.id`, derived from its digest), so an agent's episodes can be told from another's.
+Roles are least privilege: a route admits exactly the roles it names (docs/architecture.md has the
+matrix), and no role is admitted everywhere.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 
 from fastapi import Depends, HTTPException, Request, status
@@ -18,9 +22,18 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 class Role(StrEnum):
     """What a caller may do."""
 
-    AGENT = "agent"  # run episodes, call tools through the gateway, report outcomes
-    REVIEWER = "reviewer"  # read episodes, events and edge cases; label trajectories
-    OPERATOR = "operator"  # everything, including revealing PHI from the vault
+    AGENT = "agent"  # run episodes, call tools through the gateway, read its own episodes
+    INTEGRATION = "integration"  # the business system: report later outcomes of episodes
+    REVIEWER = "reviewer"  # read episodes, events and edge cases; label trajectories; review drafts
+    OPERATOR = "operator"  # operations: read episodes and capture's state, reveal PHI from the vault
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who is calling: the token's role and a stable id that does not reveal the token."""
+
+    role: Role
+    id: str
 
 
 def token_digest(token: str) -> str:
@@ -39,39 +52,46 @@ class TokenTable:
         """Build from clear tokens (tests, the embedded demo)."""
         return cls({token_digest(t): role for t, role in tokens.items()})
 
-    def role_of(self, token: str) -> Role | None:
+    def caller_of(self, token: str) -> Caller | None:
+        """The caller a token stands for; None for an unknown token."""
         digest = token_digest(token)
         for known, role in self._digests.items():
             if hmac.compare_digest(known, digest):
-                return role
+                return Caller(role, "caller-" + known[:16])
         return None
+
+    def role_of(self, token: str) -> Role | None:
+        """The role of a token; None for an unknown token."""
+        caller = self.caller_of(token)
+        return None if caller is None else caller.role
 
 
 _bearer = HTTPBearer(auto_error=False, description="Bearer token; its role decides what it may do.")
 
 
-def require(*roles: Role) -> Callable[..., Role]:
-    """A FastAPI dependency admitting the given roles (operators are always admitted)."""
-    allowed = {*roles, Role.OPERATOR}
+def require(*roles: Role) -> Callable[..., Caller]:
+    """A FastAPI dependency admitting exactly the given roles; its value is the `Caller`, for the
+    routes that scope what a caller sees."""
+    allowed = set(roles)
+    wanted = " or ".join(sorted(r.value for r in allowed))
 
     def dependency(
         request: Request, credentials: HTTPAuthorizationCredentials | None = Depends(_bearer)
-    ) -> Role:
+    ) -> Caller:
         table: TokenTable = request.app.state.tokens
         if credentials is None or credentials.scheme.lower() != "bearer":
             raise HTTPException(
                 status.HTTP_401_UNAUTHORIZED, "missing bearer token", headers={"WWW-Authenticate": "Bearer"}
             )
-        role = table.role_of(credentials.credentials)
-        if role is None:
+        caller = table.caller_of(credentials.credentials)
+        if caller is None:
             raise HTTPException(
                 status.HTTP_401_UNAUTHORIZED, "unknown bearer token", headers={"WWW-Authenticate": "Bearer"}
             )
-        if role not in allowed:
-            wanted = " or ".join(sorted(r.value for r in allowed))
+        if caller.role not in allowed:
             raise HTTPException(
-                status.HTTP_403_FORBIDDEN, f"role {role.value} may not do this; needs {wanted}"
+                status.HTTP_403_FORBIDDEN, f"role {caller.role.value} may not do this; needs {wanted}"
             )
-        return role
+        return caller
 
     return dependency

@@ -247,7 +247,7 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
     def signed_in(request: Request) -> bool:
         table: TokenTable = request.app.state.tokens
         token = request.cookies.get(COOKIE)
-        return token is not None and table.role_of(token) in (Role.REVIEWER, Role.OPERATOR)
+        return token is not None and table.role_of(token) is Role.REVIEWER
 
     def to_login() -> RedirectResponse:
         return RedirectResponse("/review/login", status_code=status.HTTP_303_SEE_OTHER)
@@ -264,7 +264,7 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
     async def login(request: Request) -> Response:
         token = (await form(request)).get("token", "")
         table: TokenTable = request.app.state.tokens
-        if table.role_of(token) not in (Role.REVIEWER, Role.OPERATOR):
+        if table.role_of(token) is not Role.REVIEWER:
             return RedirectResponse("/review/login?failed=true", status_code=status.HTTP_303_SEE_OTHER)
         response = RedirectResponse("/review", status_code=status.HTTP_303_SEE_OTHER)
         response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/review")

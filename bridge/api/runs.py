@@ -27,6 +27,11 @@ class RunRegistry:
                 for old in [key for key, run in self._runs.items() if run.done()][:excess]:
                     del self._runs[old]
 
+    def running(self) -> list[Future[EpisodeResult]]:
+        """The runs not finished yet (queued or running)."""
+        with self._lock:
+            return [run for run in self._runs.values() if not run.done()]
+
     def get(self, episode_id: str) -> Future[EpisodeResult] | None:
         """The run of `episode_id`, if this process started it and still remembers it."""
         with self._lock:

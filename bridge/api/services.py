@@ -16,7 +16,7 @@ from bridge.api.review import Reviewing
 from bridge.runtime import EpisodeRunner
 from bridge.runtime.recorder import Recorder
 from bridge.store.reader import EpisodeStore
-from schemas import Event
+from schemas import Event, WorkItem
 from schemas.events import OutcomeObserved
 
 
@@ -49,5 +49,8 @@ class BridgeServices:
     """Expert labels and archived verdicts for `/v1/labels` (503 there without them)."""
     review: Reviewing | None = None
     """Task drafts and the desk that delivers reviews, for `/v1/review` and `/review` (503 without)."""
+    work_item_problem: Callable[[WorkItem], str | None] | None = None
+    """Why the domain cannot work a work item (naming the field), or None: checked before an
+    episode starts, so a bad item is a 422, not a failure inside a policy or a tool."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""

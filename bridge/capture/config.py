@@ -42,6 +42,16 @@ class CaptureConfig(BaseModel):
     """librdkafka producer config (`bootstrap.servers`, ...); empty = no relay in this process."""
     relay_process: bool = False
     """Run the relay in a child process (`ProcessRelay`), off the recording threads' GIL, not a thread."""
+    backlog_alarm_s: float = Field(default=60.0, gt=0)
+    """`health()` is `degraded` once the oldest undelivered event has waited this long."""
+    error_alarm_s: float = Field(default=30.0, gt=0)
+    """`health()` is `degraded` while events wait and the relay's last error is this recent."""
+    checkpoint_key: SecretStr | None = None
+    """Ed25519 seed (base64) that signs checkpoints of the delivered stream heads; none: no checkpoints."""
+    checkpoint_dir: Path | None = None
+    """Where checkpoints go: a folder outside the archive (in production, storage nobody rewrites)."""
+    checkpoint_interval_s: float = Field(default=60.0, gt=0)
+    """How often a checkpoint is written while the capture runs (and once more on close)."""
     retention_s: float = Field(default=3_600.0, ge=0)
     """How long delivered rows stay in the outbox before pruning (it is a queue, not the archive)."""
     head_retention_s: float | None = Field(default=7 * 86_400.0, ge=0)

@@ -199,6 +199,15 @@ class SqliteOutbox:
         sql = f"SELECT count(*) FROM main.outbox o WHERE o.pos > ? AND o.pos <= ? AND {UNSETTLED}"
         return int(self._read(sql, (self._floor, upto_pos if upto_pos is not None else 2**63 - 1))[0][0])
 
+    def oldest_pending_at(self) -> float | None:
+        """When the oldest row still waiting for its final word was appended (Unix time); None
+        when nothing waits."""
+        first = self._first_unsettled()
+        if first is None:
+            return None
+        found = self._read("SELECT appended_at FROM main.outbox WHERE pos = ?", (first,))
+        return float(found[0][0]) if found else None
+
     def all_settled(self, upto_pos: int | None = None) -> bool:
         """Whether every row (up to `upto_pos`) has its final word: what a relay's `flush` waits for."""
         first = self._first_unsettled()
@@ -225,6 +234,13 @@ class SqliteOutbox:
     def events(self, episode_id: str) -> list[dict[str, Any]]:
         """One episode's stored events in structured form, as written, in seq order."""
         return [row.structured() for row in self.rows(episode_id)]
+
+    def last_rows(self) -> list[OutboxRow]:
+        """The newest stored row of every stream (pruning keeps each stream's last row), in append
+        order: what start-up recovery reads to find episodes a crash left open."""
+        return self._rows(
+            "WHERE o.seq = (SELECT max(l.seq) FROM main.outbox l WHERE l.episode_id = o.episode_id) ORDER BY o.pos"
+        )
 
     def stream_head(self, episode_id: str) -> StreamHead:
         """(next_seq, prevhash) after the episode's last stored event; `UnknownStream` if none."""

@@ -15,6 +15,7 @@ from bridge.detect.findings import Finding, Severity
 from bridge.detect.vocabulary import unknown_values
 from schemas.envelope import Event
 from schemas.events import (
+    EpisodeInterrupted,
     EpisodeStarted,
     Escalated,
     HumanIntervened,
@@ -144,6 +145,24 @@ def escalation(event: Event, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def episode_interrupted(event: Event, ctx: RuleContext) -> Iterator[Finding]:
+    """The episode was cut off (a crash, a kill, a shutdown past its deadline); high when a call
+    in flight may have changed the live system without a recorded result."""
+    data = event.data
+    if isinstance(data, EpisodeInterrupted):
+        severity: Severity = "high" if data.effect_unknown else "medium"
+        in_flight = f"; {data.last_tool} in flight, effect unknown" if data.effect_unknown else ""
+        yield _finding(
+            event,
+            "episode_interrupted",
+            severity,
+            f"episode interrupted after {data.last_event_type}{in_flight}",
+            {"effect_unknown": data.effect_unknown, "tool": data.last_tool if data.effect_unknown else None},
+            reason=data.reason,
+            last_call_id=data.last_call_id,
+        )
+
+
 def human_override(event: Event, ctx: RuleContext) -> Iterator[Finding]:
     """A human overruled or took over from the agent."""
     data = event.data
@@ -245,6 +264,7 @@ EVENT_RULES: tuple[Rule, ...] = (
     agent_validation_error,
     invalid_model_reply,
     escalation,
+    episode_interrupted,
     human_override,
     unknown_vocabulary,
     outcome_contradiction,

@@ -9,6 +9,7 @@ docs/capture.md ("PHI at the boundary") explains the rules.
 """
 
 from bridge.phi.keys import Environment, PhiKeyError, PhiKeys, parse_master_key
+from bridge.phi.known import KnownPhi
 from bridge.phi.redactor import Redactor, SnapshotRedact
 from bridge.phi.tokenizer import PhiTokenizer, Unmodelled
 from bridge.phi.vault import OPERATOR_ROLE, PhiVault, PhiVaultError, UnknownToken, VaultUnavailable
@@ -16,6 +17,7 @@ from bridge.phi.vault import OPERATOR_ROLE, PhiVault, PhiVaultError, UnknownToke
 __all__ = [
     "OPERATOR_ROLE",
     "Environment",
+    "KnownPhi",
     "PhiKeyError",
     "PhiKeys",
     "PhiTokenizer",

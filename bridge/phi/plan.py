@@ -8,10 +8,17 @@ is `additionalProperties`, `X | None` and other unions are `anyOf`/`oneOf`. A pr
 
 Unions are redacted conservatively: every branch's plan applies, so a field is tokenised if *any*
 branch marks it PHI. Over-redaction of a look-alike field in another branch is the safe failure.
+
+Redaction fails closed: an object whose schema lists its properties is *closed*, and a key it does
+not declare (an undeclared tool argument, a field a newer client sends) has every leaf value
+tokenised, its key too unless the key is a plain identifier. Only an object that declares itself
+open (`additionalProperties`: `dict[str, X]`, `extra="allow"`) keeps undeclared keys, under the
+plan of its declared value type.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from functools import cache
 from typing import Any
@@ -22,15 +29,20 @@ from schemas.phi import PHI_KEY
 
 Tokenize = Callable[[Any], str]
 """Turns one raw JSON value into its token (and remembers the raw value for the vault)."""
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+"""An undeclared key kept as it is: an identifier says what the value was meant to be."""
 
 
 class PlanNode:
     """What to redact inside one JSON value. Mutable only while compiling (for recursive models)."""
 
-    __slots__ = ("alts", "extra", "items", "phi", "prefix", "props")
+    __slots__ = ("alts", "closed", "declared", "extra", "items", "open_extra", "phi", "prefix", "props")
 
     def __init__(self) -> None:
         self.phi = False
+        self.closed = False
+        self.open_extra = False
+        self.declared: frozenset[str] = frozenset()
         self.props: dict[str, PlanNode] = {}
         self.extra: PlanNode | None = None
         self.items: PlanNode | None = None
@@ -60,10 +72,15 @@ class _Compiler:
             node.alts.append(self.resolve(ref))
         for key in ("anyOf", "oneOf", "allOf"):
             node.alts.extend(self.node(branch) for branch in schema.get(key, ()))
-        for name, sub in (schema.get("properties") or {}).items():
+        properties = schema.get("properties") or {}
+        for name, sub in properties.items():
             node.props[name] = self.node(sub)
-        if isinstance(schema.get("additionalProperties"), Mapping):
-            node.extra = self.node(schema["additionalProperties"])
+        node.declared = frozenset(properties)
+        additional = schema.get("additionalProperties")
+        node.open_extra = additional is True or isinstance(additional, Mapping)
+        node.closed = not node.open_extra and (bool(properties) or additional is False)
+        if isinstance(additional, Mapping):
+            node.extra = self.node(additional)
         if isinstance(schema.get("items"), Mapping):
             node.items = self.node(schema["items"])
         node.prefix = [self.node(sub) for sub in schema.get("prefixItems", ())]
@@ -93,7 +110,8 @@ def _prune(root: PlanNode) -> PlanNode | None:
             stack.extend(node.children())
     # Fixpoint rather than memoised DFS: in a recursive model a node's answer may depend on
     # an ancestor still being computed, and a memoised "no" from inside the cycle would be wrong.
-    reaches = {key: node.phi for key, node in nodes.items()}
+    # A closed object needs a plan even without PHI: its undeclared keys are tokenised.
+    reaches = {key: node.phi or node.closed for key, node in nodes.items()}
     changed = True
     while changed:
         changed = False
@@ -117,10 +135,12 @@ def _prune(root: PlanNode) -> PlanNode | None:
 class Plan:
     """A compiled plan: unions already merged, so applying it is one walk over the data."""
 
-    __slots__ = ("extra", "items", "phi", "prefix", "props")
+    __slots__ = ("closed", "declared", "extra", "items", "phi", "prefix", "props")
 
     def __init__(self) -> None:
         self.phi = False
+        self.closed = False
+        self.declared: frozenset[str] = frozenset()
         self.props: dict[str, Plan] = {}
         self.extra: Plan | None = None
         self.items: Plan | None = None
@@ -147,7 +167,8 @@ def _merge(roots: list[PlanNode]) -> Plan | None:
     memo: dict[frozenset[int], Plan] = {}
 
     def build(nodes: list[PlanNode | None]) -> Plan | None:
-        flat = [n for n in _flatten([n for n in nodes if n is not None]) if n.phi or n.children()]
+        every = _flatten([n for n in nodes if n is not None])
+        flat = [n for n in every if n.phi or n.closed or n.children()]
         if not flat:
             return None
         key = frozenset(id(n) for n in flat)
@@ -157,6 +178,9 @@ def _merge(roots: list[PlanNode]) -> Plan | None:
         if any(n.phi for n in flat):
             plan.phi = True
             return plan
+        # Closed only when no branch declares the object open; a key any branch declares is known.
+        plan.closed = any(n.closed for n in flat) and not any(n.open_extra for n in every)
+        plan.declared = frozenset(name for n in every for name in n.declared)
         for name in {name for n in flat for name in n.props}:
             sub = build([n.props.get(name, n.extra) for n in flat])
             if sub is not None:
@@ -174,7 +198,8 @@ def _merge(roots: list[PlanNode]) -> Plan | None:
 
 @cache
 def plan_for(model: type[BaseModel]) -> Plan | None:
-    """The redaction plan of `model` (cached per class); None when it has no PHI anywhere.
+    """The redaction plan of `model` (cached per class); None when it has no PHI anywhere and no
+    closed object (so no undeclared key to tokenise either).
 
     Both the validation and the serialization schema are compiled, so a field that exists only
     on one side (a computed field, a serialization alias) is covered as well.
@@ -188,7 +213,8 @@ def plan_for(model: type[BaseModel]) -> Plan | None:
 
 
 def apply_plan(plan: Plan, value: Any, tokenize: Tokenize) -> Any:
-    """A copy of `value` with every PHI position the plan names replaced by its token.
+    """A copy of `value` with every PHI position the plan names replaced by its token, and every
+    key a closed object does not declare tokenised leaf by leaf.
 
     `None` stays `None`: an absent optional field holds nothing to hide.
     """
@@ -201,7 +227,12 @@ def apply_plan(plan: Plan, value: Any, tokenize: Tokenize) -> Any:
         out: dict[str, Any] = {}
         for key, item in value.items():
             sub = props.get(key, extra)
-            out[key] = item if sub is None else apply_plan(sub, item, tokenize)
+            if sub is not None:
+                out[key] = apply_plan(sub, item, tokenize)
+            elif plan.closed and key not in plan.declared:
+                out[key if _PLAIN_KEY.match(key) else tokenize(key)] = tokenize_leaves(item, tokenize)
+            else:
+                out[key] = item
         return out
     if isinstance(value, list | tuple):
         prefix, items = plan.prefix, plan.items

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bridge.phi.known import KnownPhi
 from bridge.phi.tokenizer import PhiTokenizer, Unmodelled
 
 SnapshotRedact = Callable[[dict[str, Any]], dict[str, Any]]
@@ -25,14 +26,23 @@ class Redactor:
         self._unmodelled: Unmodelled = unmodelled
         self.tenant = tenant
 
-    def redact(self, model_cls: type[BaseModel] | None, data: Mapping[str, Any]) -> dict[str, Any]:
+    def redact(
+        self, model_cls: type[BaseModel] | None, data: Mapping[str, Any], known: KnownPhi | None = None
+    ) -> dict[str, Any]:
         """`data` (JSON valid for `model_cls`) with its PHI fields tokenised.
 
         `model_cls=None` means nobody knows which values are PHI; the policy given at construction
         decides (by default every leaf value is tokenised). Without PHI, `data` itself may come
-        back: treat the result as read-only.
+        back: treat the result as read-only. `known` learns the values tokenised under the model.
         """
-        return self._tokenizer.tokenize(self.tenant, model_cls, data, unmodelled=self._unmodelled)
+        return self._tokenizer.tokenize(
+            self.tenant, model_cls, data, unmodelled=self._unmodelled, known=known
+        )
+
+    def scrub(self, text: str, known: KnownPhi | None = None) -> str:
+        """Free text with every PHI span replaced by its token: the values `known` holds (the
+        episode's PHI fields) in their usual forms, and the pattern classes of `bridge.phi.patterns`."""
+        return self._tokenizer.scrub(self.tenant, text, known)
 
     def snapshot_redactor(self, model_cls: type[BaseModel]) -> SnapshotRedact:
         """A snapshot redactor for world states described by `model_cls` (its PHI fields marked)."""

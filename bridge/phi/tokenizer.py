@@ -17,7 +17,9 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from bridge.phi.keys import PhiKeys
+from bridge.phi.known import KnownPhi
 from bridge.phi.plan import apply_plan, plan_for, tokenize_leaves
+from bridge.phi.scrub import scrub_text
 from bridge.phi.vault import PhiVault
 
 TOKEN_PREFIX = "phi_"
@@ -75,19 +77,23 @@ class PhiTokenizer:
         data: Mapping[str, Any],
         *,
         unmodelled: Unmodelled = "tokenize",
+        known: KnownPhi | None = None,
     ) -> dict[str, Any]:
         """A copy of `data` with every PHI value replaced by its token; raw values go to the vault.
 
         `data` is JSON valid for `model` (as the model wrote it or as dumped). With `model=None`
         the `unmodelled` policy decides. The vault is written before this returns, so no token
         reaches an event whose value could be lost. When nothing is PHI, `data` itself may come
-        back (callers treat the result as read-only).
+        back (callers treat the result as read-only). `known` learns every value tokenised under
+        a model (PHI-marked fields, undeclared keys), for scrubbing the episode's free text.
         """
         raw_by_token: dict[str, Any] = {}
 
         def tokenize_one(value: Any) -> str:
             token = self.token(tenant, value)
             raw_by_token[token] = value
+            if known is not None and model is not None:
+                known.learn(value)
             return token
 
         if model is None:
@@ -102,3 +108,18 @@ class PhiTokenizer:
         if raw_by_token:
             self._vault.put_many(tenant, raw_by_token)
         return redacted if isinstance(redacted, dict) else dict(redacted)
+
+    def scrub(self, tenant: str, text: str, known: KnownPhi | None = None) -> str:
+        """`text` with every PHI span (a `known` value, a pattern class) replaced by its token; the
+        raw spans go to the vault before this returns, like any tokenised value."""
+        raw_by_token: dict[str, Any] = {}
+
+        def tokenize_one(value: str) -> str:
+            token = self.token(tenant, value)
+            raw_by_token[token] = value
+            return token
+
+        scrubbed = scrub_text(text, known, tokenize_one)
+        if raw_by_token:
+            self._vault.put_many(tenant, raw_by_token)
+        return scrubbed

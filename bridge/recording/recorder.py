@@ -5,8 +5,11 @@ episode's hash chain (`schemas.EpisodeChain`) and returns once the sink holds it
 sink refuses an event the chain is rolled back, so the next event takes the same seq: no gap.
 
 World snapshots hold PHI like payloads but have no model on the event, so a snapshot is refused
-unless the recorder has a `snapshot_redact`. Free text (model content, error messages, reasons,
-notes) has no schema to drive redaction and is recorded as given (docs/capture.md).
+unless the recorder has a `snapshot_redact`. Free text has no schema, so it is scrubbed instead
+(`Redactor.scrub`): work-item instructions, the model's text and raw replies, tool error messages,
+escalation reasons and recommendations, notes, final messages and an outcome's external reference
+lose every value the episode's PHI fields held (exact and usual forms) and every pattern-class
+match (docs/capture.md).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from bridge.phi import Redactor, SnapshotRedact
+from bridge.phi import KnownPhi, Redactor, SnapshotRedact
 from bridge.recording.sink import GENESIS_HEAD, EventSink, StreamHead
 from schemas import (
     EpisodeChain,
@@ -32,6 +35,7 @@ from schemas import (
 )
 from schemas.events import (
     EpisodeEnded,
+    EpisodeInterrupted,
     EpisodeStarted,
     Escalated,
     HumanIntervened,
@@ -75,6 +79,7 @@ class EpisodeRecorder:
         self._sink, self._redactor, self._traceparent = sink, redactor, traceparent
         self._args_models = dict(args_models or {})
         self._snapshot_redact = snapshot_redact
+        self._known = KnownPhi()
 
     @property
     def episode_id(self) -> str:
@@ -97,7 +102,10 @@ class EpisodeRecorder:
         return event
 
     def _redact(self, model: type[BaseModel] | None, data: dict[str, Any]) -> dict[str, Any]:
-        return self._redactor.redact(model, data) if data else data
+        return self._redactor.redact(model, data, self._known) if data else data
+
+    def _scrub(self, text: str | None) -> str | None:
+        return self._redactor.scrub(text, self._known) if text else text
 
     def started(
         self,
@@ -124,8 +132,9 @@ class EpisodeRecorder:
                                  "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)")  # fmt: skip
             world_snapshot = self._snapshot_redact(world_snapshot)
         payload = self._redact(payload_model, work_item.payload)
-        if payload is not work_item.payload:
-            work_item = work_item.model_copy(update={"payload": payload})
+        instructions = self._scrub(work_item.instructions) or ""
+        if payload is not work_item.payload or instructions != work_item.instructions:
+            work_item = work_item.model_copy(update={"payload": payload, "instructions": instructions})
         data = EpisodeStarted(work_item=work_item, policy=policy, tools=tuple(tools), tools_hash=tools_hash,
                               system_prompt_hash=system_prompt_hash, world_snapshot=world_snapshot,
                               task_id=task_id, max_steps=max_steps, max_seconds=max_seconds)  # fmt: skip
@@ -138,8 +147,12 @@ class EpisodeRecorder:
     def model_responded(self, data: ModelResponded) -> Event:
         """Record one policy turn; the arguments of the calls it asked for are redacted by tool."""
         calls = tuple(self._redact_call(c, self._args_models.get(c.name)) for c in data.tool_calls)
+        texts = {"content": data.content, "raw": data.raw, "invalid_reason": data.invalid_reason}
+        update: dict[str, Any] = {key: self._scrub(text) for key, text in texts.items() if text}
         if any(new is not old for new, old in zip(calls, data.tool_calls, strict=True)):
-            data = data.model_copy(update={"tool_calls": calls})
+            update["tool_calls"] = calls
+        if any(update.get(key, text) != text for key, text in texts.items()) or "tool_calls" in update:
+            data = data.model_copy(update=update)
         return self._emit(data)
 
     def tool_called(
@@ -166,8 +179,9 @@ class EpisodeRecorder:
             raise ValueError("tool_failed needs a failed or unknown result with an error")
         error = result.error
         details = self._redact(details_model, error.details)
-        if details is not error.details:
-            error = error.model_copy(update={"details": details})
+        message = self._scrub(error.message) or ""
+        if details is not error.details or message != error.message:
+            error = error.model_copy(update={"details": details, "message": message})
         outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
         data = ToolFailed(call_id=result.call_id, name=result.name, error=error, outcome=outcome,
                           attempts=attempts, latency_ms=result.latency_ms)  # fmt: skip
@@ -182,9 +196,13 @@ class EpisodeRecorder:
         queue: str | None = None,
     ) -> Event:
         """Record a hand-off to a human."""
-        return self._emit(
-            Escalated(reason=reason, trigger=trigger, recommendation=recommendation, queue=queue)
+        scrubbed = Escalated(
+            reason=self._scrub(reason) or "",
+            trigger=trigger,
+            recommendation=self._scrub(recommendation),
+            queue=queue,
         )
+        return self._emit(scrubbed)
 
     def human_intervened(
         self,
@@ -198,7 +216,10 @@ class EpisodeRecorder:
     ) -> Event:
         """Record what a human did (`payload` redacted by `payload_model`)."""
         payload = self._redact(payload_model, payload or {})
-        return self._emit(HumanIntervened(actor=actor, role=role, action=action, note=note, payload=payload))
+        data = HumanIntervened(
+            actor=actor, role=role, action=action, note=self._scrub(note) or "", payload=payload
+        )
+        return self._emit(data)
 
     def ended(
         self,
@@ -212,13 +233,18 @@ class EpisodeRecorder:
     ) -> Event:
         """Record `episode.ended`."""
         return self._emit(EpisodeEnded(status=status, steps=steps, tool_calls=tool_calls, duration_ms=duration_ms,
-                                       final_message=final_message, world_hash=world_hash))  # fmt: skip
+                                       final_message=self._scrub(final_message), world_hash=world_hash))  # fmt: skip
+
+    def interrupted(self, data: EpisodeInterrupted) -> Event:
+        """Record that the episode was cut off and is closed by its bridge (`bridge.capture.recovery`)."""
+        return self._emit(data.model_copy(update={"reason": self._scrub(data.reason) or "interrupted"}))
 
     def outcome_observed(
         self, data: OutcomeObserved, *, details_model: type[BaseModel] | None = None
     ) -> Event:
         """Record a later business fact about the episode's work item."""
         details = self._redact(details_model, data.details)
-        if details is not data.details:
-            data = data.model_copy(update={"details": details})
+        external_ref = self._scrub(data.external_ref)
+        if details is not data.details or external_ref != data.external_ref:
+            data = data.model_copy(update={"details": details, "external_ref": external_ref})
         return self._emit(data, data.item_id)

@@ -185,6 +185,15 @@ class SqlEventArchive:
             row = conn.execute(query).first()
         return (0, GENESIS_HASH) if row is None else (row.seq + 1, row.hash)
 
+    def head_at(self, stream: str, seq: int) -> tuple[int | None, str | None]:
+        """(the stream's last seq, or None without events; the hash of its event at `seq`, or None):
+        what a signed checkpoint is compared with (`bridge.audit.checkpoints.compare_heads`)."""
+        last = sa.select(sa.func.max(A.c.seq)).where(A.c.episodeid == stream)
+        at = sa.select(A.c.hash).where(A.c.episodeid == stream, A.c.seq == seq).limit(1)
+        with self.engine.connect() as conn:
+            top, digest = conn.execute(last).scalar(), conn.execute(at).scalar()
+        return (None if top is None else int(top)), (None if digest is None else str(digest))
+
     def exists(self) -> bool:
         """Whether the archive table is there (an audit of an empty URL should say so)."""
         return sa.inspect(self.engine).has_table(A.name)

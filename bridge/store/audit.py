@@ -1,12 +1,16 @@
-"""Audit the archive: verify every stream's hash chain on the structured JSON as stored."""
+"""Audit the archive: verify every stream's hash chain on the structured JSON as stored, and compare
+it with signed checkpoints of the stream heads kept outside it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from bridge.audit.checkpoints import CheckpointError, HeadFinding, compare_heads, key_id, verify_checkpoint
 from bridge.store.archive import SqlEventArchive
 from schemas.chain import ChainBreak, verify_chain
 
@@ -59,3 +63,26 @@ def audit_streams(
 def audit_archive(archive: SqlEventArchive, *, progress: Callable[[int], None] | None = None) -> AuditReport:
     """Verify every stream in the archive; a stream is held in memory one at a time."""
     return audit_streams(archive.iter_streams(), progress=progress)
+
+
+def audit_checkpoints(
+    archive: SqlEventArchive,
+    checkpoints: Iterable[Mapping[str, Any]],
+    keys: Ed25519PublicKey | Sequence[Ed25519PublicKey],
+) -> tuple[list[str], list[HeadFinding]]:
+    """Check the archive against signed checkpoints (each file's signature first, then the highest
+    checkpointed head of every stream): the refused checkpoints, with why, and what the archive
+    deleted, truncated or rewrote. `keys` lists every public key in use across a rotation: the
+    checkpoint's `key_id` picks its key, and one signed by no listed key is refused."""
+    trusted = {key_id(k): k for k in ([keys] if isinstance(keys, Ed25519PublicKey) else keys)}
+    refused: list[str] = []
+    heads: dict[str, tuple[int, str]] = {}
+    for doc in checkpoints:
+        key = trusted.get(str(doc.get("key_id")), next(iter(trusted.values())))
+        try:
+            for stream, head in verify_checkpoint(doc, key).items():
+                if stream not in heads or head[0] > heads[stream][0]:
+                    heads[stream] = head
+        except CheckpointError as exc:
+            refused.append(str(exc))
+    return refused, compare_heads(heads, archive.head_at)

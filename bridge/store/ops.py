@@ -100,7 +100,7 @@ class EpisodeClosed:
     tenant: str
     status: str
     ended_at: datetime
-    duration_ms: float
+    duration_ms: float | None
 
 
 @dataclass(frozen=True)

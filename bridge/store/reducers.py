@@ -28,6 +28,7 @@ from schemas.envelope import Event
 from schemas.events import (
     EdgeCaseDetected,
     EpisodeEnded,
+    EpisodeInterrupted,
     EpisodeStarted,
     Escalated,
     HumanIntervened,
@@ -111,6 +112,11 @@ def episode_ended(event: Event, data: EpisodeEnded) -> tuple[ProjectionOp, ...]:
     return (EpisodeClosed(event.episodeid, event.tenant, data.status, event.time, data.duration_ms),)
 
 
+def episode_interrupted(event: Event, data: EpisodeInterrupted) -> tuple[ProjectionOp, ...]:
+    # Closed by the bridge after a crash or a shutdown: how long it ran is not known.
+    return (EpisodeClosed(event.episodeid, event.tenant, "interrupted", event.time, None),)
+
+
 def outcome_observed(event: Event, data: OutcomeObserved) -> tuple[ProjectionOp, ...]:
     # An outcome is appended to its episode's own stream (the observer resumes the chain from the
     # archive's tip), so `episodeid` is the episode it is about.
@@ -143,6 +149,7 @@ REDUCERS: dict[type[EventData], Reducer] = {
     Escalated: escalated,
     HumanIntervened: human_intervened,
     EpisodeEnded: episode_ended,
+    EpisodeInterrupted: episode_interrupted,
     OutcomeObserved: outcome_observed,
     EdgeCaseDetected: edge_case_detected,
 }

@@ -23,11 +23,14 @@ def serve(
         str | None, typer.Option(help="Live system base URL (LOOPLINE_BRIDGE_LIVE_URL).", show_default=False)
     ] = None,
 ) -> None:
-    """Serve the bridge API until Ctrl-C; the relay is drained on the way out."""
-    import uvicorn
+    """Serve the bridge API until SIGTERM or Ctrl-C, then drain: stop taking work, let running
+    episodes finish (LOOPLINE_BRIDGE_DRAIN_S), close the rest as interrupted, flush the relay."""
+    import signal
+
     from pydantic import ValidationError
 
     from loopline.bridge_app import build_bridge
+    from loopline.bridge_serve import serve_until_signalled
     from loopline.settings_bridge import BridgeSettings
 
     overrides = {k: v for k, v in {"host": host, "port": port, "live_url": live_url}.items() if v is not None}
@@ -60,12 +63,17 @@ def serve(
         f"bridge on http://{settings.host}:{settings.port} (OpenAPI at /docs) · live system {settings.live_url} · "
         f"outbox {settings.state_dir / 'outbox.db'} → {settings.kafka.bootstrap_servers} {settings.events_topic}"
     )
-    try:
-        uvicorn.run(
-            process.app(), host=settings.host, port=settings.port, log_level="warning", access_log=False
-        )
-    finally:
-        delivered = process.close()
+    if process.recovered:
         console.print(
-            "relay drained" if delivered else "[yellow]relay not fully drained; the outbox keeps the rest[/]"
+            f"[yellow]{len(process.recovered)} episode(s) left open by a crash closed as interrupted[/]"
         )
+    try:
+        signals = serve_until_signalled(process.app(), settings.host, settings.port, grace_s=settings.drain_s)
+    finally:
+        report = process.drain(settings.drain_s)
+    console.print(
+        f"stopped ({', '.join(signal.Signals(s).name for s in signals) or 'server exit'}): {report.finished} "
+        f"episode(s) finished, {len(report.interrupted)} closed as interrupted, {report.sessions_closed} gateway "
+        f"episode(s) aborted; "
+        + ("relay drained" if report.delivered else "relay not fully drained; the outbox keeps the rest")
+    )

@@ -24,6 +24,12 @@ def serve(
     fault_rate: float = typer.Option(0.0, "--fault-rate", help="Share of requests answered 503."),
     timeout_rate: float = typer.Option(0.0, "--timeout-rate", help="Share of requests that stall."),
     latency_ms: float = typer.Option(0.0, "--latency-ms", help="Latency added to every response."),
+    admin_token: str = typer.Option(
+        None,
+        "--admin-token",
+        envvar="LOOPLINE_SANDBOX_ADMIN_TOKEN",
+        help="Bearer token of the /admin routes (16+ chars); a random one is made and printed when unset.",
+    ),
 ) -> None:
     """Serve the sandbox with uvicorn; change faults and rules at runtime under /admin."""
     import uvicorn
@@ -37,8 +43,11 @@ def serve(
         faults=FaultConfig(
             seed=seed, error_5xx_rate=fault_rate, timeout_rate=timeout_rate, latency_ms=latency_ms
         ),
+        **({"admin_token": admin_token} if admin_token else {}),
     )
     console.print(f"RCM sandbox on http://{host}:{port} (docs at /docs, admin at /admin)")
+    if not admin_token:
+        console.print(f"admin token (Authorization: Bearer ...): {config.admin_token}")
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False)
 
 

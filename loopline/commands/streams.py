@@ -6,6 +6,7 @@ given here override them. Heavy imports (faust, sqlmodel, confluent-kafka) happe
 
 from __future__ import annotations
 
+import json
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -167,10 +168,30 @@ def _import_topic(
 
 
 @audit_app.command()
-def verify(db_url: DbUrl = None) -> None:
-    """Verify every stream's hash chain in the archive; name the first broken link; exit 1 on any."""
+def verify(
+    db_url: DbUrl = None,
+    checkpoints: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder of signed checkpoints of the stream heads (the bridge's), kept outside the archive."
+        ),
+    ] = None,
+    checkpoint_key: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="A public key the checkpoints are signed with, base64 (`loopline audit keygen` prints it); "
+            "repeat it for every key in use across a rotation."
+        ),
+    ] = None,
+) -> None:
+    """Verify every stream's hash chain in the archive and, given checkpoints, that no stream lost its
+    tail, vanished or was rewritten since; name each finding; exit 1 on any."""
+    from bridge.audit.checkpoints import CheckpointError, public_key
     from bridge.store import SqlEventArchive, audit_archive
+    from bridge.store.audit import audit_checkpoints
 
+    if (checkpoints is None) != (checkpoint_key is None):
+        raise _fail("--checkpoints and --checkpoint-key go together")
     config = _config(db_url=db_url)
     archive = SqlEventArchive(config.db_url)
     if not archive.exists():
@@ -178,6 +199,50 @@ def verify(db_url: DbUrl = None) -> None:
     report = audit_archive(archive)
     for item in report.breaks:
         err_console.print(f"[red]broken:[/] {item}", highlight=False, soft_wrap=True)
-    if not report.ok:
-        raise _fail(f"{len(report.breaks)} of {report.streams} streams have a broken hash chain")
+    problems = len(report.breaks)
+    if checkpoints is not None and checkpoint_key is not None:
+        try:
+            keys = [public_key(text) for text in checkpoint_key]
+        except CheckpointError as exc:
+            raise _fail(str(exc)) from None
+        files = sorted(checkpoints.glob("checkpoint-*.json"))
+        if not files:
+            raise _fail(f"no checkpoints in {checkpoints}")
+        docs = []
+        for path in files:
+            try:
+                docs.append(json.loads(path.read_text()))
+            except (OSError, ValueError) as exc:
+                err_console.print(f"[red]refused:[/] {path.name}: unreadable ({exc})", highlight=False)
+                problems += 1
+        refused, findings = audit_checkpoints(archive, docs, keys)
+        for reason in refused:
+            err_console.print(f"[red]refused:[/] {reason}", highlight=False, soft_wrap=True)
+        for finding in findings:
+            err_console.print(f"[red]missing:[/] {finding}", highlight=False, soft_wrap=True)
+        problems += len(refused) + len(findings)
+        console.print(f"{len(files)} checkpoint file(s) checked")
+    if problems:
+        raise _fail(
+            f"{problems} finding(s): {len(report.breaks)} of {report.streams} streams have a broken hash chain"
+        )
     console.print(f"{report.streams} streams, {report.events} events: every hash chain is intact")
+
+
+@audit_app.command()
+def keygen() -> None:
+    """Print a new checkpoint signing key (the bridge's LOOPLINE_BRIDGE_CHECKPOINT_KEY) and its
+    public key (for `loopline audit verify --checkpoint-key`)."""
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from bridge.audit.checkpoints import public_key_text
+
+    key = Ed25519PrivateKey.generate()
+    seed = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    console.print(
+        f"private (LOOPLINE_BRIDGE_CHECKPOINT_KEY): {base64.b64encode(seed).decode()}", highlight=False
+    )
+    console.print(f"public (--checkpoint-key): {public_key_text(key.public_key())}", highlight=False)

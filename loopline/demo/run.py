@@ -63,6 +63,8 @@ from loopline.stack import down, kafka_settings, up
 from loopline.topics import ensure_topics
 
 AGENT = {"Authorization": "Bearer dev-agent-token"}
+INTEGRATION = {"Authorization": "Bearer dev-integration-token"}
+"""The billing system's token: only the integration role may report outcomes."""
 
 
 @dataclass
@@ -169,7 +171,7 @@ def run_pipeline(
     ):
         console.print(f"live system (RCM sandbox, faults injected) at {live_url}; streams worker → {db_url}")
         if rule_change is not None:
-            _change_payer_rule(console, live_url, rule_change)
+            _change_payer_rule(console, live_url, sandbox.admin_token, rule_change)
         settings = BridgeSettings(
             state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
             kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0,
@@ -202,9 +204,10 @@ def run_pipeline(
     return result
 
 
-def _change_payer_rule(console: Console, live_url: str, change: PayerRuleChange) -> None:
-    """The payer changes a rule in the live system (`PUT /admin/payers/{id}/rules`)."""
-    admin = SandboxAdmin(live_url)
+def _change_payer_rule(console: Console, live_url: str, admin_token: str, change: PayerRuleChange) -> None:
+    """The payer changes a rule in the live system (`PUT /admin/payers/{id}/rules`, with the
+    sandbox's admin token)."""
+    admin = SandboxAdmin(live_url, admin_token)
     try:
         world = admin.world()
         admin.set_rules(change.payer_id, change.rules(world.payer(change.payer_id).rules))
@@ -290,7 +293,7 @@ def _send_outcomes(console: Console, api: str, items: list[Any], result: DemoRes
             succeeded = [c["tool"] for c in calls if c["outcome"] == "ok"]
             planned = later_outcome(episode["episode_id"], by_id[episode["item_id"]], succeeded)
             if planned is not None:
-                client.post("/v1/outcomes", json=planned.body()).raise_for_status()
+                client.post("/v1/outcomes", json=planned.body(), headers=INTEGRATION).raise_for_status()
                 result.outcomes += 1
     console.print(f"{result.outcomes} later outcomes reported through the webhook")
 

@@ -11,6 +11,9 @@ from adapters.rcm import RCM_TOOLS, SimBackend, World, seed_world
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolCall, ToolResult
 
+SANDBOX_ADMIN_TOKEN = "test-sandbox-admin-token"
+"""The admin token of the session's sandbox (`sandbox_url`)."""
+
 
 @pytest.fixture
 def world() -> World:
@@ -46,5 +49,5 @@ def sandbox_url() -> Iterator[str]:
     """A real sandbox server (uvicorn, SQLite file) on a free loopback port, for the session."""
     from adapters.rcm.sandbox import SandboxConfig, serve_in_thread
 
-    with serve_in_thread(SandboxConfig()) as url:
+    with serve_in_thread(SandboxConfig(admin_token=SANDBOX_ADMIN_TOKEN)) as url:
         yield url

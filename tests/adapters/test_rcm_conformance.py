@@ -14,6 +14,7 @@ from adapters.rcm.fixtures import SEED_DATED_CASES, SEED_RETURNED_CASES, SEED_RU
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
+from tests.adapters.conftest import SANDBOX_ADMIN_TOKEN
 
 IDS = [s.name for s in SCENARIOS]
 
@@ -74,7 +75,7 @@ def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
 
 @pytest.fixture(scope="module")
 def admin(sandbox_url: str) -> Iterator[SandboxAdmin]:
-    client = SandboxAdmin(sandbox_url)
+    client = SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN)
     yield client
     client.close()
 

@@ -15,6 +15,7 @@ from adapters.rcm.models import PayerRules
 from adapters.rcm.sandbox import FaultConfig, FaultRule, SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolCall, ToolOutcome, ToolResult
+from tests.adapters.conftest import SANDBOX_ADMIN_TOKEN
 
 pytestmark = pytest.mark.integration
 
@@ -28,7 +29,7 @@ ESCALATE = {
 
 @pytest.fixture
 def admin(sandbox_url: str) -> Iterator[SandboxAdmin]:
-    client = SandboxAdmin(sandbox_url)
+    client = SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN)
     client.set_faults(FaultConfig())
     client.reset()
     yield client

@@ -18,7 +18,11 @@ from adapters.rcm.sandbox.store import SqlWorldStore
 
 def _client(config: SandboxConfig) -> httpx.AsyncClient:
     """The app in-process (ASGI), no socket: the wire format, routing and store are all real."""
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(config)), base_url="http://sandbox")
+    return httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=create_app(config)),
+        base_url="http://sandbox",
+        headers={"Authorization": f"Bearer {config.admin_token}"},
+    )
 
 
 ESCALATION = {"queue": "credentialing", "recommended_action": "review", "reason": "not certified with MCR"}
@@ -111,3 +115,17 @@ async def test_bad_request_bodies_are_answered_not_crashed() -> None:
         assert a_list.status_code == 400
         no_era = await client.get("/era/835", params={"claim_id": "CLM-404"})
         assert no_era.status_code == 404 and no_era.json()["error"]["details"]["code"] == "unknown_claim"
+
+
+async def test_the_admin_routes_need_the_admin_token_and_the_tool_routes_do_not() -> None:
+    config = SandboxConfig(admin_token="a-sandbox-admin-token")
+    app = create_app(config)
+    for headers in ({}, {"Authorization": "Bearer wrong-token-wrong-token"}):
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://sandbox", headers=headers
+        ) as client:
+            for method, path in (("GET", "/admin/world"), ("POST", "/admin/reset"), ("PUT", "/admin/faults")):
+                answer = await client.request(method, path, json={})
+                assert answer.status_code == 401 and "admin bearer token" in answer.json()["detail"]
+            assert (await client.post("/claims/CLM-1021/escalations", json=ESCALATION)).status_code == 200
+    assert SandboxConfig().admin_token != SandboxConfig().admin_token  # a fresh random one each time

@@ -47,6 +47,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 AGENT = {"Authorization": "Bearer dev-agent-token"}
+SANDBOX_ADMIN_TOKEN = "e2e-sandbox-admin-token"
 CHANGE = RETRO_WINDOW_SHORTENED
 
 
@@ -89,7 +90,7 @@ def workdir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def sandbox() -> Iterator[str]:
-    config = SandboxConfig(db_url="sqlite://", reset=True)
+    config = SandboxConfig(db_url="sqlite://", reset=True, admin_token=SANDBOX_ADMIN_TOKEN)
     with serve_in_thread(create_app(config), name="rcm-sandbox") as url:
         yield url
 
@@ -103,7 +104,7 @@ def test_a_payer_rule_change_becomes_a_task_a_specialist_approves_in_the_browser
     )
 
     # The payer shortens its retro-authorization window in the live system.
-    admin = SandboxAdmin(sandbox)
+    admin = SandboxAdmin(sandbox, SANDBOX_ADMIN_TOKEN)
     before = admin.world().payer(CHANGE.payer_id).rules
     admin.set_rules(CHANGE.payer_id, CHANGE.rules(before))
     assert admin.world().payer(CHANGE.payer_id).rules.retro_auth_window_days == CHANGE.value

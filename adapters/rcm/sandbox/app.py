@@ -3,7 +3,8 @@
 Routes come from `adapters.rcm.wire.ENDPOINTS`; each one validates its arguments, passes the fault
 injector, runs the same pure domain logic the sim runs, writes the change through to SQL, and
 answers JSON (or X12 835 for remittances). Admin routes load, reset and snapshot the world and set
-payer rules and faults at runtime, so production exceptions can be produced on demand.
+payer rules and faults at runtime, so production exceptions can be produced on demand; they need
+the configured admin bearer token (`SandboxConfig.admin_token`).
 
 Every route is `async`: they all run on the event loop, one at a time between awaits, so the world
 store needs no lock (a sync admin route would run in a thread, racing the tool routes).
@@ -12,11 +13,12 @@ store needs no lock (a sync admin route would run in a thread, racing the tool r
 from __future__ import annotations
 
 import asyncio
+import hmac
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
@@ -125,8 +127,21 @@ def _run(state: SandboxState, tool: str, endpoint: Endpoint, args: Any) -> Respo
     return Response(write_835(remittances, names, world.practice, world.today), media_type=X12_MEDIA_TYPE)
 
 
+def _admin_token_check(state: SandboxState) -> Callable[[Request], Awaitable[None]]:
+    """A dependency admitting only `Authorization: Bearer <config.admin_token>` (401 otherwise)."""
+    expected = f"Bearer {state.config.admin_token}".encode()
+
+    async def check(request: Request) -> None:
+        given = request.headers.get("authorization", "").encode()
+        if not hmac.compare_digest(given, expected):
+            raise HTTPException(401, "the sandbox's admin routes need its admin bearer token",
+                                headers={"WWW-Authenticate": "Bearer"})  # fmt: skip
+
+    return check
+
+
 def _admin_router(state: SandboxState) -> APIRouter:
-    router = APIRouter(prefix="/admin", tags=["admin"])
+    router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(_admin_token_check(state))])
 
     @router.get("/world")
     async def snapshot() -> Response:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from typing import Literal
 
 from pydantic import Field
@@ -65,3 +66,6 @@ class SandboxConfig(Contract):
     """Override of the practice's write-off approval limit (USD)."""
     faults: FaultConfig = Field(default_factory=FaultConfig)
     """Fault injection at start-up (changeable at runtime through /admin/faults)."""
+    admin_token: str = Field(default_factory=lambda: secrets.token_urlsafe(24), min_length=16, repr=False)
+    """Bearer token of the `/admin` routes (world, faults, rules); a fresh random one by default,
+    so a sandbox nobody configured has no open control routes. `SandboxAdmin(url, token=...)`."""

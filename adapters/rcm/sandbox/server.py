@@ -23,10 +23,11 @@ def serve_in_thread(config: SandboxConfig, host: str = "127.0.0.1", port: int = 
 
 
 class SandboxAdmin:
-    """Client for the sandbox's /admin routes: worlds, payer rules, faults."""
+    """Client for the sandbox's /admin routes: worlds, payer rules, faults (with its admin token)."""
 
-    def __init__(self, base_url: str, client: httpx.Client | None = None) -> None:
+    def __init__(self, base_url: str, token: str, client: httpx.Client | None = None) -> None:
         self._client = client or httpx.Client(base_url=base_url, timeout=10)
+        self._client.headers["Authorization"] = f"Bearer {token}"
 
     def _ok(self, response: httpx.Response) -> Any:
         response.raise_for_status()

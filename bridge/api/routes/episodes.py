@@ -2,21 +2,44 @@
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, status
 from fastapi.responses import JSONResponse
 
-from bridge.api.deps import AGENT, READER, PathId, RunsDep, ServicesDep
+from bridge.api.deps import (
+    AgentCaller,
+    EpisodeReaderCaller,
+    OwnersDep,
+    PathId,
+    RunsDep,
+    ServicesDep,
+    refuse_unworkable,
+    visible_to,
+)
 from bridge.api.models import EpisodeRun, StartEpisode
+from bridge.api.services import BridgeServices
 from bridge.runtime import EpisodeResult
 from schemas import new_id
 
 router = APIRouter(tags=["episodes"])
 
 
+def finished_view(episode_id: str, future: Future[EpisodeResult], services: BridgeServices) -> EpisodeRun:
+    """What the API says about a finished run. A run the runtime itself failed (its record is
+    closed as failed by the runner) reads as `failed` with the error; a run stopped because events
+    could not be recorded raises that error again, which the app answers with 503."""
+    error = future.exception()
+    if error is None:
+        return run_view(future.result())
+    if isinstance(error, services.unavailable):
+        raise error
+    return EpisodeRun(episode_id=episode_id, status="failed", error=f"{type(error).__name__}: {error}")
+
+
 def run_view(result: EpisodeResult) -> EpisodeRun:
-    """What the API says about a finished run."""
+    """What the API says about a run that ended normally."""
     return EpisodeRun(
         episode_id=result.episode_id,
         status=result.status,
@@ -29,25 +52,34 @@ def run_view(result: EpisodeResult) -> EpisodeRun:
     )
 
 
-@router.post("/v1/episodes", response_model=EpisodeRun, dependencies=[AGENT])
-def start_episode(body: StartEpisode, services: ServicesDep, runs: RunsDep) -> Any:
-    """Run the deployed policy on a work item; `wait=false` answers 202 at once."""
+@router.post("/v1/episodes", response_model=EpisodeRun)
+def start_episode(
+    body: StartEpisode, caller: AgentCaller, services: ServicesDep, runs: RunsDep, owners: OwnersDep
+) -> Any:
+    """Run the deployed policy on a work item; `wait=false` answers 202 at once. A work item the
+    domain cannot work is refused with 422 naming the field."""
+    refuse_unworkable(services, body.work_item)
     episode_id = new_id()
+    owners.add(episode_id, caller.id)
     future = services.executor.submit(
         services.runner.run, body.work_item, episode_id=episode_id, payload_model=services.payload_model
     )
     runs.add(episode_id, future)
     if not body.wait:
         return JSONResponse(EpisodeRun(episode_id=episode_id, status="running").model_dump(), status_code=202)
-    return run_view(future.result())
+    future.exception()  # waits for the end, whatever it is
+    return finished_view(episode_id, future, services)
 
 
-@router.get("/v1/runs/{episode_id}", response_model=EpisodeRun, dependencies=[READER])
-def get_run(episode_id: PathId, runs: RunsDep) -> EpisodeRun:
-    """An episode started through `POST /v1/episodes`, running or finished."""
+@router.get("/v1/runs/{episode_id}", response_model=EpisodeRun)
+def get_run(
+    episode_id: PathId, caller: EpisodeReaderCaller, runs: RunsDep, services: ServicesDep, owners: OwnersDep
+) -> EpisodeRun:
+    """An episode started through `POST /v1/episodes`, running or finished (an agent sees only
+    the runs it started)."""
     future = runs.get(episode_id)
-    if future is None:
+    if future is None or not visible_to(caller, owners, episode_id):
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no run {episode_id!r} in this process")
     if not future.done():
         return EpisodeRun(episode_id=episode_id, status="running")
-    return run_view(future.result())
+    return finished_view(episode_id, future, services)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from bridge.api.deps import AGENT, PathId, ServicesDep, SessionsDep
+from bridge.api.deps import AgentCaller, OwnersDep, PathId, ServicesDep, SessionsDep, refuse_unworkable
 from bridge.api.models import (
     CloseGatewayEpisode,
     GatewayEpisode,
@@ -16,14 +16,20 @@ from bridge.api.models import (
 )
 from schemas import ToolResult, new_id
 
-router = APIRouter(prefix="/v1/gateway/episodes", tags=["gateway"], dependencies=[AGENT])
+router = APIRouter(prefix="/v1/gateway/episodes", tags=["gateway"])
 
 
 @router.post("", response_model=GatewayEpisode)
 def open_gateway_episode(
-    body: OpenGatewayEpisode, services: ServicesDep, sessions: SessionsDep
+    body: OpenGatewayEpisode,
+    caller: AgentCaller,
+    services: ServicesDep,
+    sessions: SessionsDep,
+    owners: OwnersDep,
 ) -> GatewayEpisode:
-    """Open an episode whose tool calls an external agent sends through the bridge."""
+    """Open an episode whose tool calls an external agent sends through the bridge (422 naming
+    the field for a work item the domain cannot work)."""
+    refuse_unworkable(services, body.work_item)
     episode_id = new_id()
     sessions.open(
         episode_id,
@@ -31,26 +37,36 @@ def open_gateway_episode(
         body.work_item,
         model=body.model,
         max_steps=body.max_steps,
+        owner=caller.id,
         payload_model=services.payload_model,
     )
+    owners.add(episode_id, caller.id)
     return GatewayEpisode(episode_id=episode_id, tools=services.toolbox.openai_tools())
 
 
 @router.post("/{episode_id}/calls", response_model=ToolResult)
-def gateway_call(episode_id: PathId, body: GatewayToolCall, sessions: SessionsDep) -> ToolResult:
+def gateway_call(
+    episode_id: PathId, body: GatewayToolCall, caller: AgentCaller, sessions: SessionsDep
+) -> ToolResult:
     """Execute one tool call (validated, captured); failures come back as a failed result."""
-    return sessions.call(episode_id, body.name, body.arguments, body.call_id)
+    return sessions.call(episode_id, caller.id, body.name, body.arguments, body.call_id)
 
 
 @router.post("/{episode_id}/escalate", response_model=Recorded)
-def gateway_escalate(episode_id: PathId, body: GatewayEscalation, sessions: SessionsDep) -> Recorded:
+def gateway_escalate(
+    episode_id: PathId, body: GatewayEscalation, caller: AgentCaller, sessions: SessionsDep
+) -> Recorded:
     """Hand the episode to a human."""
-    event = sessions.escalate(episode_id, body.reason, recommendation=body.recommendation, queue=body.queue)
+    event = sessions.escalate(
+        episode_id, caller.id, body.reason, recommendation=body.recommendation, queue=body.queue
+    )
     return Recorded(event_id=event.id, seq=event.seq)
 
 
 @router.post("/{episode_id}/close", response_model=Recorded)
-def gateway_close(episode_id: PathId, body: CloseGatewayEpisode, sessions: SessionsDep) -> Recorded:
+def gateway_close(
+    episode_id: PathId, body: CloseGatewayEpisode, caller: AgentCaller, sessions: SessionsDep
+) -> Recorded:
     """End the episode."""
-    event = sessions.close(episode_id, body.status, final_message=body.final_message)
+    event = sessions.close(episode_id, caller.id, body.status, final_message=body.final_message)
     return Recorded(event_id=event.id, seq=event.seq)

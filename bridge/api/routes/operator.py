@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, status
+from fastapi import APIRouter, HTTPException, Request, status
 
 from bridge.api.deps import OPERATOR, PathId, ServicesDep
 from bridge.api.models import RejectedEvent, Revealed
@@ -14,13 +14,14 @@ router = APIRouter(tags=["operator"], dependencies=[OPERATOR])
 
 
 @ops.get("/healthz")
-def healthz(services: ServicesDep) -> dict[str, Any]:
+def healthz(request: Request, services: ServicesDep) -> dict[str, Any]:
     """`ok`, or `degraded` when the relay should run and does not (events then wait, safe, in
     the outbox); with capture's counters: pending, delivered, rejected, restarts, last error."""
+    draining = bool(getattr(request.app.state, "draining", False))
     if services.capture_health is None:
-        return {"status": "ok"}
+        return {"status": "draining" if draining else "ok"}
     capture = services.capture_health()
-    return {"status": capture["status"], "capture": capture}
+    return {"status": "draining" if draining else capture["status"], "capture": capture}
 
 
 @router.get("/v1/capture/rejected", response_model=list[RejectedEvent])

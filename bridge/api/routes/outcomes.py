@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, status
 
-from bridge.api.deps import AGENT, ServicesDep
+from bridge.api.deps import INTEGRATION, ServicesDep
 from bridge.api.models import ObservedOutcome, Recorded
 from schemas.events import OutcomeObserved
 
 router = APIRouter(tags=["outcomes"])
 
 
-@router.post("/v1/outcomes", response_model=Recorded, status_code=202, dependencies=[AGENT])
+@router.post("/v1/outcomes", response_model=Recorded, status_code=202, dependencies=[INTEGRATION])
 def observe_outcome(body: ObservedOutcome, services: ServicesDep) -> Recorded:
-    """Webhook for a later business outcome; joined to the episode as `outcome.observed`."""
+    """Webhook for a later business outcome; joined to the episode as `outcome.observed` (the
+    integration role only: an agent may not write its own training signal)."""
     if body.observed_at.tzinfo is None:
         raise HTTPException(422, "observed_at must carry a timezone")
     outcome = OutcomeObserved(

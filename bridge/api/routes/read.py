@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter, HTTPException, Query, status
 
-from bridge.api.deps import READER, PathId, ServicesDep
+from bridge.api.deps import READER, EpisodeReaderCaller, OwnersDep, PathId, ServicesDep, visible_to
 from bridge.store.views import EdgeCaseView, EpisodeDetail, EpisodeSummary, StoredEvent, ToolErrorRate
 
-router = APIRouter(tags=["read"], dependencies=[READER])
+router = APIRouter(tags=["read"])
+"""Agents read single episodes they started; lists, edge cases and error rates are for reviewers
+and operators."""
 
 
-@router.get("/v1/episodes", response_model=list[EpisodeSummary])
+@router.get("/v1/episodes", response_model=list[EpisodeSummary], dependencies=[READER])
 def list_episodes(
     services: ServicesDep,
     status_: str | None = Query(None, alias="status", max_length=32),
@@ -24,22 +26,26 @@ def list_episodes(
 
 
 @router.get("/v1/episodes/{episode_id}", response_model=EpisodeDetail)
-def get_episode(episode_id: PathId, services: ServicesDep) -> EpisodeDetail:
-    detail = services.reader.get_episode(episode_id)
+def get_episode(
+    episode_id: PathId, caller: EpisodeReaderCaller, services: ServicesDep, owners: OwnersDep
+) -> EpisodeDetail:
+    detail = services.reader.get_episode(episode_id) if visible_to(caller, owners, episode_id) else None
     if detail is None:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"unknown episode {episode_id!r}")
     return detail
 
 
 @router.get("/v1/episodes/{episode_id}/events", response_model=list[StoredEvent])
-def episode_events(episode_id: PathId, services: ServicesDep) -> list[StoredEvent]:
-    events = services.reader.episode_events(episode_id)
+def episode_events(
+    episode_id: PathId, caller: EpisodeReaderCaller, services: ServicesDep, owners: OwnersDep
+) -> list[StoredEvent]:
+    events = services.reader.episode_events(episode_id) if visible_to(caller, owners, episode_id) else []
     if not events:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"no events for episode {episode_id!r}")
     return events
 
 
-@router.get("/v1/edge-cases", response_model=list[EdgeCaseView])
+@router.get("/v1/edge-cases", response_model=list[EdgeCaseView], dependencies=[READER])
 def list_edge_cases(
     services: ServicesDep,
     rule: str | None = Query(None, max_length=128),
@@ -49,7 +55,7 @@ def list_edge_cases(
     return services.reader.list_edge_cases(rule=rule, limit=limit, offset=offset)
 
 
-@router.get("/v1/edge-cases/{fingerprint}", response_model=EdgeCaseView)
+@router.get("/v1/edge-cases/{fingerprint}", response_model=EdgeCaseView, dependencies=[READER])
 def get_edge_case(fingerprint: PathId, services: ServicesDep) -> EdgeCaseView:
     case = services.reader.get_edge_case(fingerprint)
     if case is None:
@@ -57,6 +63,6 @@ def get_edge_case(fingerprint: PathId, services: ServicesDep) -> EdgeCaseView:
     return case
 
 
-@router.get("/v1/tool-error-rates", response_model=list[ToolErrorRate])
+@router.get("/v1/tool-error-rates", response_model=list[ToolErrorRate], dependencies=[READER])
 def tool_error_rates(services: ServicesDep) -> list[ToolErrorRate]:
     return services.reader.tool_error_rates()

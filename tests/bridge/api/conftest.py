@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,12 +16,18 @@ from adapters.serving import serve_in_thread
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.capture import CaptureConfig, CaptureService
-from bridge.runtime import RunnerConfig, ScriptedPolicy, act, call, say
+from bridge.runtime import PolicyClient, RunnerConfig, ScriptedPolicy, act, call, say
 from bridge.store import ArchiveRecord, SqlEventArchive
 from loopline.bridge_app import rcm_services
 from schemas.codec import from_structured
 
-TOKENS = {"agent-token": Role.AGENT, "reviewer-token": Role.REVIEWER, "operator-token": Role.OPERATOR}
+TOKENS = {
+    "agent-token": Role.AGENT,
+    "other-agent-token": Role.AGENT,
+    "integration-token": Role.INTEGRATION,
+    "reviewer-token": Role.REVIEWER,
+    "operator-token": Role.OPERATOR,
+}
 
 
 @dataclass
@@ -48,8 +55,9 @@ def _reference_script(messages: object) -> object:
     return say("Reviewed the remittance; nothing to do.")
 
 
-@pytest.fixture
-def bridge(tmp_path: Path) -> Iterator[Bridge]:
+@contextmanager
+def serve_bridge(tmp_path: Path, policy: PolicyClient | None = None) -> Iterator[Bridge]:
+    """A bridge API server over the sim world; `policy` defaults to a short scripted one."""
     capture = CaptureService.open(
         CaptureConfig(
             tenant="acme",
@@ -64,10 +72,16 @@ def bridge(tmp_path: Path) -> Iterator[Bridge]:
     services = rcm_services(
         capture,
         Toolbox(RCM_TOOLS, SimBackend(seed_world())),
-        ScriptedPolicy(_reference_script),  # type: ignore[arg-type]
+        policy or ScriptedPolicy(_reference_script),  # type: ignore[arg-type]
         RunnerConfig(max_steps=6, escalate_tool="escalate_to_human"),
         archive,
     )
     with serve_in_thread(create_app(services, TokenTable.from_tokens(TOKENS)), name="bridge-api") as url:
         yield Bridge(url, capture, archive)
     capture.close()
+
+
+@pytest.fixture
+def bridge(tmp_path: Path) -> Iterator[Bridge]:
+    with serve_bridge(tmp_path) as served:
+        yield served

@@ -105,13 +105,15 @@ def test_a_later_outcome_joins_its_episode(bridge: Bridge) -> None:
         "amount": "120.00",
         "reason_codes": ["CO-16"],
     }
-    recorded = agent.post("/v1/outcomes", json=outcome)
+    integration = bridge.client("integration-token")
+    assert agent.post("/v1/outcomes", json=outcome).status_code == 403  # no agent writes its own signal
+    recorded = integration.post("/v1/outcomes", json=outcome)
     assert recorded.status_code == 202, recorded.text
     events = bridge.capture.outbox.events(episode_id)
     assert events[-1]["type"] == "loopline.outcome.observed.v1"
     assert recorded.json()["seq"] == len(events) - 1
     assert verify_chain(events) is None
-    unknown = agent.post("/v1/outcomes", json={**outcome, "episode_id": "no-such-episode"})
+    unknown = integration.post("/v1/outcomes", json={**outcome, "episode_id": "no-such-episode"})
     assert unknown.status_code == 404
 
 
@@ -147,7 +149,7 @@ def test_when_events_cannot_be_recorded_the_api_answers_503_and_runs_nothing(bri
             f"/v1/gateway/episodes/{opened['episode_id']}/calls",
             json={"name": "get_claim", "arguments": {"claim_id": "CLM-1001"}},
         ),
-        bridge.client("agent-token").post(
+        bridge.client("integration-token").post(
             "/v1/outcomes",
             json={
                 "episode_id": opened["episode_id"],

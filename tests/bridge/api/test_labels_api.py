@@ -62,7 +62,8 @@ def test_labels_need_the_reviewer_role(bridge: Bridge) -> None:
     assert bridge.client(None).get("/v1/labels/queue").status_code == 401
     assert bridge.client("agent-token").get("/v1/labels/queue").status_code == 403
     assert bridge.client("agent-token").post("/v1/labels", json=_label("ep-1")).status_code == 403
-    assert bridge.client("operator-token").get("/v1/labels/queue").status_code == 200
+    assert bridge.client("operator-token").get("/v1/labels/queue").status_code == 403
+    assert bridge.client("reviewer-token").get("/v1/labels/queue").status_code == 200
 
 
 def test_a_reviewer_labels_the_queue_oldest_first_and_the_label_leaves_it(bridge: Bridge) -> None:

@@ -210,3 +210,19 @@ def test_write_side_effects_are_not_needed_for_read_failures() -> None:
     ep = EpisodeBuilder()
     ep.call("get_claim", side_effect=SideEffect.READ)
     assert _detector().evaluate(ep.events[-1]) == []
+
+
+def test_an_interrupted_episode_is_an_edge_case_high_when_a_write_was_in_flight() -> None:
+    from schemas.events import EpisodeInterrupted
+
+    ep = EpisodeBuilder()
+    ep.started()
+    in_flight = EpisodeInterrupted(reason="found open at start-up", last_seq=2, last_event_type="loopline.tool.called.v1",
+                                   last_call_id="c1", last_tool="submit_appeal", last_side_effect=SideEffect.WRITE,
+                                   effect_unknown=True)  # fmt: skip
+    (finding,) = _detector().evaluate(ep._add(in_flight))
+    assert (finding.rule, finding.severity) == ("episode_interrupted", "high")
+    assert finding.features == {"effect_unknown": True, "tool": "submit_appeal"}
+    quiet = EpisodeInterrupted(reason="cut off", last_seq=0, last_event_type="loopline.episode.started.v1")
+    (finding,) = _detector().evaluate(EpisodeBuilder()._add(quiet))
+    assert (finding.rule, finding.severity) == ("episode_interrupted", "medium")

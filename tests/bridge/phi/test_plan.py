@@ -72,8 +72,19 @@ def test_json_that_uses_aliases_is_redacted_under_the_alias() -> None:
     }
 
 
-def test_a_model_without_phi_has_no_plan() -> None:
-    assert plan_for(NoPhi) is None
+def test_a_model_without_phi_keeps_its_declared_fields_and_tokenises_undeclared_ones() -> None:
+    out = redact(NoPhi, {"claim_id": "CLM-1", "status": "denied", "ssn": "123-45-6789"})
+    assert out == {"claim_id": "CLM-1", "status": "denied", "ssn": "T(123-45-6789)"}
+
+
+class OpenBag(BaseModel):
+    tags: dict[str, str]
+
+
+def test_an_object_declared_open_keeps_undeclared_keys_and_a_model_without_objects_has_no_plan() -> None:
+    assert redact(OpenBag, {"tags": {"colour": "blue"}}) == {"tags": {"colour": "blue"}}
+    assert plan_for(OpenBag) is not None  # OpenBag itself is closed: its own undeclared keys go
+    assert redact(OpenBag, {"tags": {}, "note": "x"})["note"] == "T(x)"
 
 
 class Card(BaseModel):
@@ -101,8 +112,10 @@ def test_unions_redact_a_field_that_any_branch_marks_as_phi() -> None:
     assert out["methods"][0]["number"] == "T(4111)"
 
 
-def test_unknown_keys_pass_through_a_plan() -> None:
-    assert redact(LookupArgs, {"member_id": "M", "extra": "kept"})["extra"] == "kept"
+def test_undeclared_keys_fail_closed_every_leaf_tokenised_and_an_odd_key_too() -> None:
+    out = redact(LookupArgs, {"member_id": "M", "extra": {"dob": "1958-03-12", "n": [1]}, "Maria Lopez": "x"})
+    assert out["extra"] == {"dob": "T(1958-03-12)", "n": ["T(1)"]}
+    assert out["T(Maria Lopez)"] == "T(x)" and "Maria Lopez" not in out
 
 
 def test_data_without_a_model_can_be_tokenised_leaf_by_leaf() -> None:

@@ -89,3 +89,16 @@ def test_plan_sums_counters_and_applies_stages_in_the_order_of_an_episode_life()
     stages = plan(ops)
     assert [kind for kind, _ in stages] == [EpisodeOpened, EpisodeCounted, EpisodeClosed]
     assert stages[1][1] == [EpisodeCounted("ep-1", "acme", steps=2)]
+
+
+def test_an_interrupted_episode_is_closed_as_interrupted_with_no_duration() -> None:
+    from bridge.store.ops import EpisodeClosed
+    from schemas.events import EpisodeInterrupted
+
+    ep = EpisodeBuilder()
+    ep.started()
+    event = ep._add(
+        EpisodeInterrupted(reason="cut off", last_seq=0, last_event_type="loopline.episode.started.v1")
+    )
+    (op,) = reduce_event(event)
+    assert isinstance(op, EpisodeClosed) and (op.status, op.duration_ms) == ("interrupted", None)

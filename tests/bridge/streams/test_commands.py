@@ -107,3 +107,27 @@ def test_audit_verify_of_a_database_without_an_archive_says_so(tmp_path: Path) -
     result = CliRunner().invoke(app, ["audit", "verify", "--db-url", f"sqlite:///{tmp_path}/empty.db"])
     assert result.exit_code == 1
     assert "no event archive" in result.output
+
+
+def test_audit_verify_with_checkpoints_names_a_truncated_tail_and_a_deleted_stream(tmp_path: Path) -> None:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from bridge.audit.checkpoints import public_key_text, sign_checkpoint
+
+    url, archive = _archive(tmp_path)
+    key = Ed25519PrivateKey.generate()
+    heads = {f"ep-{i}": (9, str(archive.head_at(f"ep-{i}", 9)[1])) for i in range(3)}
+    folder = tmp_path / "checkpoints"
+    folder.mkdir()
+    (folder / "checkpoint-000000000000001.json").write_text(
+        json.dumps(sign_checkpoint(heads, source="s", at=1.0, key=key))
+    )
+    argv = ["audit", "verify", "--db-url", url, "--checkpoints", str(folder)]
+    clean = CliRunner().invoke(app, [*argv, "--checkpoint-key", public_key_text(key.public_key())])
+    assert clean.exit_code == 0, clean.output
+    with archive.engine.begin() as conn:
+        conn.execute(sa.text("DELETE FROM event_archive WHERE episodeid = 'ep-0' AND seq = 9"))
+        conn.execute(sa.text("DELETE FROM event_archive WHERE episodeid = 'ep-2'"))
+    result = CliRunner().invoke(app, [*argv, "--checkpoint-key", public_key_text(key.public_key())])
+    assert result.exit_code == 1
+    assert "ep-0: tail_truncated" in result.output and "ep-2: stream_deleted" in result.output

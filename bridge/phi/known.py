@@ -1,0 +1,93 @@
+"""`KnownPhi`: the PHI values an episode has shown, found again in free text in any usual form.
+
+Every value the recorder tokenised at a PHI-marked position (and every leaf of an undeclared key)
+is learned here. A value with a digit (an id, a phone number, a date) matches with or without the
+separators people put in (`1EG4-TE5-MK72`, `(217) 555 0143`); a value of words (a name, a city, a
+street) matches case-insensitively with any punctuation or spacing between its words. ISO dates
+are also learned in their US and spelled-out forms. Values under three letters or digits (a
+gender, a state) are not learned: on their own they identify nobody and would match everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+MIN_CHARS = 3
+_SEPARATORS = r"[\s().\-/_,]*"
+_WORD_GAP = r"[\W_]+"
+_ALNUM = re.compile(r"[A-Za-z0-9]+")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+def _leaves(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaves(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _leaves(item)
+    elif isinstance(value, str | int) and not isinstance(value, bool):
+        yield str(value)
+
+
+def _date_forms(text: str) -> list[str]:
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        return []
+    return [
+        f"{day.month:02d}/{day.day:02d}/{day.year}",
+        f"{day.month}/{day.day}/{day.year}",
+        f"{day.month:02d}/{day.day:02d}/{day.year % 100:02d}",
+        f"{day:%B} {day.day}, {day.year}",
+        f"{day.day} {day:%B} {day.year}",
+        f"{day:%b} {day.day}, {day.year}",
+    ]
+
+
+def _pattern(value: str) -> str | None:
+    """The regex of one value in its usual forms; None when it is too short to learn."""
+    chunks = _ALNUM.findall(value)
+    chars = "".join(chunks)
+    if len(chars) < MIN_CHARS:
+        return None
+    if any(c.isdigit() for c in chars):
+        body = _SEPARATORS.join(re.escape(c) for c in chars)
+    else:
+        body = _WORD_GAP.join(re.escape(c) for c in chunks)
+    return rf"(?<![A-Za-z0-9]){body}(?![A-Za-z0-9])"
+
+
+class KnownPhi:
+    """The PHI values one episode has shown, as one compiled pattern (rebuilt when it grows)."""
+
+    def __init__(self) -> None:
+        self._values: set[str] = set()
+        self._compiled: re.Pattern[str] | None = None
+
+    def learn(self, value: Any) -> None:
+        """Remember every string or integer inside `value` (a scalar, a dict, a list)."""
+        for text in _leaves(value):
+            text = text.strip()
+            forms = [text, *(_date_forms(text) if _ISO_DATE.match(text) else [])]
+            fresh = {form for form in forms if form not in self._values}
+            if fresh:
+                self._values |= fresh
+                self._compiled = None
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def spans(self, text: str) -> list[tuple[int, int, str]]:
+        """Where a known value occurs in `text`: (start, end, "known")."""
+        if self._compiled is None:
+            patterns = sorted(
+                {p for p in map(_pattern, self._values) if p is not None}, key=len, reverse=True
+            )
+            if not patterns:
+                return []
+            self._compiled = re.compile("|".join(patterns), re.IGNORECASE)
+        return [(m.start(), m.end(), "known") for m in self._compiled.finditer(text) if m.end() > m.start()]

@@ -1,0 +1,36 @@
+"""The free-text scrubber: known values in their usual forms, and the pattern classes."""
+
+from __future__ import annotations
+
+from bridge.phi.known import KnownPhi
+from bridge.phi.patterns import find_spans
+from bridge.phi.scrub import merge_spans, scrub_text
+
+
+def fake(value: str) -> str:
+    return "<" + value + ">"
+
+
+def test_a_known_id_matches_with_other_separators_and_case() -> None:
+    known = KnownPhi()
+    known.learn({"member_id": "1EG4TE5MK72", "name": ["Maria", "Lopez"], "gender": "F"})
+    text = "mbi 1eg4-te5-mk72 for LOPEZ, maria (F)"
+    assert scrub_text(text, known, fake) == "mbi <1eg4-te5-mk72> for <LOPEZ>, <maria> (F)"
+
+
+def test_a_known_iso_date_is_found_in_its_us_and_spelled_forms() -> None:
+    known = KnownPhi()
+    known.learn("1958-03-12")
+    for form in ("3/12/1958", "03/12/58", "March 12, 1958", "12 March 1958"):
+        assert scrub_text(f"born {form}.", known, fake) == f"born <{form}>.", form
+
+
+def test_patterns_find_each_class_and_leave_claim_ids_and_codes_alone() -> None:
+    text = "CLM-1001 denied CO-16 for $120.00; call 217-555-0143, SSN 123-45-6789, 17 Elm Street, IL 62704"
+    found = {text[s:e] for s, e, _ in find_spans(text)}
+    assert found == {"217-555-0143", "123-45-6789", "17 Elm Street", "62704"}
+
+
+def test_overlapping_spans_become_one_replacement() -> None:
+    assert merge_spans([(5, 9, "a"), (0, 6, "b"), (12, 14, "c"), (14, 15, "d")]) == [(0, 9), (12, 15)]
+    assert scrub_text("", None, fake) == ""
