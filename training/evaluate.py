@@ -28,6 +28,8 @@ class Trial(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     task_id: str
+    """The task's id and the start of its content hash (`rcm-edge-multi_carc-000#3f9a…`): generated
+    sets reuse ids across generator seeds, so the id alone does not name a task."""
     seed: int
     family: str
     passed: bool
@@ -107,7 +109,7 @@ def run_suite(
     on_record: Callable[[EpisodeRecord], None] | None = None,
 ) -> SuiteRun:
     """Roll `policy` out on every task once per seed (in this process) and score each trial."""
-    families = {t.task_id: task_family(t) for t in tasks}
+    keys = [f"{t.task_id}#{t.compute_hash()[:12]}" for t in tasks]
     trials = []
     for seed in seeds:
         records = run_rollouts(
@@ -115,13 +117,13 @@ def run_suite(
         )
         trials += [
             Trial(
-                task_id=r.task_id,
+                task_id=key,
                 seed=seed,
-                family=families[r.task_id],
+                family=task_family(task),
                 passed=r.verdict.passed,
                 score=r.verdict.score,
             )
-            for r in records
+            for key, task, r in zip(keys, tasks, records, strict=True)
         ]
     return SuiteRun(suite=suite, policy=policy.name, trials=trials)
 

@@ -22,6 +22,8 @@ from torch import Tensor, nn
 
 E = TypeVar("E")
 CHECKPOINT = "checkpoint.pt"
+FLOOR = 0.02
+"""The learning rate at the end of the schedule, as a share of the peak."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ LossFn = Callable[[Sequence[E]], tuple[Tensor, dict[str, float]]]
 
 
 class _Schedule:
-    """Linear warm-up then cosine decay to a tenth of the peak, as a multiplier of the learning rate."""
+    """Linear warm-up then cosine decay to `FLOOR` of the peak, as a multiplier of the learning rate."""
 
     def __init__(self, total: int, warmup: float) -> None:
         self.total, self.warmup = total, max(1, int(total * warmup))
@@ -82,7 +84,7 @@ class _Schedule:
         if step < self.warmup:
             return (step + 1) / self.warmup
         progress = (step - self.warmup) / max(1, self.total - self.warmup)
-        return 0.1 + 0.9 * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+        return FLOOR + (1.0 - FLOOR) * 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
 
 def epoch_batches(sizes: Sequence[int], batch_size: int, seed: int, epoch: int) -> list[list[int]]:

@@ -20,7 +20,6 @@ app = typer.Typer(help="Training: datasets, LoRA fine-tuning, evaluation and the
 console = Console()
 
 DEFAULT_ROOT = Path(".loopline/tasksets")
-DEFAULT_DATASETS = Path(".loopline/datasets")
 
 TaskSets = Annotated[
     list[str] | None,
@@ -33,6 +32,8 @@ Replay = Annotated[
     typer.Option("--replay", help="Replay buffer task sets, in the same forms (repeatable)."),
 ]
 Root = Annotated[Path, typer.Option("--root", help="Task-set registry folder.")]
+State = Annotated[Path, typer.Option("--state", help="State folder (models, adapters, datasets).")]
+DEFAULT_STATE = Path(".loopline")
 Seeds = Annotated[
     str, typer.Option("--seeds", help="Seeds of built-in (generated) sets: `0`, `1,2,5` or `1-20`.")
 ]
@@ -109,7 +110,10 @@ def dataset(
         bool, typer.Option("--corrupt", help="Deliberately wrong gold (each task's outcome-changing mutant).")
     ] = False,
     root: Root = DEFAULT_ROOT,
-    out: Annotated[Path, typer.Option("--out", help="Datasets folder.")] = DEFAULT_DATASETS,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Datasets folder (default STATE/datasets).")
+    ] = None,
+    state: State = DEFAULT_STATE,
 ) -> None:
     """Build a PHI-safe chat dataset (messages + tools) from task sets, with a replay mix and a manifest."""
     from training.data import DatasetSpec, build_dataset, write_dataset
@@ -135,7 +139,7 @@ def dataset(
         with progress_bar() as bar:
             job = bar.add_task("rendering", total=sum(len(s.tasks) for s in (*primary, *buffer)), info="")
             built = build_dataset(spec, progress=lambda done, total: bar.update(job, completed=done))
-        folder = write_dataset(built, out)
+        folder = write_dataset(built, out or state / "datasets")
     except DatasetError as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(2) from None
@@ -149,10 +153,6 @@ def dataset(
     console.print(f"PHI values replaced by surrogates: {manifest.phi.get('replaced')}; written to {folder}")
 
 
-State = Annotated[Path, typer.Option("--state", help="State folder (models, adapters, datasets).")]
-DEFAULT_STATE = Path(".loopline")
-
-
 def _loop_bar(bar: Progress, job: object, report: object) -> None:
     from training.loop import StepReport
 
@@ -164,7 +164,7 @@ def _loop_bar(bar: Progress, job: object, report: object) -> None:
 @app.command()
 def bootstrap(
     seeds: Seeds = "1-6",
-    epochs: Annotated[int, typer.Option("--epochs", help="Passes over the data.")] = 8,
+    epochs: Annotated[int, typer.Option("--epochs", help="Passes over the data.")] = 10,
     d_model: Annotated[int, typer.Option("--d-model", help="Width of the transformer.")] = 96,
     layers: Annotated[int, typer.Option("--layers", help="Transformer layers.")] = 3,
     seed: Annotated[int, typer.Option("--seed", help="Training seed.")] = 0,

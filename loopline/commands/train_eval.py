@@ -68,6 +68,7 @@ def eval_(
     save: Annotated[
         bool, typer.Option("--save/--no-save", help="Store the report with the candidate.")
     ] = True,
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the tables as markdown.")] = False,
     state: State = DEFAULT_STATE,
     root: Root = DEFAULT_ROOT,
 ) -> None:
@@ -104,7 +105,7 @@ def eval_(
                 runs.append(run_suite(policy, name, tasks, seeds, on_record=_advance(bar, job)))
             paired.append(pair(runs[0], runs[1]))
     report = EvalReport(candidate=mine.name, champion=theirs.name, seeds=seeds, suites=paired)
-    print_report(report)
+    print_report(report, markdown=markdown)
     if save and candidate != "base":
         store_report(adapter_folder(state, candidate), report)
 
@@ -116,42 +117,58 @@ def _advance(bar: Progress, job: TaskID) -> Callable[[EpisodeRecord], None]:
     return advance
 
 
-def print_report(report: EvalReport) -> None:
-    """The paired table and the per-family table."""
-    table = Table(title=f"{report.candidate} vs champion {report.champion} (pass@1, paired, 95% CI)")
-    for column in (
-        "suite",
-        "tasks",
-        "champion",
-        "candidate",
-        "delta (points)",
-        "95% CI",
-        "pass^k",
-        "pass->fail",
-        "fail->pass",
-    ):
-        table.add_column(column, justify="right" if column != "suite" else "left")
-    for s in report.suites:
-        table.add_row(
+SUITE_COLUMNS = ("suite", "tasks", "champion", "candidate", "Δ points", "95% CI", "pass^k", "p→f", "f→p")
+
+
+def suite_rows(report: EvalReport) -> list[list[str]]:
+    """One row per suite: pass@1 of both, the paired difference and its interval, pass^k, flips."""
+    return [
+        [
             s.suite,
             str(s.tasks),
             f"{s.champion:.1%}",
             f"{s.candidate:.1%}",
             f"{100 * s.delta:+.1f}",
             f"[{100 * s.ci_low:+.1f}, {100 * s.ci_high:+.1f}]",
-            f"{s.champion_pass_hat_k:.1%} -> {s.candidate_pass_hat_k:.1%}",
+            f"{s.champion_pass_hat_k:.0%}→{s.candidate_pass_hat_k:.0%}",
             str(s.pass_to_fail),
             str(s.fail_to_pass),
-        )
+        ]
+        for s in report.suites
+    ]
+
+
+def print_report(report: EvalReport, *, markdown: bool = False) -> None:
+    """The paired table and the per-family table (rich, or markdown for a README)."""
+    title = f"{report.candidate} vs champion {report.champion} (pass@1, paired, 95% CI)"
+    family_rows = [
+        [s.suite, row.family, str(row.tasks), f"{row.champion:.1%}", f"{row.candidate:.1%}"]
+        for s in report.suites
+        for row in s.families
+    ]
+    family_columns = ("suite", "family", "tasks", "champion", "candidate")
+    if markdown:
+        for heading, columns, rows in (
+            (title, SUITE_COLUMNS, suite_rows(report)),
+            ("per family", family_columns, family_rows),
+        ):
+            print(f"\n**{heading}**\n")
+            print("| " + " | ".join(columns) + " |")
+            print("|" + "---|" * len(columns))
+            for row in rows:
+                print("| " + " | ".join(row) + " |")
+        return
+    table = Table(title=title)
+    for column in SUITE_COLUMNS:
+        table.add_column(column, justify="left" if column == "suite" else "right")
+    for row in suite_rows(report):
+        table.add_row(*row)
     console.print(table)
     families = Table(title="per family (pass@1)")
-    for column in ("suite", "family", "tasks", "champion", "candidate"):
+    for column in family_columns:
         families.add_column(column)
-    for s in report.suites:
-        for row in s.families:
-            families.add_row(
-                s.suite, row.family, str(row.tasks), f"{row.champion:.1%}", f"{row.candidate:.1%}"
-            )
+    for row in family_rows:
+        families.add_row(*row)
     console.print(families)
 
 
@@ -206,6 +223,29 @@ def _pairs(items: list[str] | None) -> list[tuple[str, str]]:
 
 
 def register(train: typer.Typer) -> None:
-    """Add `eval` and `gate` to the `train` app."""
+    """Add `eval`, `gate` and `report` to the `train` app."""
     train.command("eval")(eval_)
     train.command()(gate)
+    train.command()(report)
+
+
+def report(
+    candidate: Annotated[str, typer.Argument(help="Adapter id or folder.")],
+    markdown: Annotated[bool, typer.Option("--markdown", help="Print the tables as markdown.")] = False,
+    state: State = DEFAULT_STATE,
+) -> None:
+    """Print an adapter's stored evaluation and the gate's verdict, without running anything."""
+    from training.registry import adapter_folder, read_evaluation
+
+    try:
+        stored, verdict = read_evaluation(adapter_folder(state, candidate))
+    except FileNotFoundError as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
+    print_report(stored, markdown=markdown)
+    if verdict is None:
+        console.print("gate: not judged yet (`loopline train gate`)")
+        return
+    for check in verdict.checks:
+        console.print(f"{'pass' if check.passed else 'FAIL'}: {check.reason}")
+    console.print(f"gate: {'accepted' if verdict.passed else 'stopped'}")

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from envs.tasksets import dump_jsonl
 from loopline.cli import app
+from training.data import LoadedTaskSet
 
 
 def test_train_dataset_writes_rows_and_a_manifest(tmp_path: Path) -> None:
@@ -44,3 +46,61 @@ def test_train_dataset_refuses_bad_seeds(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["train", "dataset", "d", "-t", "toy", "--seeds", "a-b"])
     assert result.exit_code != 0
     assert "not a list of seeds" in result.output
+
+
+def test_dataset_sft_eval_and_gate_run_end_to_end(
+    tiny_structured: Path, small_base: LoadedTaskSet, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    chosen = [t for t in small_base.tasks if t.tags[0] in ("carc:1", "carc:2", "carc:B7")]
+    tasks.write_text(dump_jsonl(chosen))
+    state = ["--state", str(tmp_path / "state")]
+    run = CliRunner().invoke
+    made = run(app, ["train", "dataset", "d", "-t", str(tasks), "--families", "carc:2", *state])
+    assert made.exit_code == 0, made.output
+    trained = run(
+        app,
+        [
+            "train",
+            "sft",
+            "a1",
+            "--dataset",
+            "d",
+            "--base-model",
+            str(tiny_structured),
+            "--epochs",
+            "2",
+            "--r",
+            "4",
+            "--alpha",
+            "8",
+            *state,
+        ],
+    )
+    assert trained.exit_code == 0, trained.output
+    assert "adapter a1:" in trained.output
+    evaluated = run(
+        app,
+        [
+            "train",
+            "eval",
+            "a1",
+            "--base-model",
+            str(tiny_structured),
+            "--base-suite",
+            str(tasks),
+            "--markdown",
+            *state,
+        ],
+    )
+    assert evaluated.exit_code == 0, evaluated.output
+    assert "| base | 3 |" in evaluated.output
+    judged = run(app, ["train", "gate", "a1", "--max-loss", "base=100", *state])
+    assert judged.exit_code == 0, judged.output
+    assert "accepted" in judged.output
+    stopped = run(app, ["train", "gate", "a1", "--min-gain", "base=50", *state])
+    assert stopped.exit_code == 1 and "is below the required +50.0" in " ".join(stopped.output.split())
+    shown = run(app, ["train", "report", "a1", *state])
+    assert shown.exit_code == 0 and "gate: stopped" in shown.output
+    events = (tmp_path / "state" / "adapters" / "a1" / "events.jsonl").read_text().splitlines()
+    assert [json.loads(e)["data"]["passed"] for e in events] == [True, False]

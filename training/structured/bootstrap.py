@@ -40,7 +40,7 @@ class BootstrapSpec:
     d_model: int = 96
     layers: int = 3
     heads: int = 4
-    loop: LoopConfig = field(default_factory=lambda: LoopConfig(epochs=8, batch_size=32, lr=2e-3))
+    loop: LoopConfig = field(default_factory=lambda: LoopConfig(epochs=10, batch_size=32, lr=2e-3))
 
     def to_json(self) -> dict[str, object]:
         return {**asdict(self), "loop": self.loop.to_json()}
