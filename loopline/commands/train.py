@@ -313,3 +313,38 @@ def _register_evaluation() -> None:
 
 
 _register_evaluation()
+
+
+@app.command()
+def serve(
+    base_model: BaseModel = None,
+    name: Annotated[str, typer.Option("--name", help="Model name the base answers as.")] = "rcm-structured",
+    adapter: Annotated[
+        list[str] | None, typer.Option("--adapter", help="NAME=FOLDER of an adapter to load (repeatable).")
+    ] = None,
+    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port")] = 8300,
+    state: State = DEFAULT_STATE,
+) -> None:
+    """An OpenAI-compatible server (chat completions, vLLM-style LoRA loading) for the policy."""
+    import uvicorn
+
+    from training.policies import load_policy
+    from training.serve import create_app
+
+    base = base_folder(state, base_model)
+    server = create_app(lambda folder, label: load_policy(base, folder, name=label), name)
+    for item in adapter or []:
+        label, eq, folder = item.partition("=")
+        if not eq:
+            raise typer.BadParameter(f"{item!r} is not NAME=FOLDER")
+        from fastapi.testclient import TestClient
+
+        loaded = TestClient(server).post(
+            "/v1/load_lora_adapter", json={"lora_name": label, "lora_path": folder}
+        )
+        if loaded.status_code != 200:
+            console.print(f"[red]cannot load {item}:[/] {loaded.text}")
+            raise typer.Exit(2)
+    console.print(f"serving {name} at http://{host}:{port}/v1")
+    uvicorn.run(server, host=host, port=port, log_level="warning")
