@@ -330,21 +330,19 @@ def serve(
     import uvicorn
 
     from training.policies import load_policy
-    from training.serve import create_app
+    from training.serve.app import create_app
 
     base = base_folder(state, base_model)
-    server = create_app(lambda folder, label: load_policy(base, folder, name=label), name)
+    preload = {}
     for item in adapter or []:
         label, eq, folder = item.partition("=")
         if not eq:
             raise typer.BadParameter(f"{item!r} is not NAME=FOLDER")
-        from fastapi.testclient import TestClient
-
-        loaded = TestClient(server).post(
-            "/v1/load_lora_adapter", json={"lora_name": label, "lora_path": folder}
-        )
-        if loaded.status_code != 200:
-            console.print(f"[red]cannot load {item}:[/] {loaded.text}")
-            raise typer.Exit(2)
+        preload[label] = Path(folder)
+    try:
+        server = create_app(lambda folder, label: load_policy(base, folder, name=label), name, preload)
+    except FileNotFoundError as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
     console.print(f"serving {name} at http://{host}:{port}/v1")
     uvicorn.run(server, host=host, port=port, log_level="warning")

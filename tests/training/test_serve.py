@@ -13,7 +13,7 @@ from adapters.serving import serve_in_thread
 from bridge.runtime import OpenAIChatPolicy
 from training.data import ChatRow
 from training.policies import load_policy
-from training.serve import create_app
+from training.serve.app import create_app
 
 pytestmark = pytest.mark.integration
 

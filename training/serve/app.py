@@ -11,7 +11,7 @@ the embedded policy exactly as it talks to vLLM.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -49,10 +49,15 @@ class UnloadAdapter(BaseModel):
     lora_name: str = Field(min_length=1)
 
 
-def create_app(load: Loader, base_name: str) -> FastAPI:
-    """The server for a base model (`load(None, base_name)`) and the adapters loaded into it."""
+def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None = None) -> FastAPI:
+    """The server for a base model (`load(None, base_name)`), `adapters` (name → folder) loaded at
+    start, and the adapters loaded into it later."""
     app = FastAPI(title="loopline policy server")
     policies: dict[str, ChatPolicy] = {base_name: load(None, base_name)}
+    for name, folder in (adapters or {}).items():
+        if not (folder / "adapter_config.json").is_file():
+            raise FileNotFoundError(f"{folder} holds no LoRA adapter")
+        policies[name] = load(folder, name)
     lock = threading.Lock()  # one model at a time: the CPU models are not thread-safe to run in parallel
 
     @app.get("/v1/models")
