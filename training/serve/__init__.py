@@ -1,0 +1,1 @@
+"""The OpenAI-compatible policy server (`training.serve.app`); fastapi is imported only there."""
