@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 if TYPE_CHECKING:
@@ -153,12 +153,12 @@ def dataset(
     console.print(f"PHI values replaced by surrogates: {manifest.phi.get('replaced')}; written to {folder}")
 
 
-def _loop_bar(bar: Progress, job: object, report: object) -> None:
+def _loop_bar(bar: Progress, job: TaskID, report: object) -> None:
     from training.loop import StepReport
 
     assert isinstance(report, StepReport)
     info = f"loss {report.loss:.4f}  {report.examples_per_s:.0f} ex/s"
-    bar.update(job, completed=report.step, total=report.total, info=info)  # type: ignore[arg-type]
+    bar.update(job, completed=report.step, total=report.total, info=info)
 
 
 @app.command()
@@ -186,12 +186,12 @@ def bootstrap(
         loop=LoopConfig(epochs=epochs, batch_size=32, lr=2e-3, seed=seed),
     )
     with progress_bar() as bar:
-        stages: dict[str, object] = {}
+        stages: dict[str, TaskID] = {}
 
         def stage(name_: str, done: int, total: int) -> None:
             if name_ not in stages:
                 stages[name_] = bar.add_task(name_, total=total, info="")
-            bar.update(stages[name_], completed=done)  # type: ignore[arg-type]
+            bar.update(stages[name_], completed=done)
 
         job = bar.add_task("training", total=None, info="")
         folder = build(
@@ -265,12 +265,12 @@ def sft(
         else LoraSettings(r=r, alpha=alpha, target_modules=LLAMA_TARGETS, modules_to_save=())
     )
     with progress_bar() as bar:
-        stages: dict[str, object] = {}
+        stages: dict[str, TaskID] = {}
 
         def stage(name_: str, done: int, total: int) -> None:
             if name_ not in stages:
                 stages[name_] = bar.add_task(name_, total=total, info="")
-            bar.update(stages[name_], completed=done)  # type: ignore[arg-type]
+            bar.update(stages[name_], completed=done)
 
         job = bar.add_task("training", total=None, info="")
         if structured:

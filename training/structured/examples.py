@@ -14,7 +14,7 @@ import numpy as np
 
 from training.data.rows import ChatRow
 from training.structured.features import Encoded, encode
-from training.structured.observe import observe
+from training.structured.observe import Item, observe
 from training.structured.templates import Abstracted, Slot, Template, abstract
 from training.structured.vocab import Vocab, build_vocab
 
@@ -55,7 +55,7 @@ def abstract_row(row: ChatRow) -> list[Abstracted] | None:
 def vocab_from_rows(rows: Iterable[ChatRow], **kwargs: int) -> Vocab:
     """A vocabulary over every learnable row (values seen in at least `min_episodes` rows)."""
 
-    def episodes() -> Iterable[tuple[list, list[Template]]]:  # type: ignore[type-arg]
+    def episodes() -> Iterable[tuple[list[Item], list[Template]]]:
         for row in rows:
             actions = abstract_row(row)
             if actions is not None:
