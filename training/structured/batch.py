@@ -46,16 +46,26 @@ def collate(encoded: Sequence[Encoded]) -> dict[str, Tensor]:
     }
 
 
+def template_weights(steps: Sequence[Step], n_templates: int) -> Tensor:
+    """Class weights of the decision loss: the inverse square root of each template's share of the
+    steps (clipped to [0.2, 5]), so the one decisive write of a case counts against the reads every
+    case starts with."""
+    counts = torch.bincount(torch.tensor([s.template for s in steps]), minlength=n_templates).float()
+    weights = (counts.clamp_min(1.0) / counts.sum() * n_templates).pow(-0.5).clamp(0.2, 5.0)
+    return weights / weights[counts > 0].mean()
+
+
 def loss(
-    model: StructuredPolicyModel, steps: Sequence[Step], n_templates: int
+    model: StructuredPolicyModel, steps: Sequence[Step], n_templates: int, weights: Tensor | None = None
 ) -> tuple[Tensor, dict[str, float]]:
-    """Cross-entropy of the decision plus the pointer loss of every slot (the log of the probability
-    mass on the items holding the right value)."""
+    """Cross-entropy of the decision (weighted per template when `weights` are given) plus the
+    pointer loss of every slot (the log of the probability mass on the items holding the right
+    value)."""
     batch = collate([s.encoded for s in steps])
     state, items = model.encode(batch)
     logits = model.decision(state)[:, :n_templates]
     targets = torch.tensor([s.template for s in steps])
-    decision = torch.nn.functional.cross_entropy(logits, targets)
+    decision = torch.nn.functional.cross_entropy(logits, targets, weight=weights)
     rows, slots, kinds, hits = [], [], [], []
     for i, step in enumerate(steps):
         for k, slot in enumerate(step.slots):

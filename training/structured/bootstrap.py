@@ -20,7 +20,7 @@ import torch
 from training.data import ChatRow, DatasetSpec, build_dataset, load_task_set, write_dataset
 from training.lineage import code_version
 from training.loop import LoopConfig, LoopResult, StepReport, TrainingLoop
-from training.structured.batch import loss
+from training.structured.batch import loss, template_weights
 from training.structured.examples import Prepared, Step, prepare, vocab_from_rows
 from training.structured.features import scalar_bins
 from training.structured.model import ModelConfig, StructuredPolicyModel
@@ -90,9 +90,10 @@ def fit_structured(
     )
     model = StructuredPolicyModel(config)
     n_templates = len(vocab.templates)
+    weights = template_weights(prepared.steps, n_templates)
 
     def loss_fn(steps: Sequence[Step]) -> tuple[torch.Tensor, dict[str, float]]:
-        return loss(model, steps, n_templates)
+        return loss(model, steps, n_templates, weights)
 
     result = TrainingLoop(
         model,

@@ -15,7 +15,7 @@ from training.data import load_dataset
 from training.lineage import code_version
 from training.loop import LoopConfig, StepReport, TrainingLoop
 from training.lora import LoraSettings, attach, save_lineage
-from training.structured.batch import loss
+from training.structured.batch import loss, template_weights
 from training.structured.examples import Step, prepare
 from training.structured.store import load_model
 from training.structured.vocab import Vocab
@@ -44,9 +44,10 @@ def sft_structured(
     torch.manual_seed(loop.seed)
     model = attach(stored.model, settings)
     n_templates = len(vocab.templates)
+    weights = template_weights(prepared.steps, n_templates)
 
     def loss_fn(steps: Sequence[Step]) -> tuple[torch.Tensor, dict[str, float]]:
-        return loss(model, steps, n_templates)  # type: ignore[arg-type]
+        return loss(model, steps, n_templates, weights)  # type: ignore[arg-type]
 
     result = TrainingLoop(
         model,
