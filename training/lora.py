@@ -25,11 +25,12 @@ STRUCTURED_TARGETS = (
     "o_proj",
     "up_proj",
     "down_proj",
-    "pointer_query",
-    "pointer_key",
     "decision",
 )
-"""Every linear map of the structured policy, the decision head included (new actions are new rows)."""
+"""The structured policy's attention, feed-forward and decision maps (new actions are new rows of
+the decision head). The pointer heads are left as they are: copying is generic, new actions reach
+it through their template and slot rows, and adapting it disturbs copying on tasks the adapter
+never saw."""
 STRUCTURED_SAVED = ("template_embedding", "slot_embedding")
 """Small tables trained in full and saved with the adapter (the slots of new actions need rows)."""
 LLAMA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
