@@ -7,6 +7,7 @@ them), asks the chat policy, and turns its reply into the next call or the end o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,8 +62,6 @@ class ChatEnvPolicy:
             return Finish(message=reply.content or "")
         call = reply.tool_calls[0]
         try:
-            import json
-
             arguments = json.loads(call.arguments) if call.arguments.strip() else {}
         except ValueError:
             return Finish(message=f"{MALFORMED}: {call.arguments[:200]}")
