@@ -236,6 +236,8 @@ def sft(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     checkpoint_every: Annotated[int, typer.Option("--checkpoint-every", help="Optimizer steps.")] = 50,
     parent: Annotated[str | None, typer.Option("--parent", help="Champion adapter it follows.")] = None,
+    packing: Annotated[bool, typer.Option("--packing", help="Pack sequences (causal LMs).")] = False,
+    max_length: Annotated[int, typer.Option("--max-length", help="Longest sequence (causal LMs).")] = 16384,
     state: State = DEFAULT_STATE,
 ) -> None:
     """LoRA supervised fine-tuning (peft) of the base model on a dataset; resumes a killed run."""
@@ -296,6 +298,8 @@ def sft(
                 settings=settings,
                 loop=loop,
                 parent_adapter_id=parent,
+                max_length=max_length,
+                packing=packing,
                 on_step=lambda report: _loop_bar(bar, job, report),
             )
     training_ = lineage["training"]
