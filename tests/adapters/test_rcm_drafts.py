@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -24,6 +23,7 @@ from envs.rcm.tasks import work_item_for
 from loopline.reference_policy import ReferencePolicy
 from schemas import Event, Task
 from schemas.events import ToolReturned
+from tests.workflows.episodes import raw_phi
 
 DOMAIN = RcmDomain()
 
@@ -86,30 +86,11 @@ def test_a_draft_replays_every_call_of_its_episode_exactly(task: Task, redactor:
     assert draft.work_item == task.work_item  # the payload capture tokenised is rebuilt as the agent saw it
 
 
-def _raw_phi(world: dict[str, Any]) -> set[str]:
-    """Every PHI value of the source world, as text (names, birth dates, member ids, documents)."""
-    found: set[str] = set()
-    for patient in world["patients"].values():
-        found |= {
-            patient["first_name"],
-            patient["last_name"],
-            patient["birth_date"],
-            patient["address"]["line1"],
-        }
-    for coverage in world["coverages"].values():
-        found |= {coverage["member_id"], coverage["subscriber_birth_date"]}
-    for claim in world["claims"].values():
-        found |= {claim["member_id"], claim["patient_birth_date"]}
-    for document in world["documents"].values():
-        found |= {line for line in document["text"].splitlines() if len(line) > 12}
-    return {value for value in found if len(value) >= 4}
-
-
 def test_a_draft_holds_no_raw_phi_value_and_no_capture_token(redactor: Redactor) -> None:
     tasks = [t for t in generate_base(seed=5, per_carc=1) if {"carc:31", "carc:50", "carc:16"} & set(t.tags)]
     for task in tasks:
         text = draft_of(record(task, redactor)).model_dump_json()
-        raw = _raw_phi(task.initial_world)
+        raw = raw_phi(task.initial_world)
         assert len(raw) > 5
         leaked = sorted(value for value in raw if value in text)
         assert leaked == [], f"{task.task_id} leaks {leaked[:3]}"
