@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from schemas.base import PRINTABLE, Contract
+from schemas.gate import GateCheck, SuiteEvidence, VerifierCardEvidence
 from schemas.lora import AdapterMeta
 from schemas.registry import DEFAULT_REGISTRY, EventData
 from schemas.tasks import WorkItem
@@ -294,6 +295,26 @@ class AdapterTrained(EventData):
 
     adapter: AdapterMeta
     """The adapter."""
+
+
+@register("loopline.adapter.evaluated.v1")
+class AdapterEvaluated(EventData):
+    """The gate judged an adapter against the champion: the verdict and its evidence."""
+
+    adapter_id: str
+    """The adapter judged."""
+    champion: str
+    """The policy it was paired against (`base:<model>` or an adapter id)."""
+    passed: bool
+    """True when every rule held: the adapter may ship."""
+    reasons: tuple[str, ...] = ()
+    """The reason of every failed rule (empty when it passed)."""
+    checks: tuple[GateCheck, ...] = ()
+    """Every rule applied, with the numbers it read."""
+    suites: tuple[SuiteEvidence, ...] = ()
+    """The paired evaluation, per suite."""
+    verifier_cards: tuple[VerifierCardEvidence, ...] = ()
+    """The verifier card of every verifier that scored the evaluation, as the gate read it."""
 
 
 @register("loopline.adapter.deployed.v1")
