@@ -35,7 +35,7 @@ class SuiteEvidence(Contract):
     champion: float = Field(ge=0.0, le=1.0)
     """Champion pass@1."""
     delta: float
-    """candidate − champion, in pass@1 (0.01 = one point)."""
+    """candidate - champion, in pass@1 (0.01 = one point)."""
     ci_low: float
     """Lower bound of the 95% bootstrap interval of `delta` (tasks resampled)."""
     ci_high: float
