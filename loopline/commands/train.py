@@ -317,36 +317,3 @@ def _register_evaluation() -> None:
 
 
 _register_evaluation()
-
-
-@app.command()
-def serve(
-    base_model: BaseModel = None,
-    name: Annotated[str, typer.Option("--name", help="Model name the base answers as.")] = "rcm-structured",
-    adapter: Annotated[
-        list[str] | None, typer.Option("--adapter", help="NAME=FOLDER of an adapter to load (repeatable).")
-    ] = None,
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8300,
-    state: State = DEFAULT_STATE,
-) -> None:
-    """An OpenAI-compatible server (chat completions, vLLM-style LoRA loading) for the policy."""
-    import uvicorn
-
-    from training.policies import load_policy
-    from training.serve.app import create_app
-
-    base = base_folder(state, base_model)
-    preload = {}
-    for item in adapter or []:
-        label, eq, folder = item.partition("=")
-        if not eq:
-            raise typer.BadParameter(f"{item!r} is not NAME=FOLDER")
-        preload[label] = Path(folder)
-    try:
-        server = create_app(lambda folder, label: load_policy(base, folder, name=label), name, preload)
-    except FileNotFoundError as exc:
-        console.print(f"[red]{exc}[/]")
-        raise typer.Exit(2) from None
-    console.print(f"serving {name} at http://{host}:{port}/v1")
-    uvicorn.run(server, host=host, port=port, log_level="warning")
