@@ -181,11 +181,18 @@ def gate(
     max_loss: Annotated[
         list[str] | None, typer.Option("--max-loss", help="SUITE=POINTS (repeatable).")
     ] = None,
+    card: Annotated[
+        Path | None,
+        typer.Option(
+            "--card", help="Verifier card JSON (`loopline verifiers report --json`); default: the repo's."
+        ),
+    ] = None,
     state: State = DEFAULT_STATE,
 ) -> None:
     """Judge an evaluated adapter by the gate's rules; store the verdict with it. Exit 1 when stopped."""
+    from loopline.commands.train_card import REPO_CARD, CardError, card_evidence
     from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
-    from training.registry import adapter_folder, read_evaluation, store_verdict
+    from training.registry import adapter_folder, champion_cards, read_evaluation, store_verdict
 
     try:
         folder = adapter_folder(state, candidate)
@@ -202,7 +209,14 @@ def gate(
         )
     else:
         rules = DEFAULT_RULES
-    verdict = judge(report, rules)
+    cards = []
+    if rules.verifier_card and (card is not None or REPO_CARD.is_file()):
+        try:
+            cards = card_evidence(card or REPO_CARD)
+        except CardError as exc:
+            console.print(f"[red]{exc}[/]")
+            raise typer.Exit(2) from None
+    verdict = judge(report, rules, cards=cards, champion_cards=champion_cards(state, report.champion))
     store_verdict(folder, report, rules, verdict)
     for check in verdict.checks:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
