@@ -101,7 +101,10 @@ def up(settings: StackSettings, *, progress: Progress = _silent, detach: bool = 
         notes.append(f"found a stale stack ({', '.join(gone) or 'nothing'} not running); restarted it")
         stop(list(existing.processes.values()), settings.stop_timeout_s)
         layout.clear()
+    last = layout.last_ports()
     state = start_embedded(settings, layout, progress, detach)
+    if settings.port_mode == "auto" and last is not None and state.ports != last:
+        notes.append("the last ports were taken, so the stack has new endpoints: restart its clients")
     return UpResult(state=state, already_running=False, elapsed_s=time.monotonic() - started, notes=notes)
 
 

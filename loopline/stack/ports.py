@@ -87,6 +87,11 @@ def ensure_free(ports: StackPorts, fields: Iterable[str]) -> None:
                 )
 
 
+def all_free(ports: StackPorts, fields: Iterable[str]) -> bool:
+    """True when every port among `fields` (and SeaweedFS's twins) is free."""
+    return all(port_is_free(p) for field in fields for p in _ports_to_check(field, getattr(ports, field)))
+
+
 def _ephemeral_floor() -> int:
     """The lowest port the kernel hands to outgoing connections (Linux; 32768 elsewhere)."""
     try:

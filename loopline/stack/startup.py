@@ -78,10 +78,13 @@ def _round_trip(kafka: KafkaSettings, deadline: float) -> str | None:
     return None
 
 
-def choose_ports(settings: StackSettings) -> StackPorts:
-    """The ports to use: free ones in `auto` mode, else the configured ones after checking they are free."""
+def choose_ports(settings: StackSettings, last: StackPorts | None = None) -> StackPorts:
+    """The ports to use: in `auto` mode the `last` ones when all are free (clients that know them
+    reconnect by themselves), else free ones; in `fixed` mode the configured ones, checked free."""
     fields = ports.needed_fields(with_seaweed=settings.broker_storage == "s3", with_ui=settings.temporal_ui)
     if settings.port_mode == "auto":
+        if last is not None and ports.all_free(last, fields):
+            return last
         return ports.pick_free_ports(fields)
     ports.ensure_free(settings.ports, fields)
     return settings.ports
@@ -138,7 +141,7 @@ def start_embedded(
     """Start SeaweedFS (s3 storage only), Tansu and Temporal; return once all three really work."""
     s3 = settings.broker_storage == "s3"
     binaries = StackBinaries.resolve(settings.bin_dir, need_weed=s3)
-    chosen = choose_ports(settings)
+    chosen = choose_ports(settings, layout.last_ports())
     layout.ensure()
     creds = layout.s3_credentials() if s3 else None
     launcher = _Launcher(settings, layout, chosen, detach)

@@ -1,6 +1,8 @@
 """The state folder (`.loopline/` by default): where everything of one stack lives.
 
     stack.json          the state file: mode, endpoints, ports, and a record per process
+    ports.json          the ports of the last embedded stack, kept after `down`: `--ports auto`
+                        reuses them when free, so clients keep their endpoints across restarts
     run/<name>.pid      one pid per process, for people and shell scripts
     logs/<name>.log     each process's stdout and stderr
     data/               SeaweedFS volumes (the durable broker log) and temporal.db
@@ -106,6 +108,19 @@ class StackLayout:
         os.replace(tmp, self.state_file)
         for name, record in state.processes.items():
             self.pid_file(name).write_text(f"{record.pid}\n")
+        if state.ports is not None:
+            self.ports_file.write_text(state.ports.model_dump_json(indent=2))
+
+    @property
+    def ports_file(self) -> Path:
+        return self.root / "ports.json"
+
+    def last_ports(self) -> StackPorts | None:
+        """The ports the last embedded stack in this folder used, or None (none, or unreadable)."""
+        try:
+            return StackPorts.model_validate_json(self.ports_file.read_text())
+        except (OSError, ValidationError):
+            return None
 
     def clear(self) -> None:
         """Forget the stack (after `down`); logs and data stay for the next `up`."""
