@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import typer
 
+from loopline.commands import adapters as adapters_cmd
 from loopline.commands import bridge as bridge_cmd
 from loopline.commands import demo as demo_cmd
 from loopline.commands import envs as envs_cmd
@@ -43,6 +44,7 @@ app.add_typer(workflows_cmd.app, name="workflows")
 app.add_typer(promote_cmd.app, name="promote")
 app.add_typer(train_cmd.app, name="train")
 serve_policy_cmd.register(app, train_cmd.app)
+app.add_typer(adapters_cmd.app, name="adapters")
 
 
 def main() -> None:
