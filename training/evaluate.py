@@ -18,7 +18,7 @@ from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from schemas.tasks import Task
 from training.chat import ChatPolicy
-from training.data.sources import task_family
+from training.data.sources import task_family, task_key
 from training.rollout import ChatEnvPolicy
 
 
@@ -117,7 +117,7 @@ def run_suite(
     on_record: Callable[[EpisodeRecord], None] | None = None,
 ) -> SuiteRun:
     """Roll `policy` out on every task once per seed (in this process) and score each trial."""
-    keys = [f"{t.task_id}#{t.compute_hash()[:12]}" for t in tasks]
+    keys = [task_key(t) for t in tasks]
     trials = []
     for seed in seeds:
         records = run_rollouts(

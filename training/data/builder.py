@@ -11,20 +11,21 @@ import os
 import random
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from adapters.chat import DEFAULT_SYSTEM_PROMPT, prompt_hash
 from adapters.spec import ToolSpec
 from envs.domain import DOMAINS
+from schemas.tools import ToolCall
 from training.data.corrupt import corrupted
-from training.data.episodes import task_rows
+from training.data.episodes import solution_row, task_rows
 from training.data.manifest import DatasetManifest, SourceRecord
 from training.data.phi import PhiScrubber
 from training.data.rows import ChatRow
-from training.data.sources import LoadedTaskSet
+from training.data.sources import LoadedTaskSet, task_key
 from training.lineage import code_version
 
 DATA_FILE = "data.jsonl"
@@ -56,6 +57,11 @@ class DatasetSpec:
     corrupt: bool = False
     """Replace every task's gold with one of its outcome-changing mutants (`training.data.corrupt`),
     to prove the gate stops what such data teaches."""
+    trajectories: Mapping[str, Sequence[tuple[str, Sequence[ToolCall]]]] | None = None
+    """When given, the primary tasks' rows come from these named trajectories (by `task_key`)
+    instead of their gold: the rollouts rejection sampling kept. A task without any gives no row."""
+    sampling: Mapping[str, Any] | None = field(default=None)
+    """How the trajectories were sampled (policy, k, temperature, seeds, counts), for the manifest."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.replay_ratio < 1.0:
@@ -90,9 +96,15 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
         for task_set in sets:
             rows: list[ChatRow] = []
             for task in task_set.tasks:
-                source = corrupted(task) if spec.corrupt else task
-                rendered = task_rows(source, task_set=task_set.label, role=role)
-                rows += rendered if spec.alternatives else rendered[:1]
+                if role == "primary" and spec.trajectories is not None:
+                    rows += [
+                        solution_row(task, calls, task_set=task_set.label, solution=name, role=role)
+                        for name, calls in spec.trajectories.get(task_key(task), ())
+                    ]
+                else:
+                    source = corrupted(task) if spec.corrupt else task
+                    rendered = task_rows(source, task_set=task_set.label, role=role)
+                    rows += rendered if spec.alternatives else rendered[:1]
                 done += 1
                 if progress is not None:
                     progress(done, total)
@@ -125,6 +137,7 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
         seed=spec.seed,
         replay_ratio=spec.replay_ratio,
         corrupted=spec.corrupt,
+        sampling=dict(spec.sampling) if spec.sampling is not None else None,
         sources=sources,
         task_set_versions={s.name: s.version for s in (*spec.primary, *spec.replay)},
         counts=_counts(rows),

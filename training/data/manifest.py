@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -52,6 +52,9 @@ class DatasetManifest(BaseModel):
     """Share of the rows drawn from the replay buffer."""
     corrupted: bool = False
     """True when the gold was deliberately replaced by wrong trajectories (a gate test)."""
+    sampling: dict[str, Any] | None = None
+    """For rejection sampling: the policy, k, temperature, seeds, rollouts sampled and kept; the
+    primary rows are then the kept rollouts, not the gold. None for gold datasets."""
     sources: tuple[SourceRecord, ...]
     """Task sets drawn from."""
     task_set_versions: dict[str, int | None] = Field(default_factory=dict)
