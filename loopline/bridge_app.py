@@ -23,6 +23,7 @@ from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, Runner
 from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from loopline.bridge_serve import DrainReport, drain
+from loopline.event_keys import ensure_keyring
 from loopline.settings_bridge import DEV_TOKENS, BridgeSettings
 
 
@@ -66,6 +67,9 @@ class BridgeProcess:
 
 def capture_config(settings: BridgeSettings) -> CaptureConfig:
     settings.state_dir.mkdir(parents=True, exist_ok=True)
+    ensure_keyring(
+        settings.event_keys_file, [settings.source], add_missing=settings.environment in ("dev", "test")
+    )
     return CaptureConfig(
         tenant=settings.tenant,
         source=settings.source,
@@ -77,6 +81,7 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         kafka=settings.kafka.client_config("producer"),
         relay_process=settings.relay_process,
         durability=settings.durability,
+        event_keys_file=settings.event_keys_file,
         checkpoint_key=settings.checkpoint_key,
         checkpoint_dir=settings.checkpoint_dir,
         checkpoint_interval_s=settings.checkpoint_interval_s,

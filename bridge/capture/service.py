@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from bridge.audit.checkpoints import private_key
+from bridge.audit.event_keys import load_keyring
 from bridge.capture.checkpoint import CheckpointWriter
 from bridge.capture.config import CaptureConfig
 from bridge.capture.outbox import OutboxClosed, SqliteOutbox
@@ -53,9 +54,14 @@ class CaptureService:
         outbox = SqliteOutbox(config.outbox_path, durability=config.durability)
         relay: KafkaRelay | ProcessRelay | None = None
         if config.kafka:
+            signer = (
+                None
+                if config.event_keys_file is None
+                else load_keyring(config.event_keys_file).signing_key(config.source)
+            )
             relay = (ProcessRelay if config.relay_process else KafkaRelay)(
                 outbox, topic=config.topic, kafka_config=config.kafka,
-                retention_s=config.retention_s, head_retention_s=config.head_retention_s,
+                retention_s=config.retention_s, head_retention_s=config.head_retention_s, signer=signer,
             )  # fmt: skip
             if start_relay:
                 relay.start()
