@@ -94,9 +94,7 @@ class StreamsSettings(BaseSettings):
     def streams_config(self) -> StreamsConfig:
         """The streaming app's configuration."""
         from bridge.streams import StreamsConfig
-        from loopline.event_keys import ensure_keyring
 
-        ensure_keyring(self.event_keys_file, ["loopline://bridge/detect"])
         return StreamsConfig(
             app_id=self.streams_app_id,
             bootstrap_servers=self.kafka.bootstrap_servers,

@@ -165,6 +165,16 @@ def kafka_send(topics: dict[str, faust.TopicT]) -> Send:
     return send
 
 
+async def detect_and_report(runner: WorkRunner, outputs: Outputs, messages: list[RawMessage]) -> None:
+    """The detector's batch: the rules, then the reports published (acked by the broker), then
+    recorded in the archive. Publishing first means a crash between the two loses no report: it is
+    on the topic, and the projector archives it from there."""
+    result = await runner.detect(messages)
+    await outputs.publish(result.reports)
+    await runner.record(result.reports)
+    await outputs.dead_letter(result.dead_letters)
+
+
 def add_agents(
     app: faust.App,
     config: StreamsConfig,
@@ -187,10 +197,7 @@ def add_agents(
     if config.detector:
 
         async def detect_batch(messages: list[RawMessage]) -> None:
-            result = await runner.detect(messages)
-            await outputs.publish(result.reports)  # publish first: a crash after it loses nothing
-            await runner.record(result.reports)
-            await outputs.dead_letter(result.dead_letters)
+            await detect_and_report(runner, outputs, messages)
 
         @app.agent(events_topic, name="detector")
         async def detect(stream: StreamT[bytes]) -> None:

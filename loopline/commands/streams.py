@@ -91,13 +91,23 @@ def worker(
     detector: Annotated[bool, typer.Option(help="Run the edge-case detector agents.")] = True,
     loglevel: Annotated[str, typer.Option(help="Log level.")] = "info",
 ) -> None:
-    """Run the projector, edge-case detector and dead-letter agents until Ctrl-C / SIGTERM."""
+    """Run the projector, edge-case detector and dead-letter agents until Ctrl-C / SIGTERM.
+
+    Only events MACed by a producer of the keyring (`LOOPLINE_EVENT_KEYS_FILE`, made under
+    `.loopline` when missing) are archived; the rest go to the dead-letter topic with the reason."""
+    from bridge.audit.event_keys import EventKeyError
     from bridge.streams.worker import run_worker
+    from loopline.event_keys import ensure_keyring
 
     config = _config(
         db_url=db_url, bootstrap_servers=bootstrap_servers, events_topic=events_topic, dlq_topic=dlq_topic,
         app_id=app_id, web_port=web_port, detector=detector,
     )  # fmt: skip
+    if config.event_keys_file is not None:
+        try:
+            ensure_keyring(config.event_keys_file, [config.source])
+        except (EventKeyError, OSError) as exc:
+            raise _fail(str(exc)) from None
     console.print(f"streams worker: {config.events_topic} → {config.db_url} (DLQ {config.dlq_topic})")
     run_worker(config, loglevel=loglevel)
 

@@ -21,7 +21,7 @@ from loopline.stack import down, kafka_settings, up
 from loopline.topics import ensure_topics
 from schemas import Event
 from tests.bridge.store.builders import typical_episode
-from tests.bridge.streams.broker import WorkerProcess, wait_until
+from tests.bridge.streams.broker import WorkerProcess, producer_key, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -58,7 +58,13 @@ def test_the_relay_and_the_stream_worker_deliver_again_after_up_restarts_a_kille
     archive.create_schema()
     outbox = SqliteOutbox(tmp_path / "outbox.db")
     relay_config = {**kafka.client_config("producer"), "reconnect.backoff.max.ms": 300}
-    relay = KafkaRelay(outbox, topic=topic, kafka_config=relay_config, backoff_max_s=0.3).start()
+    relay = KafkaRelay(
+        outbox,
+        topic=topic,
+        kafka_config=relay_config,
+        backoff_max_s=0.3,
+        signer=producer_key("loopline://test/runtime"),
+    ).start()
     worker = WorkerProcess(
         first.endpoints.bootstrap_servers, db_url, topic, dlq, tmp_path / "worker.log", group="restart"
     )

@@ -77,7 +77,7 @@ class WorkerProcess:
 
     def __init__(
         self, bootstrap: str, db_url: str, topic: str, dlq: str, log: Path, *, group: str,
-        env_extra: dict[str, str] | None = None,
+        env_extra: dict[str, str] | None = None, args: Sequence[str] = (),
     ) -> None:  # fmt: skip
         self.keys_file = log.parent / "event-keys.json"
         if not self.keys_file.exists():
@@ -93,7 +93,7 @@ class WorkerProcess:
         argv = [
             sys.executable, "-c", "from loopline.cli import main; main()", "streams", "worker",
             "--db-url", db_url, "--events-topic", topic, "--dlq-topic", dlq, "--app-id", group,
-            "--loglevel", os.environ.get("LOOPLINE_TEST_WORKER_LOGLEVEL", "warning"),
+            "--loglevel", os.environ.get("LOOPLINE_TEST_WORKER_LOGLEVEL", "warning"), *args,
         ]  # fmt: skip
         self.log = log
         with log.open("ab") as out:
