@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
@@ -21,6 +21,7 @@ from training.data.sources import LoadedTaskSet, task_key
 from training.rollout import ChatEnvPolicy
 
 
+@runtime_checkable
 class SamplingPolicy(ChatPolicy, Protocol):
     """A chat policy that can decode at a temperature from a seeded generator."""
 

@@ -237,10 +237,13 @@ def _pairs(items: list[str] | None) -> list[tuple[str, str]]:
 
 
 def register(train: typer.Typer) -> None:
-    """Add `eval`, `gate` and `report` to the `train` app."""
+    """Add `eval`, `gate`, `report` and `rft` to the `train` app."""
+    from loopline.commands import train_rft
+
     train.command("eval")(eval_)
     train.command()(gate)
     train.command()(report)
+    train_rft.register(train)
 
 
 def report(

@@ -3,13 +3,20 @@ passes kept, a dataset of them, and a LoRA trained on it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from envs.catalog import generate
 from envs.rollout.runner import run_rollouts
-from training.data import LoadedTaskSet, build_dataset, write_dataset
+from envs.tasksets import dump_jsonl, manifest_hash
+from loopline.cli import app
+from training.data import DatasetSpec, LoadedTaskSet, build_dataset, write_dataset
 from training.data.sources import only_families, task_key
+from training.hf.policy import HFChatPolicy
+from training.hf.tiny import build_tiny_llama
 from training.loop import LoopConfig
 from training.lora import LoraSettings, read_lineage
 from training.rft import RftSettings, call_shape, kept, rft_spec, sample_rollouts
@@ -90,3 +97,40 @@ def test_settings_refuse_greedy_sampling_and_no_draws() -> None:
         RftSettings(temperature=0.0)
     with pytest.raises(ValueError, match="k must be"):
         RftSettings(k=0)
+
+
+def test_train_rft_samples_keeps_and_trains_an_adapter_from_the_cli(
+    tiny_structured: Path, tiny_tasks: LoadedTaskSet, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(dump_jsonl(list(tiny_tasks.tasks)))
+    state = ["--state", str(tmp_path / "state"), "--base-model", str(tiny_structured)]
+    args = ["train", "rft", "r1", "-t", str(tasks), "--k", "2", "--epochs", "1", "--r", "4", "--alpha", "8"]
+    done = CliRunner().invoke(app, [*args, "--temperature", "1.0", *state])
+    assert done.exit_code == 0, done.output
+    assert "rejection sampling with base" in done.output and "adapter r1:" in done.output
+    manifest = json.loads((tmp_path / "state" / "datasets" / "rft-r1" / "manifest.json").read_text())
+    assert manifest["sampling"]["k"] == 2 and manifest["sampling"]["kept"] >= 1
+    lineage = json.loads((tmp_path / "state" / "adapters" / "r1" / "lineage.json").read_text())
+    assert lineage["dataset"]["content_hash"] == manifest["content_hash"]
+    refused = CliRunner().invoke(app, [*args, "--temperature", "0", *state])
+    assert refused.exit_code == 2 and "temperature above 0" in refused.output
+
+
+def test_a_hugging_face_policy_samples_rollouts_through_the_same_code(tmp_path: Path) -> None:
+    tasks = generate("toy", 0)[:2]
+    loaded = LoadedTaskSet(
+        "toy (seed 0)", "toy", None, 0, manifest_hash([t.compute_hash() for t in tasks]), tuple(tasks)
+    )
+    texts = [r.model_dump_json() for r in build_dataset(DatasetSpec(name="toy", primary=(loaded,))).rows]
+    policy = HFChatPolicy.from_path(build_tiny_llama(tmp_path / "tiny-llama", texts))
+    policy.max_new_tokens = 24
+    settings = RftSettings(k=2, temperature=1.0, seed=3)
+    first = sample_rollouts(policy, [loaded], settings)
+    again = sample_rollouts(policy, [loaded], settings)
+    assert len(first) == 4 and [call_shape(s.calls) for s in first] == [call_shape(s.calls) for s in again]
+    assert policy.temperature == 0.0
+    spec = rft_spec(
+        "hf-rft", [loaded], first, settings, policy="tiny-llama", replay=[loaded], replay_ratio=0.5
+    )
+    assert spec.sampling is not None and spec.sampling["rollouts"] == 4
