@@ -54,7 +54,9 @@ def test_unsigned_unknown_foreign_and_forged_events_are_refused_with_their_reaso
         assert refusal is not None and refusal.code == code and refusal.reason
 
 
-def test_across_a_rotation_the_new_key_signs_and_events_under_the_old_one_still_verify(tmp_path: Path) -> None:
+def test_across_a_rotation_the_new_key_signs_and_events_under_the_old_one_still_verify(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "keys.json"
     old = add_key(path, SOURCE)
     doc = _doc()
@@ -95,3 +97,23 @@ def test_the_relay_macs_the_same_bytes_the_worker_checks_for_sealed_and_plain_ro
     sealed = chain.seal(typical_episode().events[1].data)
     for doc in (sealed.doc, to_json(sealed.event)):
         assert canonical_of(doc) == canonical_bytes(json.loads(doc))
+
+
+def test_the_cli_rotates_a_producers_key_and_lists_which_key_signs(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from loopline.cli import app
+
+    path = tmp_path / "keys.json"
+    for _ in range(2):
+        added = CliRunner().invoke(
+            app, ["audit", "event-key", "add", "--source", SOURCE, "--file", str(path)]
+        )
+        assert added.exit_code == 0, added.output
+    listed = CliRunner().invoke(app, ["audit", "event-key", "list", "--file", str(path)])
+    old, new = load_keyring(path).keys
+    assert listed.exit_code == 0 and "secret" not in listed.output
+    assert (
+        f"{old.key_id}  {SOURCE}  verifies" in listed.output
+        and f"{new.key_id}  {SOURCE}  signs" in listed.output
+    )
