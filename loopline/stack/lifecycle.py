@@ -95,6 +95,9 @@ def up(settings: StackSettings, *, progress: Progress = _silent, detach: bool = 
                     f"the running broker uses {existing.broker_storage} storage; "
                     f"run `loopline down` first to switch to {settings.broker_storage}"
                 )
+            if (existing.endpoints.sql_url is not None) != (settings.sql == "postgres"):
+                running = "postgres" if existing.endpoints.sql_url else "sqlite"
+                notes.append(f"the running stack uses {running} for SQL; run `loopline down` first to switch")
             elapsed = time.monotonic() - started
             return UpResult(state=existing, already_running=True, elapsed_s=elapsed, notes=notes)
         gone = sorted(name for name, value in live.items() if value != "running")
@@ -124,7 +127,7 @@ def down(settings: StackSettings) -> DownResult:
     def only(name: str) -> list[ProcessRecord]:
         return [procs[name]] if name in procs else []
 
-    temporal = begin_stop(only("temporal"))
+    temporal = begin_stop(only("temporal") + only("postgres"))
     outcomes = stop(only("tansu"), timeout)
     outcomes |= stop(only("seaweedfs"), timeout)
     outcomes |= finish_stop(temporal, timeout)
