@@ -11,9 +11,12 @@ FORMAT = "openai-chat-tools.v1"
 
 
 class SourceRecord(BaseModel):
-    """One task set a dataset drew from."""
+    """One task set (or export of production episodes) a dataset drew from."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["task_set", "episodes"] = "task_set"
+    """A task set's trajectories, or confirmed production episodes (`training.data.production`)."""
 
     label: str
     """`name@version`, or `name (seed N)` for a generated set."""
@@ -28,9 +31,11 @@ class SourceRecord(BaseModel):
     role: Literal["primary", "replay"]
     """Learned from (`primary`) or kept from forgetting (`replay`)."""
     tasks: int = Field(ge=0)
-    """Tasks in the set."""
+    """Tasks in the set (episodes in the export, for `episodes`)."""
     rows: int = Field(ge=0)
     """Rows the dataset took from it."""
+    skipped: dict[str, int] = Field(default_factory=dict)
+    """Episodes not taken, by reason (`episodes` only)."""
 
 
 class DatasetManifest(BaseModel):
