@@ -109,6 +109,7 @@ def rcm_services(
     """
     args_models = {spec.name: spec.args_model for spec in RCM_TOOLS}
     snapshot = capture.redactor.snapshot_redactor(World)
+    reader = SqlEpisodeReader(archive.engine)
 
     def recorders(episode_id: str) -> Recorder:
         return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
@@ -117,8 +118,10 @@ def rcm_services(
         runner=EpisodeRunner(policy, toolbox, recorders, config),
         toolbox=toolbox,
         recorders=recorders,
-        record_outcome=capture.record_outcome,
-        reader=SqlEpisodeReader(archive.engine),
+        record_outcome=lambda episode_id, outcome: capture.record_outcome(
+            episode_id, outcome, history=[e.structured for e in reader.episode_events(episode_id)]
+        ),
+        reader=reader,
         reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
         capture_health=capture.health,
         rejected_events=lambda: rejected_events(capture),
