@@ -154,8 +154,16 @@ def _import_topic(
 ) -> None:
     from confluent_kafka import KafkaException
 
+    from bridge.audit.event_keys import EventKeyError, KeyringFile
+    from bridge.streams.admission import Admission
     from bridge.streams.replay import import_topic
     from bridge.streams.topic_reader import estimate_size, read_topic
+
+    try:  # the worker's checks: a replay lets in nothing the worker kept out
+        keyring = None if config.event_keys_file is None else KeyringFile(config.event_keys_file)
+    except EventKeyError as exc:
+        raise _fail(f"replay from a topic checks every event's MAC: {exc}") from None
+    admission = Admission(archive.engine, keyring)
 
     try:
         estimate = estimate_size(config.bootstrap_servers, topic)  # ListOffsets: only for the bar
@@ -171,11 +179,17 @@ def _import_topic(
             archive,
             read_topic(config.bootstrap_servers, topic, idle_timeout_s=idle_timeout_s),
             progress=advance,
+            admission=admission,
         )
     except KafkaException as exc:
         raise _fail(f"cannot read {topic} from {config.bootstrap_servers}: {exc}") from None
     progress.console.print(
         f"read {result.messages} messages: {result.archived} new to the archive, {result.undecodable} undecodable"
+        + (
+            f", {result.refused} refused (unsigned, forged, foreign or out of order)"
+            if result.refused
+            else ""
+        )
     )
 
 
