@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from loopline.cli import app
 from tests.training.data.production_events import archived
 from training.data import DatasetSpec, LoadedTaskSet, build_dataset, task_rows, write_dataset
 from training.data.production import EpisodeSourceError, episode_set, read_events
@@ -68,3 +70,23 @@ def test_an_events_file_with_a_broken_line_names_it(small_base: LoadedTaskSet, t
     path.write_text("\n".join(e.model_dump_json() for e in events) + "\n")
     assert [e.id for e in read_events(path)] == [e.id for e in events]
     assert json.loads(path.read_text().splitlines()[0])["type"] == "loopline.episode.started.v1"
+
+
+def test_train_dataset_learns_confirmed_episodes_from_an_events_file(
+    small_base: LoadedTaskSet, tmp_path: Path
+) -> None:
+    events = tmp_path / "archive.jsonl"
+    events.write_text(
+        "".join(e.model_dump_json() + "\n" for e in archived(_tasks(small_base, 2), ["paid", None]))
+    )
+    state = ["--state", str(tmp_path / "state")]
+    done = CliRunner().invoke(app, ["train", "dataset", "ep", "--episodes", str(events), *state])
+    assert done.exit_code == 0, done.output
+    assert "no confirming outcome yet: 1" in done.output
+    manifest = json.loads((tmp_path / "state" / "datasets" / "ep" / "manifest.json").read_text())
+    assert manifest["sources"][0]["kind"] == "episodes" and manifest["rows"] == 1
+    events.write_text("not an event\n")
+    broken = CliRunner().invoke(app, ["train", "dataset", "ep2", "--episodes", str(events), *state])
+    assert broken.exit_code == 2 and "archive.jsonl:1: not a Loopline event" in " ".join(
+        broken.output.split()
+    )
