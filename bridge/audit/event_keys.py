@@ -97,9 +97,13 @@ class Keyring:
         )
 
     def verify(
-        self, structured: Mapping[str, Any], headers: Sequence[tuple[str, bytes | str | None]]
+        self,
+        structured: Mapping[str, Any],
+        headers: Sequence[tuple[str, bytes | str | None]],
+        canonical: bytes | None = None,
     ) -> Refusal | None:
-        """None when a key of the event's own source MACs it; else why not."""
+        """None when a key of the event's own source MACs it; else why not. `canonical`: the
+        event's canonical bytes when the caller has them already (they are computed otherwise)."""
         key_id, mac = _header(headers, KEY_ID_HEADER), _header(headers, MAC_HEADER)
         if key_id is None or mac is None:
             return Refusal("unsigned", "the event carries no MAC (no loopline_keyid / loopline_mac header)")
@@ -112,7 +116,8 @@ class Keyring:
                 "foreign_source",
                 f"key {key_id} belongs to {key.source!r}, the event claims source {source!r}",
             )
-        if not hmac.compare_digest(key.mac(canonical_bytes(structured)), mac):
+        body = canonical if canonical is not None else canonical_bytes(structured)
+        if not hmac.compare_digest(key.mac(body), mac):
             return Refusal("bad_mac", f"the MAC does not verify with key {key_id} (forged or altered)")
         return None
 
