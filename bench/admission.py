@@ -16,10 +16,13 @@ import argparse
 import json
 import os
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' episode builders
 
 from bridge.store import SqlEventArchive
 from bridge.streams.admission import Admission, Admitted, Item
