@@ -69,12 +69,13 @@ def judge(
     report: EvalReport,
     rules: GateRules,
     *,
-    cards: Sequence[VerifierCardEvidence] = (),
+    cards: Sequence[VerifierCardEvidence] | None = None,
     champion_cards: Sequence[VerifierCardEvidence] = (),
 ) -> GateVerdict:
     """Apply every rule; a rule about a suite the report lacks fails, saying so. `cards` are the
-    verifier cards of the verifiers that scored the report; `champion_cards` those recorded with
-    the champion's verdict."""
+    verifier cards the gate was handed (a verifier without one fails the card rule); None means no
+    card source was consulted, and the card rule is then not applied (the verdict then records no
+    card evidence). `champion_cards` are those recorded with the champion's verdict."""
     checks = []
     for rule in rules.rules:
         try:
@@ -119,10 +120,11 @@ def judge(
                 )
             )
     used = report.verifiers()
-    if rules.verifier_card:
+    applied = rules.verifier_card and cards is not None
+    if applied and cards is not None:
         checks += card_checks(used, cards, champion_cards)
     return GateVerdict(
-        verifier_cards=[c for c in cards if c.verifier in used] if rules.verifier_card else [],
+        verifier_cards=[c for c in cards or () if c.verifier in used] if applied else [],
         passed=all(c.passed for c in checks) and bool(checks),
         checks=checks,
         reasons=[c.reason for c in checks if not c.passed] or ([] if checks else ["no rules to apply"]),

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from envs.rollout.episode import EpisodeRecord
+    from schemas.gate import VerifierCardEvidence
     from schemas.tasks import Task
     from training.chat import ChatPolicy
     from training.evaluate import EvalReport
@@ -209,7 +210,7 @@ def gate(
         )
     else:
         rules = DEFAULT_RULES
-    cards = []
+    cards: list[VerifierCardEvidence] = []
     if rules.verifier_card and (card is not None or REPO_CARD.is_file()):
         try:
             cards = card_evidence(card or REPO_CARD)

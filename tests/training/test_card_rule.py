@@ -70,6 +70,10 @@ def test_a_card_that_improved_or_held_is_no_regression() -> None:
 
 
 def test_the_rule_can_be_switched_off_and_checks_one_card_per_verifier() -> None:
-    assert judge(_report("rcm.v3"), GateRules(rules=DEFAULT_RULES.rules, verifier_card=False)).passed
+    off = GateRules(rules=DEFAULT_RULES.rules, verifier_card=False)
+    assert judge(_report("rcm.v3"), off, cards=[]).passed
+    assert not judge(_report("rcm.v3"), DEFAULT_RULES, cards=[]).passed
+    unconsulted = judge(_report("rcm.v3"), DEFAULT_RULES)
+    assert unconsulted.passed and unconsulted.verifier_cards == []
     checks = card_checks(["rcm.v2", "rcm.v2", "rcm.v1"], [_card(), _card("rcm.v1")])
     assert [c.name for c in checks] == ["verifier_card.rcm.v1", "verifier_card.rcm.v2"]
