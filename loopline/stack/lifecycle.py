@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from loopline.event_keys import ensure_keyring
 from loopline.settings import KafkaSettings, StackSettings
 from loopline.stack import readiness
 from loopline.stack.binaries import temporal_bin
@@ -105,6 +106,8 @@ def up(settings: StackSettings, *, progress: Progress = _silent, detach: bool = 
         stop(list(existing.processes.values()), settings.stop_timeout_s)
         layout.clear()
     last = layout.last_ports()
+    # The named producers' event MAC keys, made once under the state folder (loopline/event_keys.py).
+    ensure_keyring(layout.root / "event-keys.json")
     state = start_embedded(settings, layout, progress, detach)
     if settings.port_mode == "auto" and last is not None and state.ports != last:
         notes.append("the last ports were taken, so the stack has new endpoints: restart its clients")
