@@ -222,6 +222,7 @@ def fuzz(
 ) -> dict[str, Any]:
     """Fuzz every operation of every target, round after round, for `duration_s`; the JSON report."""
     rng = random.Random(seed)
+    started_at = datetime.now(UTC).isoformat(timespec="seconds")
     started = time.monotonic()
     deadline = started + duration_s
     reports = {target.name: Report() for target in targets}
@@ -245,7 +246,8 @@ def fuzz(
     elapsed = time.monotonic() - started
     apps = {name: report.as_json() for name, report in reports.items()}
     return {
-        "started_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "started_at": started_at,
+        "finished_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "duration_s": round(elapsed, 1),
         "rounds": rounds,
         "examples_per_operation_and_mode": examples,

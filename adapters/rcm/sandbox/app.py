@@ -19,9 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from adapters.json_safe import json_safe
 from adapters.rcm.bulletins import publish_bulletin
 from adapters.rcm.errors import DomainError
 from adapters.rcm.fixtures import seed_world
@@ -42,6 +45,7 @@ from adapters.rcm.tools import RCM_TOOLS_BY_NAME
 from adapters.rcm.wire import ENDPOINTS, X12_MEDIA_TYPE, Endpoint
 from adapters.rcm.world import World
 from adapters.rcm.x12 import write_835
+from adapters.strict_unicode import RefuseLoneSurrogates
 from adapters.toolbox import validation_error
 from schemas.tools import ToolError
 
@@ -207,6 +211,12 @@ def _admin_router(state: SandboxState) -> APIRouter:
     return router
 
 
+async def _invalid_request(_: Request, exc: Exception) -> Response:
+    """FastAPI's 422 for the admin routes, with non-finite numbers (`NaN` in a body) written as names."""
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse({"detail": json_safe(jsonable_encoder(exc.errors()))}, status_code=422)
+
+
 def _with_components(app: FastAPI, components: Schemas) -> None:
     """Serve `components` (the tool models' schemas) in the app's OpenAPI document."""
     generate = app.openapi
@@ -226,6 +236,8 @@ def create_app(config: SandboxConfig | None = None) -> FastAPI:
     state = SandboxState(config or SandboxConfig())
     app = FastAPI(title="Loopline RCM sandbox", version="1", docs_url="/docs", redoc_url=None)
     app.state.sandbox = state
+    app.add_exception_handler(RequestValidationError, _invalid_request)
+    app.add_middleware(RefuseLoneSurrogates)
     components: Schemas = {}
     for tool, endpoint in ENDPOINTS.items():
         app.add_api_route(
