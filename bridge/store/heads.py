@@ -30,10 +30,10 @@ def archived_hashes(engine: Engine, keys: Iterable[tuple[str, str]]) -> dict[tup
     return found
 
 
-def stream_heads(engine: Engine, streams: Iterable[str]) -> dict[str, tuple[int, str]]:
-    """stream → (last seq, its hash), for the streams that have archived events."""
+def stream_heads(engine: Engine, streams: Iterable[str]) -> dict[str, tuple[int, str, str]]:
+    """stream → (last seq, its hash, its source), for the streams that have archived events."""
     wanted = sorted(set(streams))
-    heads: dict[str, tuple[int, str]] = {}
+    heads: dict[str, tuple[int, str, str]] = {}
     with engine.connect() as conn:
         for start in range(0, len(wanted), _CHUNK):
             chunk = wanted[start : start + _CHUNK]
@@ -43,9 +43,9 @@ def stream_heads(engine: Engine, streams: Iterable[str]) -> dict[str, tuple[int,
                 .group_by(A.c.episodeid)
                 .subquery()
             )
-            query = sa.select(A.c.episodeid, A.c.seq, A.c.hash).join(
+            query = sa.select(A.c.episodeid, A.c.seq, A.c.hash, A.c.source).join(
                 top, sa.and_(A.c.episodeid == top.c.episodeid, A.c.seq == top.c.seq)
             )
             for row in conn.execute(query):
-                heads[row.episodeid] = (int(row.seq), str(row.hash))
+                heads[row.episodeid] = (int(row.seq), str(row.hash), str(row.source))
     return heads

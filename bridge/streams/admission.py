@@ -5,8 +5,9 @@ Two checks, before anything is archived (`Projector.handle`), in one or two quer
   (`bridge.audit.event_keys`); else `unsigned`, `unknown_key`, `foreign_source` or `bad_mac`.
 - **Continuity**: an event already archived (same source and id, same hash) is a redelivery and
   passes (the archive ignores it); the same id with other content is `id_taken`. A new event must
-  be the next of its stream's archived head: `seq` one past it (`seq_taken` below, `seq_gap` above)
-  and `prevhash` its hash (`prevhash_mismatch`). Events of one stream share a partition, so they
+  be the next of its stream's archived head, from the same producer: its `source` the head's
+  (`foreign_source`: one named producer writing into another's stream), `seq` one past it
+  (`seq_taken` below, `seq_gap` above) and `prevhash` its hash (`prevhash_mismatch`). Events of one stream share a partition, so they
   arrive in order and the batch's own events advance the head.
 """
 
@@ -60,7 +61,7 @@ class Admission:
         heads = stream_heads(self.engine, (d.event.episodeid for d, _ in signed))
         # Only an event at or below its stream's head can be archived already: in the steady state
         # (no redelivery) nothing needs looking up.
-        behind = [d.event for d, _ in signed if d.event.seq <= heads.get(d.event.episodeid, (-1, ""))[0]]
+        behind = [d.event for d, _ in signed if d.event.seq <= heads.get(d.event.episodeid, (-1, "", ""))[0]]
         known = archived_hashes(self.engine, ((e.source, e.id) for e in behind)) if behind else {}
         accepted: list[Item] = []
         for decoded, message in signed:
@@ -73,7 +74,7 @@ class Admission:
 
 
 def _continuity(
-    decoded: Decoded, known: dict[tuple[str, str], str], heads: dict[str, tuple[int, str]]
+    decoded: Decoded, known: dict[tuple[str, str], str], heads: dict[str, tuple[int, str, str]]
 ) -> Refusal | None:
     """Check one event against the heads, advancing them when it is accepted."""
     event = decoded.event
@@ -85,6 +86,8 @@ def _continuity(
     head = heads.get(event.episodeid)
     next_seq, prevhash = (0, GENESIS_HASH) if head is None else (head[0] + 1, head[1])
     where = f"stream {event.episodeid}"
+    if head is not None and head[2] != event.source:
+        return Refusal("foreign_source", f"{where} is written by {head[2]!r}, not {event.source!r}")
     if event.seq < next_seq:
         return Refusal("seq_taken", f"{where} already has seq {event.seq} (its head is seq {next_seq - 1})")
     if event.seq > next_seq:
@@ -93,6 +96,6 @@ def _continuity(
         return Refusal(
             "prevhash_mismatch", f"{where}: prevhash does not match the hash of seq {next_seq - 1}"
         )
-    heads[event.episodeid] = (event.seq, event.hash)
+    heads[event.episodeid] = (event.seq, event.hash, event.source)
     known[(event.source, event.id)] = event.hash
     return None

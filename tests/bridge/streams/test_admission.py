@@ -52,6 +52,19 @@ def test_events_that_do_not_continue_their_stream_are_dead_lettered_with_the_rea
     assert (rest.appended.inserted, _codes(rest)) == (5, [])
 
 
+def test_one_named_producer_cannot_write_into_another_producers_stream(archive: SqlEventArchive) -> None:
+    keyring = producer_keyring(("loopline://test/runtime", "loopline://workflows/promotion"))
+    projector = Projector(archive, keyring=keyring)
+    events = typical_episode().events
+    projector.handle([message(e, i, signed=True) for i, e in enumerate(events[:5])])
+    intruder = EpisodeChain(
+        "ep-1", tenant="acme", source="loopline://workflows/promotion", next_seq=5, prevhash=events[4].hash
+    ).append(events[5].data)
+    result = projector.handle([message(intruder, 9, signed=True)])
+    assert _codes(result) == ["foreign_source"] and archive.count() == 5
+    assert "is written by 'loopline://test/runtime'" in as_mapping(result.dead_letters[0])["reason"]
+
+
 def test_without_a_keyring_only_continuity_is_checked(archive: SqlEventArchive) -> None:
     result = Projector(archive).handle([message(e, i) for i, e in enumerate(typical_episode().events)])
     assert (result.appended.inserted, _codes(result)) == (10, [])
