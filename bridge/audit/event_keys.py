@@ -117,7 +117,9 @@ class Keyring:
                 f"key {key_id} belongs to {key.source!r}, the event claims source {source!r}",
             )
         body = canonical if canonical is not None else canonical_bytes(structured)
-        if not hmac.compare_digest(key.mac(body), mac):
+        if not hmac.compare_digest(
+            key.mac(body).encode(), mac.encode("utf-8", "replace")
+        ):  # bytes: any header
             return Refusal("bad_mac", f"the MAC does not verify with key {key_id} (forged or altered)")
         return None
 

@@ -43,12 +43,18 @@ def test_unsigned_unknown_foreign_and_forged_events_are_refused_with_their_reaso
     ours, theirs = new_key(SOURCE), new_key("loopline://other")
     keyring, doc = Keyring([ours, theirs]), _doc()
     forged = [(k, b"0" * 64 if k == MAC_HEADER else v) for k, v in ours.headers_for(doc)]
+    garbled = [
+        (k, "\u00e9\udcff".encode("utf-8", "surrogatepass") if k == MAC_HEADER else v)
+        for k, v in ours.headers_for(doc)
+    ]
     cases = {
         "unsigned": [],
         "unknown_key": new_key(SOURCE).headers_for(doc),
         "foreign_source": theirs.headers_for(doc),
         "bad_mac": forged,
     }
+    refusal = keyring.verify(doc, garbled)  # not even ASCII: refused, never a crash
+    assert refusal is not None and refusal.code == "bad_mac"
     for code, headers in cases.items():
         refusal = keyring.verify(doc, headers)
         assert refusal is not None and refusal.code == code and refusal.reason
