@@ -10,10 +10,11 @@ after every round, as the relay and the stream worker do). Before fuzzing, the b
 seed claims, so there are episodes to read, label and report outcomes for.
 
 Every round asks each operation of both OpenAPI documents for a few schema-shaped requests
-(positive), a few that break the schema (negative) and a few schema-shaped ones whose ids are
+(positive), a few that break the schema (negative), a few schema-shaped ones whose ids are
 ones that exist (`known`: seed claims, payers, documents, bulletins; the bridge's episodes and PHI
-tokens; valid work items), with a valid token of a random role, a wrong token or none, until the
-time is up.
+tokens; valid work items), and, for operations with a JSON body, a few whose body has one token
+replaced by what Python's `json` reads but no schema describes (`hostile`: NaN, Infinity, lone
+surrogate escapes), with a valid token of a random role, a wrong token or none, until the time is up.
 
 A response is a failure when it is a 5xx that is not an injected fault (the sandbox's injected
 errors say so in their message), when its status is not documented for its operation, or when the
@@ -67,7 +68,10 @@ OUT = Path(__file__).parent / "results" / "fuzz_api.json"
 INJECTED_5XX_RATE = 0.02
 WARM_UP_EPISODES = 4
 PHI_TOKEN = re.compile(r"phi_[0-9a-f]{8,}")
-MODES: tuple[str, ...] = ("positive", "negative", "known")
+MODES: tuple[str, ...] = ("positive", "negative", "known", "hostile")
+HOSTILE = ("NaN", "Infinity", '"\\ud800"', '"x\\udfffy"')
+"""What `hostile` puts in a JSON body: what Python's `json` reads but no schema can describe."""
+JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null')
 
 
 @dataclass(frozen=True)
@@ -131,14 +135,39 @@ def _example(case: schemathesis.Case, response: requests.Response | None) -> str
     return f"{case.method} {case.formatted_path} query={case.query} body={str(case.body)[:200]} -> {body}"
 
 
-def _send(target: Target, report: Report, case: schemathesis.Case, caller: str) -> None:
+def hostile_body(body: Any, pick: int, where: int) -> bytes:
+    """`body` as JSON with one token (a key or a value) replaced by `HOSTILE[pick]`."""
+    text = json.dumps(body)
+    tokens = list(JSON_TOKEN.finditer(text)) if isinstance(body, dict | list) else []
+    if not tokens:
+        return f'{{"x": {HOSTILE[pick % len(HOSTILE)]}}}'.encode()
+    token = tokens[where % len(tokens)]
+    return (text[: token.start()] + HOSTILE[pick % len(HOSTILE)] + text[token.end() :]).encode()
+
+
+def _call(
+    target: Target, case: schemathesis.Case, headers: dict[str, str], raw: bytes | None
+) -> requests.Response:
+    if raw is None:
+        return case.call(base_url=target.url, headers=headers, timeout=60)
+    return requests.request(
+        case.method,
+        target.url + case.formatted_path,
+        params=case.query,
+        data=raw,
+        headers={**headers, "content-type": "application/json"},
+        timeout=60,
+    )
+
+
+def _send(target: Target, report: Report, case: schemathesis.Case, caller: str, raw: bytes | None) -> None:
     token = target.tokens[caller]
     headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
     label = f"{case.method} {case.operation.path}"
     report.requests += 1
     report.by_caller[caller] += 1
     try:
-        response = case.call(base_url=target.url, headers=headers, timeout=60)
+        response = _call(target, case, headers, raw)
     except requests.RequestException as exc:
         report.fail(f"{label} transport", "transport_error", f"{_example(case, None)} {exc!r}")
         return
@@ -171,13 +200,18 @@ def _fill(case: schemathesis.Case, choice: dict[str, Any]) -> schemathesis.Case:
 
 
 def _strategy(target: Target, operation: Any, mode: str) -> Any:
+    """(case, raw body or None) pairs: a raw body replaces the case's own (`hostile`)."""
     if mode == "negative":
-        return operation.as_strategy(generation_mode=schemathesis.GenerationMode.NEGATIVE)
+        negative = operation.as_strategy(generation_mode=schemathesis.GenerationMode.NEGATIVE)
+        return st.tuples(negative, st.none())
     base = operation.as_strategy(generation_mode=schemathesis.GenerationMode.POSITIVE)
+    if mode == "hostile":
+        mutation = st.tuples(base, st.integers(0, len(HOSTILE) - 1), st.integers(0, 10_000))
+        return mutation.map(lambda m: (m[0], hostile_body(m[0].body, m[1], m[2])))
     if mode == "positive" or not target.known:
-        return base
+        return st.tuples(base, st.none())
     choice = st.fixed_dictionaries({name: st.sampled_from(values) for name, values in target.known.items()})
-    return st.tuples(base, choice).map(lambda pair: _fill(*pair))
+    return st.tuples(base, choice).map(lambda pair: (_fill(*pair), None))
 
 
 def _round(target: Target, report: Report, operation: Any, mode: str, examples: int, deadline: float) -> None:
@@ -193,10 +227,10 @@ def _round(target: Target, report: Report, operation: Any, mode: str, examples: 
         phases=[hypothesis.Phase.generate],
         verbosity=hypothesis.Verbosity.quiet,
     )
-    @given(case=_strategy(target, operation, mode), caller=st.sampled_from(callers))
-    def one(case: schemathesis.Case, caller: str) -> None:
+    @given(request=_strategy(target, operation, mode), caller=st.sampled_from(callers))
+    def one(request: tuple[schemathesis.Case, bytes | None], caller: str) -> None:
         if time.monotonic() < deadline:
-            _send(target, report, case, caller)
+            _send(target, report, request[0], caller, request[1])
 
     one()
 
@@ -231,7 +265,12 @@ def fuzz(
         schema = schemathesis.openapi.from_url(f"{target.url}/openapi.json")
         operations = [result.ok() for result in schema.get_all_operations()]
         reports[target.name].operations = len(operations)
-        plan += [(target, operation, mode) for operation in operations for mode in MODES]
+        plan += [
+            (target, operation, mode)
+            for operation in operations
+            for mode in MODES
+            if mode != "hostile" or operation.body  # only operations that take a JSON body
+        ]
     rounds = 0
     while plan and time.monotonic() < deadline:
         rounds += 1
