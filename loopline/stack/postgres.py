@@ -75,6 +75,15 @@ def find_bin_dir(distribution_root: Path = _DISTRIBUTION_ROOT, search_path: str 
     )
 
 
+def checked_bin_dir(bin_dir: Path) -> Path:
+    """`bin_dir` when it holds `initdb` and `postgres`, else `PostgresUnavailable` naming it."""
+    if not _has_server(bin_dir):
+        raise PostgresUnavailable(
+            f"no executable initdb and postgres in {bin_dir} (LOOPLINE_POSTGRES_BIN_DIR)"
+        )
+    return bin_dir
+
+
 def unavailable_reason() -> str | None:
     """Why no throwaway cluster can start here, or None when one can."""
     try:

