@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from bridge.audit.event_keys import EventKey
+from bridge.audit.event_keys import EventKey, add_key, load_keyring
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
 from bridge.streams.deadletter import DeadLetter, as_mapping
 from bridge.streams.topic_reader import read_topic
@@ -121,4 +121,35 @@ def test_forged_foreign_unsigned_and_out_of_order_events_are_dead_lettered_and_n
     episode = reader.get_episode("ep-real")
     assert episode is not None and all(o.amount != Decimal("999999.00") for o in episode.outcomes)
     assert {e.episode_id for e in reader.list_episodes()} == {"ep-real", "ep-after"}
+    assert audit_archive(store).ok
+
+
+def test_across_a_key_rotation_a_running_worker_accepts_the_old_key_and_the_new_one(
+    kafka_config: dict[str, Any],
+    make_topic: Callable[..., str],
+    unique_topic: str,
+    archive: tuple[str, SqlEventArchive],
+    tmp_path: Path,
+) -> None:
+    bootstrap, dlq = kafka_config["bootstrap.servers"], unique_topic + ".dlq"
+    url, store = archive
+    make_topic(unique_topic, partitions=1)
+    make_topic(dlq, partitions=1)
+    episode = typical_episode("ep-rotated").events
+    source = episode[0].source
+    worker = WorkerProcess(bootstrap, url, unique_topic, dlq, tmp_path / "worker.log", group=unique_topic)
+    try:
+        old = producer_key(source)
+        produce(bootstrap, unique_topic, raw=[_raw(e, old) for e in episode[:5]])
+        wait_until(lambda: store.count(source=source) == 5, "the events under the old key", worker)
+        new = add_key(worker.keys_file, source)  # the producer restarts and signs with the new key
+        assert load_keyring(worker.keys_file).signing_key(source) == new != old
+        produce(bootstrap, unique_topic, raw=[_raw(e, new) for e in episode[5:]])
+        produce(bootstrap, unique_topic, raw=[_raw(typical_episode("ep-late").events[0], old)])  # in flight
+        wait_until(
+            lambda: store.count(source=source) == len(episode) + 1, "the events under both keys", worker
+        )
+    finally:
+        worker.stop()
+    assert list(read_topic(bootstrap, dlq, idle_timeout_s=2)) == []
     assert audit_archive(store).ok
