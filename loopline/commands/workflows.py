@@ -98,7 +98,12 @@ def worker(
     }  # fmt: skip
     try:
         settings = WorkflowsSettings.model_validate({k: v for k, v in overrides.items() if v is not None})
-        publish = kafka_publisher(KafkaSettings(), settings.events_topic) if publish_events else None
+        training_only = settings.task_queue == settings.gpu_task_queue  # the gpu queue publishes nothing
+        publish = (
+            kafka_publisher(KafkaSettings(), settings.events_topic)
+            if publish_events and not training_only
+            else None
+        )
     except (ValidationError, RuntimeError, OSError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None
