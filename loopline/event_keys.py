@@ -18,10 +18,15 @@ EMBEDDED_PRODUCERS = ("loopline://bridge/rcm", "loopline://bridge/detect", "loop
 
 def ensure_keyring(path: Path, sources: Iterable[str] = (), *, add_missing: bool = True) -> Keyring:
     """The keyring at `path`, created with a key for every embedded producer (and `sources`) when
-    missing. A source without a key in an existing file gets one when `add_missing` (dev, test and
-    the embedded stack: the worker reads the file again when it changes); otherwise
-    `EventKeyError` says so."""
+    missing. A source without a key gets one when `add_missing` (dev, test and the embedded stack:
+    the worker reads the file again when it changes); otherwise a missing file or key is an
+    `EventKeyError` that says what to do."""
     wanted = tuple(sources)
+    if not add_missing and not path.exists():
+        raise EventKeyError(
+            f"no event keyring at {path}: give this producer its key (`loopline audit event-key add "
+            f"--source {' '.join(wanted) or 'SOURCE'} --file {path}`) and the stream worker the same key"
+        )
     keyring = load_or_create_keyring(path, (*EMBEDDED_PRODUCERS, *wanted))
     for source in wanted:
         try:
