@@ -40,7 +40,7 @@ def test_a_short_fuzz_of_both_apps_finds_no_server_error_and_no_undocumented_sta
 def test_a_status_counts_as_documented_by_its_code_a_range_or_default() -> None:
     sys.path.insert(0, str(SCRIPT.parent))
     try:
-        from fuzz_api import documented
+        from fuzz_engine import documented
     finally:
         sys.path.remove(str(SCRIPT.parent))
     assert documented(("200", "422"), 422)
