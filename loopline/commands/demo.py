@@ -23,15 +23,27 @@ def demo(
         bool,
         typer.Option(help="A person reviews the task drafts in the review page (no simulated reviewer)."),
     ] = False,
+    improvement: Annotated[
+        bool,
+        typer.Option(help="Run the improvement stage: a LoRA cycle, a second day, the canary's decision."),
+    ] = True,
 ) -> None:
     """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit;
     then check the verifier that scores training (a small verifier card); then promote the run's edge cases
-    into tasks, reviewed by a simulated reviewer (or by you, with --review)."""
+    into tasks, reviewed by a simulated reviewer (or by you, with --review); then an improvement cycle and a
+    second production day whose canary is promoted or rolled back by a sequential test."""
     from loopline.demo.run import run_demo
     from loopline.stack import StackError
 
     try:
-        result = run_demo(console, state_dir=state_dir, keep_stack=keep_stack, workers=workers, review=review)
+        result = run_demo(
+            console,
+            state_dir=state_dir,
+            keep_stack=keep_stack,
+            workers=workers,
+            review=review,
+            improvement=improvement,
+        )
     except StackError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None

@@ -15,7 +15,11 @@
 8. promotion: every edge case of the run starts its Temporal workflow; each draft is rebuilt from
    the recorded episode, a simulated reviewer (labelled so) approves the suggestions that match the
    sandbox's ground truth, the gates validate them and a new `rcm-promoted` version is published
-   with `task.promoted` on the demo's topic (`--review`: a person decides in the review page).
+   with `task.promoted` on the demo's topic (`--review`: a person decides in the review page);
+9. improvement (`loopline.demo.improvement`): an improvement cycle on Temporal trains a LoRA
+   adapter for two families the demo's champion never learned, and a second production day served
+   through `loopline serve-policy` routes half of its fresh cases to the adapter as a canary; the
+   sequential test promotes or rolls it back (`--no-improvement` skips the stage).
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ class DemoResult:
     verifier_bars_met: bool = False
     promoted: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    improvement: str = ""
+    started: float = field(default_factory=time.monotonic)
 
 
 def _progress(console: Console) -> Progress:
@@ -121,7 +127,13 @@ def streams_worker(
 
 
 def run_demo(
-    console: Console, *, state_dir: Path, keep_stack: bool, workers: int = 4, review: bool = False
+    console: Console,
+    *,
+    state_dir: Path,
+    keep_stack: bool,
+    workers: int = 4,
+    review: bool = False,
+    improvement: bool = True,
 ) -> DemoResult:
     """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
     stack_settings = StackSettings(state_dir=state_dir)
@@ -133,7 +145,7 @@ def run_demo(
         return run_pipeline(
             console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
             temporal_address=stack.state.endpoints.temporal_address, review=review,
-            rule_change=RETRO_WINDOW_SHORTENED,
+            rule_change=RETRO_WINDOW_SHORTENED, improvement_state=state_dir if improvement else None,
         )  # fmt: skip
     finally:
         if not keep_stack and not stack.already_running:
@@ -150,6 +162,7 @@ def run_pipeline(
     temporal_address: str | None = None,
     review: bool = False,
     rule_change: PayerRuleChange | None = None,
+    improvement_state: Path | None = None,
 ) -> DemoResult:
     """The whole production path against the broker `kafka` names; files go under `workdir`.
     `rule_change` is made in the sandbox before the queue is worked (the payer's new rule)."""
@@ -201,7 +214,23 @@ def run_pipeline(
     if temporal_address is not None:
         truth = rule_change.apply(seed_world()) if rule_change is not None else seed_world()
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
+        if improvement_state is not None:
+            _improvement(console, temporal_address, workdir, improvement_state, result)
     return result
+
+
+def _improvement(
+    console: Console, temporal_address: str, workdir: Path, state: Path, result: DemoResult
+) -> None:
+    """Stage 9: an improvement cycle and a second production day with a canary (docs/release.md)."""
+    from loopline.demo.improvement import improvement_stage, print_summary
+
+    summary = improvement_stage(
+        console, temporal_address=temporal_address, workdir=workdir / "improvement", state=state
+    )
+    print_summary(console, summary)
+    result.improvement = summary.decision
+    result.seconds = time.monotonic() - result.started
 
 
 def _change_payer_rule(console: Console, live_url: str, admin_token: str, change: PayerRuleChange) -> None:
