@@ -131,7 +131,7 @@ def cycle_input(
             primary=TaskSource(specs=("demo-new-train",)), replay=TaskSource(specs=("demo-base-train",)),
             suites=(Suite(name="base", tasks=TaskSource(specs=("demo-base-eval",))),
                     Suite(name="promoted", tasks=TaskSource(specs=("demo-new-eval",)))),
-            gate_rules=DEMO_RULES, corrupt=corrupt, force_gate=corrupt, epochs=60, batch_size=4, lr=5e-3,
+            gate_rules=DEMO_RULES, corrupt=corrupt, force_gate=corrupt, epochs=40, batch_size=8, lr=5e-3,
             rank=8, checkpoint_every=20, canary_share=0.5, decide_every_s=1.0, canary_max_s=90.0,
             gpu_queue=gpu_queue, train_heartbeat_s=60.0,
         ),
