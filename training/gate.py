@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from schemas.gate import GateCheck, VerifierCardEvidence
 from training.card_rule import card_checks
-from training.evaluate import EvalReport
+from training.evaluate import EvalReport, FamilyRow
 
 
 class GateRule(BaseModel):
@@ -34,6 +34,9 @@ class GateRule(BaseModel):
     """Judge the gain at the point estimate or at the interval's lower bound."""
     loss_at: Literal["point", "ci_low"] = "point"
     """Judge the loss at the point estimate or at the interval's lower bound (stricter)."""
+    max_family_loss: float | None = None
+    """Largest drop allowed in any one family of the suite, in points of pass@1 at the point
+    estimate (families are small, so this is a coarse guard against a loss the total hides)."""
 
 
 class GateRules(BaseModel):
@@ -119,6 +122,8 @@ def judge(
                     ),
                 )
             )
+        if rule.max_family_loss is not None:
+            checks.append(_family_check(rule.suite, suite.families, rule.max_family_loss))
     used = report.verifiers()
     applied = rules.verifier_card and cards is not None
     if applied and cards is not None:
@@ -128,4 +133,26 @@ def judge(
         passed=all(c.passed for c in checks) and bool(checks),
         checks=checks,
         reasons=[c.reason for c in checks if not c.passed] or ([] if checks else ["no rules to apply"]),
+    )
+
+
+def _family_check(suite: str, families: Sequence[FamilyRow], allowed: float) -> GateCheck:
+    """The worst family's drop against `allowed`, naming every family past it."""
+    drops = sorted(((100 * (f.champion - f.candidate), f) for f in families), key=lambda d: -d[0])
+    worst = drops[0][0] if drops else 0.0
+    over = [
+        f"{f.family} {d:+.1f} ({f.champion:.1%} -> {f.candidate:.1%}, {f.tasks} tasks)"
+        for d, f in drops
+        if d > allowed
+    ]
+    return GateCheck(
+        name=f"{suite}.max_family_loss",
+        passed=not over,
+        value=worst,
+        threshold=allowed,
+        reason=(
+            f"{suite}: families dropping more than {allowed:.1f} points: {'; '.join(over)}"
+            if over
+            else f"{suite}: no family drops more than {allowed:.1f} points (worst {worst:+.1f})"
+        ),
     )

@@ -182,6 +182,10 @@ def gate(
     max_loss: Annotated[
         list[str] | None, typer.Option("--max-loss", help="SUITE=POINTS (repeatable).")
     ] = None,
+    max_family_loss: Annotated[
+        list[str] | None,
+        typer.Option("--max-family-loss", help="SUITE=POINTS: largest drop of any one family (repeatable)."),
+    ] = None,
     card: Annotated[
         Path | None,
         typer.Option(
@@ -203,10 +207,11 @@ def gate(
         raise typer.Exit(2) from None
     if rules_file is not None:
         rules = GateRules.model_validate_json(rules_file.read_text())
-    elif min_gain or max_loss:
+    elif min_gain or max_loss or max_family_loss:
         rules = GateRules(
             rules=[GateRule(suite=s, min_gain=float(v)) for s, v in _pairs(min_gain)]
             + [GateRule(suite=s, max_loss=float(v)) for s, v in _pairs(max_loss)]
+            + [GateRule(suite=s, max_family_loss=float(v)) for s, v in _pairs(max_family_loss)]
         )
     else:
         rules = DEFAULT_RULES
@@ -231,6 +236,10 @@ def _pairs(items: list[str] | None) -> list[tuple[str, str]]:
     out = []
     for item in items or []:
         suite, eq, value = item.partition("=")
+        try:
+            float(value)
+        except ValueError:
+            eq = ""
         if not eq:
             raise typer.BadParameter(f"{item!r} is not SUITE=POINTS")
         out.append((suite, value))

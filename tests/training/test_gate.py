@@ -102,3 +102,22 @@ def test_the_adapter_stream_is_hash_chained_and_validated_on_every_append(tmp_pa
     (tmp_path / "events.jsonl").write_text(lines[0].replace('"passed":false', '"passed":"maybe"') + "\n")
     with pytest.raises(EventDecodeError):
         read_events(tmp_path)
+
+
+def test_a_family_loss_the_suite_total_hides_stops_the_candidate_when_asked() -> None:
+    champion = [True] * 10 + [False] * 10 + [True] * 80
+    candidate = [True] * 2 + [False] * 8 + [True] * 8 + [False] * 2 + [True] * 80
+    runs = [_run(who, passed, "base") for who, passed in (("c", candidate), ("b", champion))]
+    for run in runs:  # tasks 0-9 are family a, 10-19 family b, the rest family c
+        run.trials[:] = [
+            t.model_copy(update={"family": "a" if i < 10 else "b" if i < 20 else "c"})
+            for i, t in enumerate(run.trials)
+        ]
+    report = EvalReport(candidate="c", champion="b", seeds=[0], suites=[pair(runs[0], runs[1])])
+    assert report.suites[0].delta == 0.0
+    assert judge(report, GateRules(rules=[GateRule(suite="base", max_loss=2.0)])).passed
+    verdict = judge(report, GateRules(rules=[GateRule(suite="base", max_loss=2.0, max_family_loss=5.0)]))
+    assert not verdict.passed
+    assert verdict.reasons == [
+        "base: families dropping more than 5.0 points: a +80.0 (100.0% -> 20.0%, 10 tasks)"
+    ]

@@ -114,3 +114,9 @@ def test_dataset_sft_eval_and_gate_run_end_to_end(
     events = (tmp_path / "state" / "adapters" / "a1" / "events.jsonl").read_text().splitlines()
     assert [json.loads(e)["data"]["passed"] for e in events] == [True, False, False]
     assert json.loads(events[0])["data"]["verifier_cards"][0]["verifier"] == "rcm.v2"
+    family = run(app, ["train", "gate", "a1", "--max-family-loss", "base=100", *state])
+    assert family.exit_code == 0 and "no family drops more than 100.0 points" in " ".join(
+        family.output.split()
+    )
+    bad = run(app, ["train", "gate", "a1", "--max-family-loss", "base=lots", *state])
+    assert bad.exit_code == 2 and "is not SUITE=POINTS" in " ".join(bad.output.split())
