@@ -291,3 +291,5 @@ class CreditPackage(Contract):
     """What the borrower would answer to each information item (hidden until requested)."""
     status: PackageStatus = "open"
     """Where the package stands."""
+    received_answers: tuple[str, ...] = ()
+    """The borrower's answers received so far, in order."""

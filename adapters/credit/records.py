@@ -43,7 +43,7 @@ class CovenantHeadroom(Contract):
 
     metric: CovenantMetric
     """The covenant tested."""
-    headroom_pct: float = Field(ge=-1000, le=1000)
+    headroom_pct: float = Field(ge=-1e6, le=1e6)
     """(level - actual) / level for a maximum, (actual - level) / level for a minimum, in percent."""
 
 

@@ -114,6 +114,8 @@ class InformationRequestResult(Contract):
     """The borrower's answer to each item (delivered, or to follow)."""
     delivered_periods: list[str]
     """Labels of periods the answers added to the package."""
+    outstanding: list[str]
+    """Items the borrower could not supply yet (to follow)."""
 
 
 class EscalationResult(Contract):
