@@ -10,8 +10,10 @@ when the package needs none.
 
 from __future__ import annotations
 
+from typing import get_args
+
 from adapters.credit.models import FundPolicy
-from adapters.credit.records import DecisionClass, Figures
+from adapters.credit.records import DecisionClass, EscalationReason, Figures
 from envs.credit.assess import Assessment
 from envs.credit.facts import FIGURES, flat_figures
 from schemas.tasks import Assertion, OutcomeSpec, Resolution
@@ -80,6 +82,10 @@ def _resolution(klass: DecisionClass, a: Assessment, policy: FundPolicy) -> Reso
         parts.append(Assertion(name="no_conditions", reason="only an approval with conditions carries conditions",
                                collection="conditions", min_count=0, max_count=0))  # fmt: skip
     if klass == "escalate":
+        for wrong in get_args(EscalationReason):
+            if wrong not in a.escalation_reasons:
+                parts.append(Assertion(name=f"escalation.not_{wrong}", reason=f"the committee must not be told of {wrong.replace('_', ' ')} that is not there",
+                                       collection="escalations", where={"reasons": {"$contains": wrong}}, min_count=0, max_count=0))  # fmt: skip
         for reason in a.escalation_reasons:
             parts.append(Assertion(name=f"escalation.{reason}", reason=f"the committee must see the {reason.replace('_', ' ')}",
                                    collection="escalations", where={"reasons": {"$contains": reason}}))  # fmt: skip
