@@ -50,6 +50,27 @@ def check_statement(statement: Statement, locate: Locate) -> list[Finding]:
             message = f"{line.label} reads {value} but {names} add up to {expected_total}"
             for key in (line.key, *(key for key, _ in line.total_of)):
                 findings.append(_suspect(locate, key, period.label, message))
+    return _spread(statement, findings, locate)
+
+
+def _spread(statement: Statement, findings: list[Finding], locate: Locate) -> list[Finding]:
+    """A suspect figure makes every total it enters suspect, and every figure of those totals:
+    a total that adds up over a wrong figure proves nothing."""
+    suspect = {(f.line, f.period) for f in findings}
+    totals = [line for line in LINES[statement.kind] if line.total_of]
+    changed = True
+    while changed:
+        changed = False
+        for period in statement.periods:
+            for line in totals:
+                members = [line.key, *(key for key, _ in line.total_of)]
+                if any((key, period.label) in suspect for key in members):
+                    for key in members:
+                        if (key, period.label) not in suspect and period.values.get(key) is not None:
+                            suspect.add((key, period.label))
+                            message = f"part of a total with a suspect figure ({LINES_BY_KEY[statement.kind][line.key].label})"
+                            findings.append(_suspect(locate, key, period.label, message))
+                            changed = True
     return findings
 
 

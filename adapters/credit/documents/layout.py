@@ -34,47 +34,41 @@ STATEMENT_TITLES: dict[StatementKind, str] = {
 LINES: dict[StatementKind, tuple[LineSpec, ...]] = {
     "income": (
         LineSpec("revenue", "Revenue", "positive"),
-        LineSpec("cost_of_sales", "Cost of sales", "negative"),
-        LineSpec("gross_profit", "Gross profit", "any", (("revenue", 1), ("cost_of_sales", 1))),
-        LineSpec("operating_expenses", "Operating expenses", "negative"),
-        LineSpec("ebitda", "EBITDA", "any", (("gross_profit", 1), ("operating_expenses", 1))),
+        LineSpec("operating_costs", "Operating costs", "negative"),
+        LineSpec("ebitda", "EBITDA", "any", (("revenue", 1), ("operating_costs", 1))),
         LineSpec("depreciation_amortisation", "Depreciation and amortisation", "negative"),
-        LineSpec("ebit", "Operating profit (EBIT)", "any", (("ebitda", 1), ("depreciation_amortisation", 1))),
         LineSpec("interest_expense", "Interest expense", "negative"),
-        LineSpec("tax", "Income tax", "negative"),
-        LineSpec("net_income", "Net income", "any", (("ebit", 1), ("interest_expense", 1), ("tax", 1))),
+        LineSpec("tax_and_other", "Tax and other items", "negative"),
+        LineSpec(
+            "net_income",
+            "Net income",
+            "any",
+            (("ebitda", 1), ("depreciation_amortisation", 1), ("interest_expense", 1), ("tax_and_other", 1)),
+        ),
     ),
     "balance": (
         LineSpec("cash", "Cash and equivalents", "positive"),
-        LineSpec("receivables", "Trade receivables", "positive"),
-        LineSpec("inventory", "Inventory", "positive"),
-        LineSpec("fixed_assets", "Property, plant and equipment", "positive"),
+        LineSpec("other_assets", "Other assets", "positive"),
+        LineSpec("total_assets", "Total assets", "positive", (("cash", 1), ("other_assets", 1))),
+        LineSpec("total_debt", "Total debt", "positive"),
+        LineSpec("other_liabilities", "Other liabilities", "positive"),
         LineSpec(
-            "total_assets",
-            "Total assets",
-            "positive",
-            (("cash", 1), ("receivables", 1), ("inventory", 1), ("fixed_assets", 1)),
+            "total_equity",
+            "Total equity",
+            "any",
+            (("total_assets", 1), ("total_debt", -1), ("other_liabilities", -1)),
         ),
-        LineSpec("payables", "Trade payables", "positive"),
-        LineSpec("senior_debt", "Senior debt", "positive"),
-        LineSpec("subordinated_debt", "Subordinated debt", "positive"),
-        LineSpec(
-            "total_liabilities",
-            "Total liabilities",
-            "positive",
-            (("payables", 1), ("senior_debt", 1), ("subordinated_debt", 1)),
-        ),
-        LineSpec("equity", "Total equity", "any", (("total_assets", 1), ("total_liabilities", -1))),
     ),
     "cash_flow": (
-        LineSpec("operating_cash_flow", "Cash from operations", "any"),
-        LineSpec("capex", "Capital expenditure", "negative"),
-        LineSpec("free_cash_flow", "Free cash flow", "any", (("operating_cash_flow", 1), ("capex", 1))),
-        LineSpec("cash_interest", "Cash interest paid", "negative"),
+        LineSpec("working_capital_released", "Decrease in working capital", "positive"),
+        LineSpec("working_capital_absorbed", "Increase in working capital", "negative"),
         LineSpec("cash_taxes", "Cash taxes paid", "negative"),
-        LineSpec("scheduled_principal", "Scheduled debt repayment", "negative"),
+        LineSpec("capex", "Capital expenditure", "negative"),
+        LineSpec("cash_interest", "Cash interest paid", "negative"),
     ),
 }
+"""Every line whose sign can go either way is a total of lines whose sign cannot, directly or
+through totals checked before it: a sign lost anywhere breaks a convention or a sum."""
 
 LINES_BY_KEY: dict[StatementKind, dict[str, LineSpec]] = {
     kind: {line.key: line for line in lines} for kind, lines in LINES.items()

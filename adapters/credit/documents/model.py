@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -19,6 +20,10 @@ class Period(Contract):
 
     label: str = Field(pattern=r"^\S+$", max_length=40)
     """The column heading as printed (`FY2024`, `FY2024-restated`, `Q3-FY25`, `TTM-Mar25`)."""
+    kind: Literal["year", "quarter"] = "year"
+    """A fiscal year (a short or long one after a change of year end included) or a quarter."""
+    start: date
+    """The first day of the period."""
     end: date
     """The last day of the period."""
     months: int = Field(ge=1, le=24)
@@ -26,6 +31,10 @@ class Period(Contract):
     changed and a short or long year bridges the two)."""
     restated: bool = False
     """Whether the figures restate ones published earlier for the same period."""
+    restated_on: date | None = None
+    """When the restatement was issued, where the document says."""
+    original_ebitda: Decimal | None = None
+    """EBITDA as first reported, for a restated period whose document states it."""
     values: dict[str, Decimal | None]
     """Line key → figure in the statement's unit; None where the document shows no figure."""
 

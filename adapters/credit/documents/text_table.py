@@ -20,6 +20,7 @@ import random
 import re
 from datetime import date
 from decimal import Decimal
+from typing import Literal
 
 from adapters.credit.documents.checks import check_statement
 from adapters.credit.documents.errors import DocumentError
@@ -30,16 +31,27 @@ from adapters.credit.documents.noise import NoiseConfig, damage_row
 from adapters.credit.documents.numbers import cells_of, format_figure, read_figure
 
 _META = re.compile(r"^Currency:\s*(\S+)\s+Unit:\s*(\S+)\s+Fiscal year end:\s*(.+?)\s*$")
-_HEADERS = ("Period end", "Months", "Restated", "Period")
+_HEADERS = (
+    "EBITDA first reported",
+    "Period type",
+    "Period start",
+    "Period end",
+    "Months",
+    "Restated",
+    "Period",
+)
 
 
 def render_text(statement: Statement, noise: NoiseConfig | None = None) -> str:
     """`statement` as an extracted text table; `noise` damages its figures (never its headers)."""
     header_rows: list[tuple[str, list[str]]] = [
         ("Period", [p.label for p in statement.periods]),
+        ("Period type", [p.kind for p in statement.periods]),
+        ("Period start", [p.start.isoformat() for p in statement.periods]),
         ("Period end", [p.end.isoformat() for p in statement.periods]),
         ("Months", [str(p.months) for p in statement.periods]),
-        ("Restated", ["yes" if p.restated else "no" for p in statement.periods]),
+        ("Restated", [restated_token(p) for p in statement.periods]),
+        ("EBITDA first reported", [format_figure(p.original_ebitda) for p in statement.periods]),
     ]
     rng = random.Random(f"{noise.seed}:{statement.kind}:{statement.company}") if noise else None
     figure_rows: list[tuple[str, list[str]]] = []
@@ -82,11 +94,18 @@ def parse_text(text: str) -> ParsedStatement:
             body.append((at, line))
     labels = _header(headers, "Period", 0)
     count = len(labels)
-    ends = [
-        _date(token, f"line {headers['Period end'][0]}") for token in _header(headers, "Period end", count)
+
+    def row(name: str) -> tuple[str, list[str]]:
+        return f"line {headers[name][0]}" if name in headers else "headers", _header(headers, name, count)
+
+    kinds = [_kind_of(token, where) for where, tokens in [row("Period type")] for token in tokens]
+    starts = [_date(token, where) for where, tokens in [row("Period start")] for token in tokens]
+    ends = [_date(token, where) for where, tokens in [row("Period end")] for token in tokens]
+    months = [_months(token, where) for where, tokens in [row("Months")] for token in tokens]
+    restated = [read_restated(token, where) for where, tokens in [row("Restated")] for token in tokens]
+    originals = [
+        _figure(token, where) for where, tokens in [row("EBITDA first reported")] for token in tokens
     ]
-    months = [_months(token, f"line {headers['Months'][0]}") for token in _header(headers, "Months", count)]
-    restated = [token.casefold() == "yes" for token in _header(headers, "Restated", count)]
     values: list[dict[str, Decimal | None]] = [{} for _ in labels]
     findings: list[Finding] = []
     where: dict[str, int] = {}
@@ -121,7 +140,10 @@ def parse_text(text: str) -> ParsedStatement:
         statement = Statement(
             kind=kind, company=company, currency=currency, unit=unit, fiscal_year_end=year_end,
             periods=tuple(
-                Period(label=labels[i], end=ends[i], months=months[i], restated=restated[i], values=values[i])
+                Period(
+                    label=labels[i], kind=kinds[i], start=starts[i], end=ends[i], months=months[i],
+                    restated=restated[i] is not False, restated_on=dated_restatement(restated[i]), original_ebitda=originals[i], values=values[i],
+                )
                 for i in range(count)
             ),
         )  # fmt: skip
@@ -153,6 +175,46 @@ def _date(token: str, where: str) -> date:
         return date.fromisoformat(token)
     except ValueError:
         raise DocumentError(where, f"{token!r} is not a date (YYYY-MM-DD)") from None
+
+
+def restated_token(period: Period) -> str:
+    """`no`, `yes`, or the date the restatement was issued."""
+    if not period.restated:
+        return "no"
+    return period.restated_on.isoformat() if period.restated_on else "yes"
+
+
+def read_restated(token: str, where: str) -> date | bool:
+    """False for `no`, True for `yes`, the date for a restatement dated in the document."""
+    folded = token.strip().casefold()
+    if folded in ("no", "yes"):
+        return folded == "yes"
+    try:
+        return date.fromisoformat(folded)
+    except ValueError:
+        raise DocumentError(where, f"{token!r} is not yes, no or the date of a restatement") from None
+
+
+def _figure(token: str, where: str) -> Decimal | None:
+    try:
+        value, repairs = read_figure(token)
+    except ValueError as exc:
+        raise DocumentError(where, str(exc)) from None
+    if repairs:
+        raise DocumentError(where, f"{token!r} is not printed as a figure is")
+    return value
+
+
+def dated_restatement(restated: date | bool) -> date | None:
+    return restated if isinstance(restated, date) else None
+
+
+def _kind_of(token: str, where: str) -> Literal["year", "quarter"]:
+    if token == "year":
+        return "year"
+    if token == "quarter":
+        return "quarter"
+    raise DocumentError(where, f"{token!r} is not a period type (year or quarter)")
 
 
 def _months(token: str, where: str) -> int:

@@ -5,8 +5,9 @@ per line with the figures as numbers (or, in a hand-kept workbook, as text).
 ```
 A1 company          A2 statement title
 A3 Currency | EUR   A4 Unit | thousands   A5 Fiscal year end | 30 June
-A7 Period | FY2023 | FY2024 ...    A8 Period end | dates    A9 Months    A10 Restated
-A11.. Revenue | 12345 | 13456 ...
+A7 Period | FY2023 | FY2024 ...   A8 Period type   A9 Period start   A10 Period end   A11 Months
+A12 Restated (no, yes, or the date of the restatement)   A13 EBITDA first reported
+A15.. Revenue | 12345 | 13456 ...
 ```
 """
 
@@ -17,7 +18,7 @@ import random
 from collections.abc import Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal
 
 from openpyxl import Workbook, load_workbook
 from openpyxl.utils import get_column_letter
@@ -30,9 +31,21 @@ from adapters.credit.documents.layout import LINES, STATEMENT_TITLES, StatementK
 from adapters.credit.documents.model import Period, Statement
 from adapters.credit.documents.noise import NoiseConfig, damage_row
 from adapters.credit.documents.numbers import format_figure, read_figure
+from adapters.credit.documents.text_table import dated_restatement, read_restated, restated_token
 
 FIGURE_FORMAT = "#,##0;(#,##0);-"
-_FIRST_FIGURE_ROW = 11
+_HEADER_ROWS = (
+    "Currency",
+    "Unit",
+    "Fiscal year end",
+    "Period",
+    "Period type",
+    "Period start",
+    "Period end",
+    "Months",
+    "Restated",
+)
+_FIRST_FIGURE_ROW = 15
 
 
 def write_workbook(statements: Sequence[Statement], noise: NoiseConfig | None = None) -> bytes:
@@ -64,9 +77,15 @@ def _write_sheet(sheet: Worksheet, statement: Statement, noise: NoiseConfig | No
         sheet.cell(row, 2, value)
     headers: list[tuple[str, list[Any]]] = [
         ("Period", [p.label for p in statement.periods]),
+        ("Period type", [p.kind for p in statement.periods]),
+        ("Period start", [p.start for p in statement.periods]),
         ("Period end", [p.end for p in statement.periods]),
         ("Months", [p.months for p in statement.periods]),
-        ("Restated", ["yes" if p.restated else "no" for p in statement.periods]),
+        ("Restated", [restated_token(p) for p in statement.periods]),
+        (
+            "EBITDA first reported",
+            [None if p.original_ebitda is None else int(p.original_ebitda) for p in statement.periods],
+        ),
     ]
     for row, (name, cells) in enumerate(headers, start=7):
         sheet.cell(row, 1, name)
@@ -116,10 +135,12 @@ def read_workbook(data: bytes) -> list[ParsedStatement]:
 def _read_sheet(sheet: Worksheet) -> ParsedStatement:
     name = sheet.title
     kind = _kind(sheet)
-    rows = {str(sheet.cell(row, 1).value or "").strip(): row for row in range(1, 11)}
-    for header in ("Currency", "Unit", "Fiscal year end", "Period", "Period end", "Months", "Restated"):
+    rows = {str(sheet.cell(row, 1).value or "").strip(): row for row in range(1, _FIRST_FIGURE_ROW)}
+    for header in _HEADER_ROWS:
         if header not in rows:
-            raise DocumentError(f"{name}!A1:A10", f"no {header!r} row in the header block")
+            raise DocumentError(
+                f"{name}!A1:A{_FIRST_FIGURE_ROW - 1}", f"no {header!r} row in the header block"
+            )
     labels = _row(sheet, rows["Period"])
     if not labels:
         raise DocumentError(f"{name}!B{rows['Period']}", "no period columns")
@@ -127,9 +148,13 @@ def _read_sheet(sheet: Worksheet) -> ParsedStatement:
     merged = [r for r in sheet.merged_cells.ranges if r.min_row >= _FIRST_FIGURE_ROW and r.max_col > 1]
     if merged:
         raise DocumentError(f"{name}!{merged[0].coord}", "merged cells: the figures of the periods they span cannot be told apart")  # fmt: skip
-    ends = [_date(sheet, rows["Period end"], c) for c in range(2, count + 2)]
-    months = [_whole(sheet, rows["Months"], c) for c in range(2, count + 2)]
-    restated = [str(sheet.cell(rows["Restated"], c).value or "").strip().casefold() == "yes" for c in range(2, count + 2)]  # fmt: skip
+    columns = range(2, count + 2)
+    kinds = [_period_kind(sheet, rows["Period type"], c) for c in columns]
+    starts = [_date(sheet, rows["Period start"], c) for c in columns]
+    ends = [_date(sheet, rows["Period end"], c) for c in columns]
+    months = [_whole(sheet, rows["Months"], c) for c in columns]
+    originals = [_figure(sheet.cell(rows["EBITDA first reported"], c).value, _at(sheet, rows["EBITDA first reported"], c))[0] for c in columns]  # fmt: skip
+    restated = [read_restated(str(sheet.cell(rows["Restated"], c).value or ""), _at(sheet, rows["Restated"], c)) for c in columns]  # fmt: skip
     values: list[dict[str, Decimal | None]] = [{} for _ in labels]
     findings: list[Finding] = []
     where: dict[str, int] = {}
@@ -156,7 +181,10 @@ def _read_sheet(sheet: Worksheet) -> ParsedStatement:
             kind=kind, company=str(sheet["A1"].value or "").strip(), currency=str(sheet.cell(rows["Currency"], 2).value or ""),
             unit=str(sheet.cell(rows["Unit"], 2).value or ""), fiscal_year_end=str(sheet.cell(rows["Fiscal year end"], 2).value or ""),
             periods=tuple(
-                Period(label=labels[i], end=ends[i], months=months[i], restated=restated[i], values=values[i])
+                Period(
+                    label=labels[i], kind=kinds[i], start=starts[i], end=ends[i], months=months[i],
+                    restated=restated[i] is not False, restated_on=dated_restatement(restated[i]), original_ebitda=originals[i], values=values[i],
+                )
                 for i in range(count)
             ),
         )  # fmt: skip
@@ -169,6 +197,19 @@ def _read_sheet(sheet: Worksheet) -> ParsedStatement:
         statement, lambda key, period: f"{name}!{get_column_letter(index[period] + 2)}{where.get(key, '?')}"
     )
     return ParsedStatement(statement=statement, findings=tuple(findings))
+
+
+def _at(sheet: Worksheet, row: int, column: int) -> str:
+    return f"{sheet.title}!{get_column_letter(column)}{row}"
+
+
+def _period_kind(sheet: Worksheet, row: int, column: int) -> Literal["year", "quarter"]:
+    raw = str(sheet.cell(row, column).value or "").strip()
+    if raw == "year":
+        return "year"
+    if raw == "quarter":
+        return "quarter"
+    raise DocumentError(_at(sheet, row, column), f"{raw!r} is not a period type (year or quarter)")
 
 
 def _kind(sheet: Worksheet) -> StatementKind:
