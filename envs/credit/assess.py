@@ -32,6 +32,9 @@ class Assessment:
     """Reasons an escalation must name."""
     ask_first: tuple[InformationItem, ...] = ()
     """Information to request before any decision."""
+    may_ask: tuple[InformationItem, ...] = ()
+    """Information an analyst may reasonably ask for too (customer contracts for a concentrated
+    book, support for unsupported add-backs, a bridge across a short fiscal year)."""
     flags: tuple[str, ...] = field(default=())
     """Edge facts found, for tags and memos."""
 
@@ -58,6 +61,18 @@ def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[
     return tuple(items)
 
 
+def may_ask(package: CreditPackage, policy: FundPolicy) -> tuple[InformationItem, ...]:
+    """What an analyst may ask for on top of what policy says to ask first."""
+    items: list[InformationItem] = []
+    if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
+        items.append("customer_contracts")
+    if any(not a.supported and not a.recurring for a in package.bridge.addbacks):
+        items.append("addback_support")
+    if any(p.kind == "FY" and p.months < 12 for p in package.periods):
+        items.append("fiscal_year_bridge")
+    return tuple(items)
+
+
 def after_answers(package: CreditPackage, items: tuple[InformationItem, ...]) -> CreditPackage:
     """The package once the borrower answered `items` (delivered periods join it)."""
     delivered = tuple(
@@ -69,11 +84,12 @@ def after_answers(package: CreditPackage, items: tuple[InformationItem, ...]) ->
 def assess(package: CreditPackage, policy: FundPolicy, today: date) -> Assessment:
     """The acceptable classes for `package` under `policy`."""
     items = ask_first(package, policy, today)
+    optional = may_ask(package, policy)
     answers = {a.item: a for a in package.answers}
     if any(not (answers.get(i) and answers[i].available) for i in items):
-        return Assessment(classes=("request_information",), ask_first=items, flags=items)
+        return Assessment(classes=("request_information",), ask_first=items, may_ask=optional, flags=items)
     worked = after_answers(package, items)
-    return decide(worked, policy, items)
+    return replace(decide(worked, policy, items), may_ask=optional)
 
 
 def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationItem, ...] = ()) -> Assessment:

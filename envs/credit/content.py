@@ -2,7 +2,7 @@
 
 - a credit memo (recommendation or escalation) cites the figures it relied on: the adjusted
   EBITDA (an amount within 1% of the recorded one, written `12,345,000`, `12.3m` or `12.3 million`),
-  the total leverage (`4.35x`) and the interest coverage, and the headroom of every covenant on the
+  the total leverage (`4.35x`, or `4.3x`) and the interest coverage, and the headroom of every covenant on the
   term sheet (a percentage within a point of the recorded headroom), or says the terms are
   covenant-lite when there is none;
 - an information request names, in words, each item it asks for.
@@ -64,7 +64,7 @@ def memo_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
     multiples = [float(m) for m in _MULTIPLE.findall(text)]
     for name in ("total_leverage", "interest_coverage"):
         value = figures.get(name)
-        if isinstance(value, int | float) and not _near(multiples, float(value), 0.015):
+        if isinstance(value, int | float) and not _near(multiples, float(value), 0.051):
             return f"the memo does not state the {name.replace('_', ' ')} ({value}x) it relied on"
     covenants = package.get("term_sheet", {}).get("covenants", [])
     if not covenants:

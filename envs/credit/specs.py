@@ -4,8 +4,8 @@ Every deciding resolution checks the recorded figures (each within the policy's 
 percentage of the right figure for ratios and amounts, points for covenant headroom) and the
 decision class; an approval with conditions must carry each condition policy requires (a lower
 amount at most the amount that meets the target leverage); an escalation must name each reason.
-Information policy says to ask for first must have been asked for, once; none may be asked for
-when the package needs none.
+Information policy says to ask for first must have been asked for, once; otherwise at most one
+request, and no item the package gives no cause to ask for.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 from typing import get_args
 
 from adapters.credit.models import FundPolicy
-from adapters.credit.records import DecisionClass, EscalationReason, Figures
+from adapters.credit.records import DecisionClass, EscalationReason, Figures, InformationItem
 from envs.credit.assess import Assessment
-from envs.credit.facts import FIGURES, flat_figures
+from envs.credit.facts import flat_figures
 from schemas.tasks import Assertion, OutcomeSpec, Resolution
 
 FLOOR = {"adjusted_ebitda": 1000.0, "liquidity": 1000.0}
@@ -93,7 +93,8 @@ def _resolution(klass: DecisionClass, a: Assessment, policy: FundPolicy) -> Reso
 
 
 def outcome_spec(a: Assessment, policy: FundPolicy) -> OutcomeSpec:
-    """The spec: information asked for as policy says, and one acceptable resolution."""
+    """The spec: information asked for as policy says (and nothing it has no reason to ask for),
+    and one acceptable resolution."""
     must: list[Assertion] = []
     if a.ask_first:
         must.append(Assertion(name="requests.once", reason="one request for what is missing, not a stream of them",
@@ -102,9 +103,10 @@ def outcome_spec(a: Assessment, policy: FundPolicy) -> OutcomeSpec:
             must.append(Assertion(name=f"requested.{item}", reason=f"policy says to ask for the {item.replace('_', ' ')} first",
                                   collection="requests", where={"items": {"$contains": item}}))  # fmt: skip
     else:
-        must.append(Assertion(name="no_needless_request", reason="the package is complete; a request only delays the borrower",
-                              collection="requests", min_count=0, max_count=0))  # fmt: skip
+        must.append(Assertion(name="requests.at_most_once", reason="at most one request, and only for what the package gives cause to ask",
+                              collection="requests", min_count=0, max_count=1))  # fmt: skip
+    for item in get_args(InformationItem):
+        if item not in (*a.ask_first, *a.may_ask):
+            must.append(Assertion(name=f"no_request.{item}", reason=f"nothing in the package gives cause to ask for the {item.replace('_', ' ')}",
+                                  collection="requests", where={"items": {"$contains": item}}, min_count=0, max_count=0))  # fmt: skip
     return OutcomeSpec(must=tuple(must), resolutions=tuple(_resolution(k, a, policy) for k in a.classes))
-
-
-__all__ = ["FIGURES", "figure_assertions", "outcome_spec"]

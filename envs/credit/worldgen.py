@@ -153,6 +153,14 @@ def _years(quarters: list[FinancialPeriod], rng: random.Random, fye: int) -> lis
     return out[::-1]
 
 
+def _sources(years: list[FinancialPeriod], rng: random.Random) -> list[FinancialPeriod]:
+    # Older years often arrive only as tables taken from a PDF of the audited accounts.
+    return [
+        y.model_copy(update={"source": "pdf_table"}) if i == 0 and rng.random() < 0.5 else y
+        for i, y in enumerate(years)
+    ]
+
+
 def _bridge(rng: random.Random, reported: float, ccy: Currency, policy: FundPolicy) -> EbitdaBridge:
     lines: list[AddBack] = []
     pool: list[tuple[AddBackCategory, str, bool, bool]] = [
@@ -237,7 +245,7 @@ def draw(rng: random.Random, package_id: str, knobs: Knobs, policy: FundPolicy) 
             largest_customer_share_pct=round(rng.uniform(4, 24), 1),
         ),
         sponsor=Sponsor(sponsor_id=f"S-{rng.randint(1, 6)}", name=rng.choice(SPONSORS)),
-        periods=(*_years(quarters, rng, fye), *quarters),
+        periods=(*_sources(_years(quarters, rng, fye), rng), *quarters),
         bridge=bridge,
         term_sheet=TermSheet(
             facility=facility,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from adapters.credit.models import AddBack, ExistingDebt
+from adapters.credit.models import AddBack, BorrowerAnswer, ExistingDebt
 from envs.credit.assess import Assessment
 from envs.credit.expert.build import LEGAL, TRADE_SHOW, Hand, M, package
 from envs.credit.expert.cases_a import BASE_F, cond
@@ -16,16 +16,22 @@ NO_COVENANT_F = figures(11 * M, 4.0, 4.0, 2.5, 1.96, 1.92, 8 * M)
 
 
 def x12() -> ExpertCase:
-    p = package(Hand(customer_share=45.0), "PKG-X12")
+    contracts = BorrowerAnswer(
+        item="customer_contracts", available=True, text="The master services agreement runs to 2029."
+    )
+    p = package(Hand(customer_share=45.0, answers=(contracts,)), "PKG-X12")
     return ExpertCase(
         "x12-concentration", "one customer is 45% of revenue", ("class:approve_with_conditions", "class:escalate", "edge:customer_concentration"),
         "revenue concentration (one customer over 30%)",
         p, Assessment(classes=("approve_with_conditions", "escalate"), figures=BASE_F, conditions=("concentration_limit",),
-                      escalation_reasons=("customer_concentration",)),
+                      escalation_reasons=("customer_concentration",), may_ask=("customer_contracts",)),
         golds=(
             move("concentration_condition", "approve with a concentration event of default", p,
                  Decision("approve_with_conditions", BASE_F, (cond("concentration_limit", "Event of default above 30% without consent", 30.0),))),
             move("escalate", "or let the committee weigh the customer", p, Decision("escalate", BASE_F, reasons=("customer_concentration",))),
+            move("contracts_first", "or read the customer's contract first, then set the limit", p,
+                 Decision("approve_with_conditions", BASE_F, (cond("concentration_limit", "Event of default above 30% without consent", 30.0),)),
+                 request=("customer_contracts",)),
         ),
         wrong_moves=(move("approve", "ignores the 45% customer", p, Decision("approve", BASE_F)),),
     )  # fmt: skip
@@ -98,7 +104,7 @@ def x16() -> ExpertCase:
     return ExpertCase(
         "x16-fiscal-year-change", "FY2024 is a nine-month stub after a change of year end", ("class:approve", "edge:fiscal_year_change"),
         "a change of fiscal year end",
-        p, Assessment(classes=("approve",), figures=BASE_F),
+        p, Assessment(classes=("approve",), figures=BASE_F, may_ask=("fiscal_year_bridge",)),
         golds=(move("approve", "the four quarters are the TTM, whatever the year end", p, Decision("approve", BASE_F)),),
         wrong_moves=(move("stub_year", "takes the stub as the year", p, Decision("escalate", stub, reasons=("thin_covenant_headroom",))),),
     )  # fmt: skip
@@ -205,9 +211,13 @@ def x20() -> ExpertCase:
     return ExpertCase(
         "x20-unsupported-addback", "an owner-pay add-back without evidence", ("class:approve",),
         "Add-backs that are recurring, unsupported or above a cap are rejected",
-        p, Assessment(classes=("approve",), figures=BASE_F),
+        p, Assessment(classes=("approve",), figures=BASE_F, may_ask=("addback_support",)),
         golds=(move("approve", "approves on 11.0m, the unsupported add-back rejected", p, Decision("approve", BASE_F)),),
-        wrong_moves=(move("accept_unsupported", "takes the founder-pay add-back on trust", p, Decision("approve", trusting)),),
+        wrong_moves=(
+            move("accept_unsupported", "takes the founder-pay add-back on trust", p, Decision("approve", trusting)),
+            move("contracts_for_no_reason", "asks for customer contracts nothing in the package calls for", p, Decision("approve", BASE_F),
+                 request=("customer_contracts",)),
+        ),
     )  # fmt: skip
 
 

@@ -17,8 +17,8 @@ from envs.credit.worldgen import TODAY
 def test_the_computed_figures_and_classes_match_the_hand_worked_expert_case(case: object) -> None:
     found = assess(case.package, case.policy, TODAY)  # type: ignore[attr-defined]
     right = case.right  # type: ignore[attr-defined]
-    assert (found.classes, found.conditions, found.escalation_reasons, found.ask_first) == (
-        right.classes, right.conditions, right.escalation_reasons, right.ask_first,
+    assert (found.classes, found.conditions, found.escalation_reasons, found.ask_first, found.may_ask) == (
+        right.classes, right.conditions, right.escalation_reasons, right.ask_first, right.may_ask,
     )  # fmt: skip
     if right.figures is None:
         assert found.figures is None
