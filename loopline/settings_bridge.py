@@ -38,6 +38,7 @@ class BridgeSettings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Listen address.")
     port: int = Field(default=8700, ge=1, le=65535, description="Listen port.")
     tenant: str = Field(default="demo", pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="Tenant recorded.")
+    domain: Literal["rcm", "credit"] = Field(default="rcm", description="The domain this bridge works.")
     source: str = Field(default="loopline://bridge/rcm", description="CloudEvents source of captured events.")
     state_dir: Path = Field(default=Path(".loopline/bridge"), description="Outbox and vault files.")
     vault_url: str | None = Field(
@@ -50,7 +51,7 @@ class BridgeSettings(BaseSettings):
         default_factory=dict, description="SHA-256 hex of each API token → its role (JSON)."
     )
     live_url: str = Field(
-        default="http://127.0.0.1:8835", description="The live system (RCM sandbox) base URL."
+        default="http://127.0.0.1:8835", description="The live system (the domain's sandbox) base URL."
     )
     live_timeout_s: float = Field(
         default=5.0, gt=0, le=300, description="Per-request timeout against the live system."

@@ -23,6 +23,12 @@ def demo(
         bool,
         typer.Option(help="A person reviews the task drafts in the review page (no simulated reviewer)."),
     ] = False,
+    domain: Annotated[
+        str,
+        typer.Option(
+            help="rcm: a denial queue against the RCM sandbox; credit: credit packages against the deal system."
+        ),
+    ] = "rcm",
 ) -> None:
     """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit;
     then check the verifier that scores training (a small verifier card); then promote the run's edge cases
@@ -30,8 +36,14 @@ def demo(
     from loopline.demo.run import run_demo
     from loopline.stack import StackError
 
+    if domain not in ("rcm", "credit"):
+        console.print(f"[red]error:[/] no demo for domain {domain!r}; choose rcm or credit")
+        raise typer.Exit(2)
     try:
-        result = run_demo(console, state_dir=state_dir, keep_stack=keep_stack, workers=workers, review=review)
+        result = run_demo(
+            console, state_dir=state_dir, keep_stack=keep_stack, workers=workers, review=review,
+            domain="credit" if domain == "credit" else "rcm",
+        )  # fmt: skip
     except StackError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None

@@ -46,16 +46,15 @@ from rich.progress import (
 )
 
 from adapters.rcm import World, seed_world
-from adapters.rcm.sandbox import SandboxAdmin, SandboxConfig, create_app
+from adapters.rcm.sandbox import SandboxAdmin
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
-from envs.rcm import generate_base
 from loopline.bridge_app import build_bridge
 from loopline.card.build import build_card, write_json
 from loopline.card.render import render
 from loopline.demo import report
+from loopline.demo.domains import DemoDomain, DemoDomainName, demo_domain
 from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED, PayerRuleChange
-from loopline.demo.scenario import later_outcome, live_faults, training_vocabulary, work_queue
 from loopline.reference_policy import ReferencePolicy
 from loopline.settings import KafkaSettings, StackSettings
 from loopline.settings_bridge import BridgeSettings
@@ -121,7 +120,13 @@ def streams_worker(
 
 
 def run_demo(
-    console: Console, *, state_dir: Path, keep_stack: bool, workers: int = 4, review: bool = False
+    console: Console,
+    *,
+    state_dir: Path,
+    keep_stack: bool,
+    workers: int = 4,
+    review: bool = False,
+    domain: DemoDomainName = "rcm",
 ) -> DemoResult:
     """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
     stack_settings = StackSettings(state_dir=state_dir)
@@ -133,7 +138,7 @@ def run_demo(
         return run_pipeline(
             console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
             temporal_address=stack.state.endpoints.temporal_address, review=review,
-            rule_change=RETRO_WINDOW_SHORTENED,
+            rule_change=RETRO_WINDOW_SHORTENED if domain == "rcm" else None, domain=domain,
         )  # fmt: skip
     finally:
         if not keep_stack and not stack.already_running:
@@ -150,9 +155,11 @@ def run_pipeline(
     temporal_address: str | None = None,
     review: bool = False,
     rule_change: PayerRuleChange | None = None,
+    domain: DemoDomainName = "rcm",
 ) -> DemoResult:
     """The whole production path against the broker `kafka` names; files go under `workdir`.
-    `rule_change` is made in the sandbox before the queue is worked (the payer's new rule)."""
+    `rule_change` is made in the sandbox before the queue is worked (the payer's new rule); `domain`
+    picks the work queue and the live system (`loopline.demo.domains`)."""
     started = time.monotonic()
     result = DemoResult(workdir=workdir)
     shutil.rmtree(workdir, ignore_errors=True)
@@ -160,29 +167,32 @@ def run_pipeline(
     result.topic = f"loopline.demo{time.strftime('%Y%m%d%H%M%S')}{os.getpid()}.events.v1"
     result.db_url = db_url = f"sqlite:///{workdir / 'archive.db'}"
     vocabulary = workdir / "training-vocabulary.json"
-    vocabulary.write_text(json.dumps(training_vocabulary(generate_base(seed=0))))
-    items = work_queue(seed_world())
+    parts = demo_domain(domain, workdir)
+    vocabulary.write_text(json.dumps(parts.vocabulary))
+    items = parts.items
     dlq = result.topic.replace(".events.", ".dlq.")
     ensure_topics(kafka.client_config("admin"), [result.topic, dlq], partitions=4)
-    sandbox = SandboxConfig(db_url=f"sqlite:///{workdir / 'sandbox.db'}", reset=True, faults=live_faults())
     with (
-        serve_in_thread(create_app(sandbox), name="rcm-sandbox") as live_url,
+        serve_in_thread(parts.app, name=f"{domain}-sandbox") as live_url,
         streams_worker(workdir, kafka, db_url, result.topic, vocabulary),
     ):
-        console.print(f"live system (RCM sandbox, faults injected) at {live_url}; streams worker → {db_url}")
+        console.print(
+            f"live system ({domain} sandbox, faults injected) at {live_url}; streams worker → {db_url}"
+        )
         if rule_change is not None:
-            _change_payer_rule(console, live_url, sandbox.admin_token, rule_change)
+            _change_payer_rule(console, live_url, parts.admin_token, rule_change)
         settings = BridgeSettings(
             state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
-            kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0,
+            kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0, domain=domain,
+            source=f"loopline://bridge/{domain}",
         )  # fmt: skip
-        bridge = build_bridge(settings, policy=ReferencePolicy())
+        bridge = build_bridge(settings, policy=ReferencePolicy(domain))
         try:
             with serve_in_thread(bridge.app(), name="bridge-api") as api:
                 console.print(f"bridge API at {api} (OpenAPI at {api}/docs)")
-                _run_episodes(console, api, items, result, workers)
+                _run_episodes(console, api, items, result, workers, parts.queue_label)
                 _wait_for_archive(console, bridge, db_url, result)
-                _send_outcomes(console, api, items, result)  # reads what each episode did
+                _send_outcomes(console, api, parts, result)  # reads what each episode did
                 _wait_for_archive(console, bridge, db_url, result)
         finally:
             bridge.close()
@@ -197,8 +207,13 @@ def run_pipeline(
     console.print(
         f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
     )
-    _verifier_card(console, db_url, workdir, result)
-    if temporal_address is not None:
+    _verifier_card(console, db_url, workdir, result, parts)
+    if temporal_address is not None and domain != "rcm":
+        console.print(
+            f"promotion: the promotion workflow rebuilds rcm task drafts only; the {domain} run's "
+            "edge cases stay in the archive (`loopline streams edge-cases`)"
+        )
+    elif temporal_address is not None:
         truth = rule_change.apply(seed_world()) if rule_change is not None else seed_world()
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
     return result
@@ -251,13 +266,14 @@ def _promotion(
     )
 
 
-def _verifier_card(console: Console, db_url: str, workdir: Path, result: DemoResult) -> None:
+def _verifier_card(
+    console: Console, db_url: str, workdir: Path, result: DemoResult, parts: DemoDomain
+) -> None:
     """Stage 7: the card for the verifier that scores training (`loopline verifiers report` in full)."""
     with console.status("verifier card: validation, expert set, mutants, exploits, agreement…") as status:
         card = build_card(
-            per_carc=1,
-            per_kind=1,
-            queues=4,
+            domain=parts.name,
+            **parts.card_sizes,
             workers=1,
             db_url=db_url,
             progress=lambda step: status.update(f"verifier card: {step}"),
@@ -270,7 +286,9 @@ def _verifier_card(console: Console, db_url: str, workdir: Path, result: DemoRes
     )
 
 
-def _run_episodes(console: Console, api: str, items: list[Any], result: DemoResult, workers: int) -> None:
+def _run_episodes(
+    console: Console, api: str, items: list[Any], result: DemoResult, workers: int, label: str
+) -> None:
     def run(item: Any) -> dict[str, Any]:
         with httpx.Client(base_url=api, headers=AGENT, timeout=120) as client:
             response = client.post("/v1/episodes", json={"work_item": item.model_dump(mode="json")})
@@ -278,20 +296,20 @@ def _run_episodes(console: Console, api: str, items: list[Any], result: DemoResu
             return {**response.json(), "item_id": item.item_id}
 
     with _progress(console) as progress, ThreadPoolExecutor(workers) as pool:
-        task = progress.add_task("working the denial queue through the bridge", total=len(items))
+        task = progress.add_task(label, total=len(items))
         for episode in pool.map(run, items):
             result.episodes.append(episode)
             progress.advance(task)
 
 
-def _send_outcomes(console: Console, api: str, items: list[Any], result: DemoResult) -> None:
-    by_id = {item.item_id: item for item in items}
+def _send_outcomes(console: Console, api: str, parts: DemoDomain, result: DemoResult) -> None:
+    by_id = {item.item_id: item for item in parts.items}
     with httpx.Client(base_url=api, headers=AGENT, timeout=30) as client:
         for episode in result.episodes:
             detail = client.get(f"/v1/episodes/{episode['episode_id']}")
             calls = detail.json()["tool_calls"] if detail.status_code == 200 else []
             succeeded = [c["tool"] for c in calls if c["outcome"] == "ok"]
-            planned = later_outcome(episode["episode_id"], by_id[episode["item_id"]], succeeded)
+            planned = parts.later_outcome(episode["episode_id"], by_id[episode["item_id"]], succeeded)
             if planned is not None:
                 client.post("/v1/outcomes", json=planned.body(), headers=INTEGRATION).raise_for_status()
                 result.outcomes += 1
