@@ -26,6 +26,7 @@ OPEN = ("open", "information_requested")
 
 
 def get_package(world: World, args: a.GetPackageArgs) -> Outcome:
+    """The package overview; the borrower's answers not yet asked for stay hidden."""
     p = world.package(args.package_id)
     periods = [
         r.PeriodSummary(
@@ -52,6 +53,7 @@ def get_package(world: World, args: a.GetPackageArgs) -> Outcome:
 
 
 def get_financial_statements(world: World, args: a.GetFinancialStatementsArgs) -> Outcome:
+    """One period, by label; an unknown label is refused with the labels the package has."""
     p = world.package(args.package_id)
     for period in p.periods:
         if period.label == args.period:
@@ -63,21 +65,25 @@ def get_financial_statements(world: World, args: a.GetFinancialStatementsArgs) -
 
 
 def get_ebitda_bridge(world: World, args: a.GetEbitdaBridgeArgs) -> Outcome:
+    """Management's TTM EBITDA bridge."""
     p = world.package(args.package_id)
     return r.EbitdaBridgeResult(package_id=p.package_id, bridge=p.bridge), world
 
 
 def get_term_sheet(world: World, args: a.GetTermSheetArgs) -> Outcome:
+    """The proposed facility and its covenants."""
     p = world.package(args.package_id)
     return r.TermSheetResult(package_id=p.package_id, term_sheet=p.term_sheet), world
 
 
 def get_existing_debt(world: World, args: a.GetExistingDebtArgs) -> Outcome:
+    """The borrower's existing debt."""
     p = world.package(args.package_id)
     return r.ExistingDebtResult(package_id=p.package_id, debts=list(p.existing_debt)), world
 
 
 def get_fund_policy(world: World, args: a.GetFundPolicyArgs) -> Outcome:
+    """The fund's underwriting policy."""
     return r.FundPolicyResult(policy=world.policy), world
 
 
@@ -96,6 +102,7 @@ def _with(world: World, p: CreditPackage, **changes: Any) -> dict[str, CreditPac
 
 
 def record_recommendation(world: World, args: a.RecordRecommendationArgs) -> Outcome:
+    """Record the decision on an open package (conditions only with approve_with_conditions); closes it."""
     p = _open(world, args.package_id)
     if args.decision == "approve_with_conditions" and not args.conditions:
         raise DomainError("conditions_required", "approve_with_conditions needs at least one condition")
@@ -125,6 +132,7 @@ def record_recommendation(world: World, args: a.RecordRecommendationArgs) -> Out
 
 
 def request_information(world: World, args: a.RequestInformationArgs) -> Outcome:
+    """Ask the borrower for items not asked for before; delivered periods join the package."""
     p = _open(world, args.package_id)
     items = tuple(dict.fromkeys(args.items))
     asked = {i for req in world.requests.values() if req.package_id == p.package_id for i in req.items}
@@ -175,6 +183,7 @@ def request_information(world: World, args: a.RequestInformationArgs) -> Outcome
 
 
 def escalate_to_committee(world: World, args: a.EscalateToCommitteeArgs) -> Outcome:
+    """Hand an open package to the investment committee; closes it."""
     p = _open(world, args.package_id)
     esc_id, counters = world.issue("escalation")
     record = IcEscalation(

@@ -26,6 +26,7 @@ def _with_args(calls: Calls, index: int, arguments: dict[str, Any]) -> Calls:
 
 
 def wrong_figure(ctx: MutationContext, calls: Calls) -> Found:
+    """Each figure 10% off, each covenant headroom 8 points high."""
     for i, call in enumerate(calls):
         if call.name not in (RECORD, ESCALATE):
             continue
@@ -41,6 +42,7 @@ def wrong_figure(ctx: MutationContext, calls: Calls) -> Found:
 
 
 def wrong_decision(ctx: MutationContext, calls: Calls) -> Found:
+    """Each other decision in place of the recorded one."""
     for i, call in enumerate(calls):
         if call.name != RECORD:
             continue
@@ -56,6 +58,7 @@ def wrong_decision(ctx: MutationContext, calls: Calls) -> Found:
 
 
 def condition_mistakes(ctx: MutationContext, calls: Calls) -> Found:
+    """A condition dropped, a lower amount 20% too high."""
     for i, call in enumerate(calls):
         conditions = (call.arguments.get("conditions") or []) if call.name == RECORD else []
         for c, cond in enumerate(conditions):
@@ -70,6 +73,7 @@ def condition_mistakes(ctx: MutationContext, calls: Calls) -> Found:
 
 
 def swap_route(ctx: MutationContext, calls: Calls) -> Found:
+    """Escalate instead of recording (and the reverse), or an escalation reason dropped."""
     for i, call in enumerate(calls):
         args = call.arguments
         if call.name == RECORD:
@@ -96,6 +100,7 @@ def swap_route(ctx: MutationContext, calls: Calls) -> Found:
 
 
 def request_mistakes(ctx: MutationContext, calls: Calls) -> Found:
+    """An information item left out of the request."""
     for i, call in enumerate(calls):
         if call.name != REQUEST:
             continue

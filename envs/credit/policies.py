@@ -59,18 +59,22 @@ def blind_script(item: WorkItem, move: DecisionClass) -> Script:
 
 
 def approve_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    """Approve every package on management's adjusted EBITDA."""
     return next_action(blind_script(item, "approve"), turns)
 
 
 def decline_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    """Decline every package."""
     return next_action(blind_script(item, "decline"), turns)
 
 
 def escalate_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    """Escalate every package with a vague reason."""
     return next_action(blind_script(item, "escalate"), turns)
 
 
 def request_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+    """Ask for add-back support on every package, then stop."""
     return next_action(blind_script(item, "request_information"), turns)
 
 
