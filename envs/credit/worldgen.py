@@ -30,7 +30,7 @@ from adapters.credit.models import (
     TermSheet,
 )
 from envs.credit.assess import inputs_of
-from envs.credit.calendar import month_end, period_bounds, quarter_label, shift
+from envs.credit.calendar import period_bounds, quarter_label, shift
 from envs.credit.ratios import figures
 
 INDUSTRIES = (
@@ -281,8 +281,3 @@ def with_covenants(
             covenants = (*covenants, Covenant(metric="min_fccr", level=level))
     term_sheet = package.term_sheet.model_copy(update={"covenants": covenants})
     return package.model_copy(update={"term_sheet": term_sheet})
-
-
-def month_end_of(d: date) -> date:
-    """The last day of `d`'s month."""
-    return month_end(d.year, d.month)
