@@ -40,3 +40,13 @@ def test_a_task_where_policy_allows_two_decisions_carries_a_gold_for_each() -> N
 def test_the_task_sets_are_offered_by_name() -> None:
     assert {"credit-base", "credit-edge"} <= set(task_set_names())
     assert len(generate("credit-edge", 0)) >= 60
+
+
+def test_envs_validate_passes_the_credit_edge_set_and_groups_it_by_family() -> None:
+    from typer.testing import CliRunner
+
+    from loopline.cli import app
+
+    result = CliRunner().invoke(app, ["envs", "validate", "-t", "credit-edge"])
+    assert result.exit_code == 0, result.stdout
+    assert "covenant_lite" in result.stdout and "every gold solution scores 1.0" in result.stdout
