@@ -15,6 +15,7 @@ from adapters.credit import args as a
 from adapters.credit import results as r
 from adapters.credit.errors import DomainError
 from adapters.credit.models import CreditPackage, FinancialPeriod
+from adapters.credit.policy_text import policy_rules
 from adapters.credit.records import IcEscalation, InformationRequest, Recommendation
 from adapters.credit.world import World
 
@@ -84,7 +85,7 @@ def get_existing_debt(world: World, args: a.GetExistingDebtArgs) -> Outcome:
 
 def get_fund_policy(world: World, args: a.GetFundPolicyArgs) -> Outcome:
     """The fund's underwriting policy."""
-    return r.FundPolicyResult(policy=world.policy), world
+    return r.FundPolicyResult(policy=world.policy, rules=policy_rules(world.policy)), world
 
 
 def _open(world: World, package_id: str) -> CreditPackage:

@@ -53,17 +53,20 @@ class Figures(Contract):
     adjusted_ebitda: float = Field(ge=-1e12, le=1e12)
     """Reported TTM EBITDA plus the accepted add-backs."""
     total_leverage: float = Field(ge=-1000, le=1000)
-    """Total debt after closing / adjusted EBITDA."""
+    """Total debt after closing (facility, drawn revolver, existing debt not refinanced) / adjusted
+    EBITDA; 99.0 when adjusted EBITDA is zero or negative."""
     senior_leverage: float = Field(ge=-1000, le=1000)
     """Senior debt after closing / adjusted EBITDA."""
     interest_coverage: float = Field(ge=-1000, le=1000)
-    """Adjusted EBITDA / pro forma cash interest."""
+    """Adjusted EBITDA / pro forma cash interest (facility and drawn revolver at the all-in rate,
+    existing debt not refinanced at its rate)."""
     fixed_charge_coverage: float = Field(ge=-1000, le=1000)
-    """(Adjusted EBITDA - capex - cash taxes) / (cash interest + scheduled principal)."""
+    """(Adjusted EBITDA - TTM capex - TTM cash taxes) / (pro forma cash interest + scheduled
+    principal a year: facility amortisation plus existing debt's annual principal)."""
     dscr: float = Field(ge=-1000, le=1000)
     """(Adjusted EBITDA - capex - cash taxes - working-capital increase) / debt service."""
     liquidity: float = Field(ge=-1e12, le=1e12)
-    """Cash at the latest period end plus the undrawn revolver."""
+    """Cash at the latest quarter end plus the undrawn revolver."""
     covenant_headroom: tuple[CovenantHeadroom, ...] = ()
     """Headroom against each covenant on the term sheet."""
 

@@ -96,6 +96,8 @@ class FundPolicyResult(Contract):
 
     policy: FundPolicy
     """Thresholds that decide the decision class."""
+    rules: list[str]
+    """The policy's rules in words, in the order they apply."""
 
 
 class RecommendationResult(Contract):

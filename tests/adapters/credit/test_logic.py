@@ -117,3 +117,13 @@ def test_a_tool_the_domain_lacks_is_a_typed_failure() -> None:
     backend = SimBackend(World(today=TODAY))
     with pytest.raises(ToolFailure):
         backend.invoke("submit_appeal", BASE_F)
+
+
+def test_the_fund_policy_states_its_rules_from_its_thresholds() -> None:
+    from adapters.credit.models import FundPolicy
+
+    pkg = package(Hand(), "PKG-T1")
+    strict = World(today=TODAY, policy=FundPolicy(escalate_total_leverage=5.5), packages={"PKG-T1": pkg})
+    rules = _call(Toolbox(CREDIT_TOOLS, SimBackend(strict)), "get_fund_policy").result["rules"]
+    assert any("above 5.5x (leverage_above_policy)" in rule for rule in rules)
+    assert rules[0].startswith("Before any decision, request information")
