@@ -90,7 +90,9 @@ def test_sandbox_gives_the_sim_results_and_final_world(
 
 
 @pytest.mark.integration
-def test_every_period_of_the_first_packages_reads_over_the_wire(admin: SandboxAdmin, live_toolbox: Toolbox) -> None:
+def test_every_period_of_the_first_packages_reads_over_the_wire(
+    admin: SandboxAdmin, live_toolbox: Toolbox
+) -> None:
     admin.reset()
     results = [r for s in SCENARIOS[:3] for r in run_scenario(live_toolbox, s)]
     assert all(r.outcome is ToolOutcome.OK for r in results)
