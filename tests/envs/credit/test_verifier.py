@@ -80,3 +80,24 @@ def test_every_outcome_changing_mutant_is_rejected_and_no_exploit_beats_doing_no
     assert overall.outcome_changing > 100 and overall.score == 1.0, mutation.survivors[:3]
     exploits = exploit_report(tasks, verifiers=["credit.v1"])
     assert exploits.verifiers[0].fooled_tasks == 0, exploits.wins[:3]
+
+
+def _with_memo(case_id: str, memo: str) -> tuple[ToolCall, ...]:
+    calls = _case(case_id).golds[0].tool_calls()
+    last = calls[-1]
+    return (*calls[:-1], last.model_copy(update={"arguments": {**last.arguments, "memo": memo}}))
+
+
+def test_a_memo_in_the_analysts_own_words_passes_the_content_check() -> None:
+    memo = (
+        "We recommend approval. Adjusted EBITDA of $11.0m (TTM) supports leverage at 4.0x and interest cover "
+        "of 2.5x. Headroom stands at 20% on the leverage covenant and 25% on the interest covenant."
+    )
+    verdict = _score(_case("x01-approve").task(), _with_memo("x01-approve", memo))
+    assert verdict.passed, _failed(verdict)
+
+
+def test_a_memo_stuffed_with_numbers_but_naming_none_fails_the_content_check() -> None:
+    numbers = " ".join(f"{n / 4:.2f}x {n:.1f}% {n},000,000" for n in range(0, 200))
+    verdict = _score(_case("x01-approve").task(), _with_memo("x01-approve", f"Approve. {numbers}"))
+    assert "content.credit.memo" in _failed(verdict)
