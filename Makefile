@@ -38,6 +38,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/env_steps.py
 	$(PY) bench/baselines.py
+	$(PY) bench/baselines.py --domain credit
 	$(PY) bench/capture.py
 	$(PY) bench/projector.py
 	$(PY) bench/verifiers.py

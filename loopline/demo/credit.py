@@ -112,4 +112,4 @@ def later_outcome(episode_id: str, item: WorkItem, succeeded_tools: Iterable[str
     amount = Decimal(str(item.payload.get("facility_amount", 0))).quantize(Decimal("0.01"))
     if breaches(item.item_id):
         return PlannedOutcome(episode_id, "covenant_breach", item.item_id, amount, ("max_total_leverage",))
-    return PlannedOutcome(episode_id, "covenant_compliant", item.item_id, amount, ())
+    return PlannedOutcome(episode_id, "compliance_certificate", item.item_id, amount, ())

@@ -211,7 +211,7 @@ def run_pipeline(
     if temporal_address is not None and domain != "rcm":
         console.print(
             f"promotion: the promotion workflow rebuilds rcm task drafts only; the {domain} run's "
-            "edge cases stay in the archive (`loopline streams edge-cases`)"
+            f"edge cases stay in the archive (report.json; `loopline inspect ID --db-url {db_url}`)"
         )
     elif temporal_address is not None:
         truth = rule_change.apply(seed_world()) if rule_change is not None else seed_world()

@@ -31,7 +31,7 @@ def test_a_recorded_decision_gets_a_compliance_certificate_and_nothing_else_does
     items = work_queue(queue_world())
     outcomes = [later_outcome("e", item, ["get_package", "record_recommendation"]) for item in items]
     kinds = {o.kind for o in outcomes if o is not None}
-    assert kinds == {"covenant_breach", "covenant_compliant"}
+    assert kinds == {"covenant_breach", "compliance_certificate"}
     assert all(o is not None and (o.kind == "covenant_breach") == breaches(o.item_id) for o in outcomes)
     assert later_outcome("e", items[0], ["get_package", ESCALATE]) is None
 
