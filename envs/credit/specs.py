@@ -4,8 +4,8 @@ Every deciding resolution checks the recorded figures (each within the policy's 
 percentage of the right figure for ratios and amounts, points for covenant headroom) and the
 decision class; an approval with conditions must carry each condition policy requires (a lower
 amount at most the amount that meets the target leverage); an escalation must name each reason.
-Information policy says to ask for first must have been asked for, once; otherwise at most one
-request, and no item the package gives no cause to ask for.
+Information policy says to ask for first must have been asked for, and no item the package gives no
+cause to ask for.
 """
 
 from __future__ import annotations
@@ -96,15 +96,11 @@ def outcome_spec(a: Assessment, policy: FundPolicy) -> OutcomeSpec:
     """The spec: information asked for as policy says (and nothing it has no reason to ask for),
     and one acceptable resolution."""
     must: list[Assertion] = []
-    if a.ask_first:
-        must.append(Assertion(name="requests.once", reason="one request for what is missing, not a stream of them",
-                              collection="requests", min_count=1, max_count=1))  # fmt: skip
-        for item in a.ask_first:
-            must.append(Assertion(name=f"requested.{item}", reason=f"policy says to ask for the {item.replace('_', ' ')} first",
-                                  collection="requests", where={"items": {"$contains": item}}))  # fmt: skip
-    else:
-        must.append(Assertion(name="requests.at_most_once", reason="at most one request, and only for what the package gives cause to ask",
-                              collection="requests", min_count=0, max_count=1))  # fmt: skip
+    # Each item can be asked for once (the deal system refuses a repeat), so the items bound the
+    # requests: what policy says to ask first must be asked, and nothing without cause.
+    for item in a.ask_first:
+        must.append(Assertion(name=f"requested.{item}", reason=f"policy says to ask for the {item.replace('_', ' ')} first",
+                              collection="requests", where={"items": {"$contains": item}}))  # fmt: skip
     for item in get_args(InformationItem):
         if item not in (*a.ask_first, *a.may_ask):
             must.append(Assertion(name=f"no_request.{item}", reason=f"nothing in the package gives cause to ask for the {item.replace('_', ' ')}",

@@ -101,3 +101,33 @@ def test_a_memo_stuffed_with_numbers_but_naming_none_fails_the_content_check() -
     numbers = " ".join(f"{n / 4:.2f}x {n:.1f}% {n},000,000" for n in range(0, 200))
     verdict = _score(_case("x01-approve").task(), _with_memo("x01-approve", f"Approve. {numbers}"))
     assert "content.credit.memo" in _failed(verdict)
+
+
+def test_asking_for_two_items_in_two_requests_is_as_good_as_one() -> None:
+    from adapters.credit.models import BorrowerAnswer, FundPolicy
+    from envs.credit.assess import assess
+    from envs.credit.expert.build import Hand, package, quarter
+    from envs.credit.expert.cases_a import DELIVERED, RESTATED
+    from envs.credit.tasks import to_task
+    from envs.credit.worldgen import TODAY
+
+    missing = BorrowerAnswer(
+        item="missing_quarter", available=True, text="attached", period=quarter(Hand(), 2)
+    )
+    pkg = package(Hand(restated=RESTATED, drop_quarter=2, answers=(DELIVERED, missing)), "PKG-T2")
+    policy = FundPolicy()
+    task = to_task(
+        pkg, assess(pkg, policy, TODAY), policy, task_id="split", seed=0, distribution="test", tags=()
+    )
+    gold = task.gold_solution
+    at = next(i for i, c in enumerate(gold) if c.name == "request_information")
+    asked = gold[at]
+    split = tuple(
+        asked.model_copy(
+            update={"call_id": f"{asked.call_id}-{n}", "arguments": {**asked.arguments, "items": [item]}}
+        )
+        for n, item in enumerate(asked.arguments["items"])
+    )
+    assert len(split) == 2
+    verdict = _score(task, (*gold[:at], *split, *gold[at + 1 :]))
+    assert verdict.passed, _failed(verdict)
