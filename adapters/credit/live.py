@@ -1,19 +1,14 @@
 """`LiveBackend`: the credit tools over HTTP against the fund's deal system (the sandbox in demos
 and tests).
 
-Failure rules, because a retried write can record a recommendation twice:
-- reads (side effect `read`) are retried with exponential backoff on timeouts, transport errors,
-  5xx and 429; after the last attempt they fail with `retryable=True`;
-- writes are never retried. A write whose request may have reached the server and got no
-  definite answer (read timeout, connection lost after sending, 500/502/504) is outcome
-  `unknown`; one that provably never arrived (connect error, connect timeout) or that the server
-  refused (4xx, 503) is `failed`;
-- a refusal by the business rules comes back as kind `domain` with the server's message and code,
-  the same error the sim gives;
-- a period's statements arrive as the borrower's document (workbook or PDF text) and are read
-  here (`adapters.credit.documents`): damage the reader repairs exactly is repaired; a figure it
-  finds suspect or cannot read fails the call (kind `backend`, naming the cell or line), so a
-  wrong figure never reaches the agent.
+Failure rules, because a retried write can record a recommendation twice: reads are retried with
+exponential backoff (`adapters.http_failures` says on what); writes are never retried, and one that
+may have happened is outcome `unknown`; a business refusal is the sim's `domain` error.
+
+A period's statements arrive as the borrower's document (workbook or PDF text) and are read here
+(`adapters.credit.documents`): damage the reader repairs exactly is repaired; a figure it finds
+suspect or cannot read fails the call (kind `backend`, naming the cell or line), so a wrong figure
+never reaches the agent.
 """
 
 from __future__ import annotations
@@ -31,11 +26,8 @@ from adapters.credit.documents.periods import read_period_document
 from adapters.credit.results import FinancialStatementsResult
 from adapters.credit.tools import CREDIT_TOOLS_BY_NAME
 from adapters.credit.wire import ENDPOINTS
-from schemas.tools import SideEffect, ToolError, ToolOutcome
-
-# Statuses where a write may have been applied before the error: the gateway or app gave up late.
-_AMBIGUOUS_WRITE_STATUS = frozenset({500, 502, 504})
-_RETRYABLE_READ_STATUS = frozenset({429, 500, 502, 503, 504})
+from adapters.http_failures import RETRYABLE_READ_STATUS, http_failure, transport_failure
+from schemas.tools import SideEffect, ToolError
 
 
 class LiveBackend:
@@ -82,12 +74,12 @@ class LiveBackend:
             try:
                 response = self._client.request(endpoint.method, path, **request)
             except httpx.TransportError as exc:
-                last = _transport_failure(exc, is_read, attempt)
+                last = transport_failure(exc, is_read, attempt)
                 continue
             if response.status_code < 400:
                 return _result(tool, args, response, endpoint.document)
-            last = _http_failure(response, is_read, attempt)
-            if not (is_read and response.status_code in _RETRYABLE_READ_STATUS):
+            last = http_failure(response, is_read, attempt)
+            if not (is_read and response.status_code in RETRYABLE_READ_STATUS):
                 raise last
         assert last is not None  # the loop ran at least once and every path set it
         raise last
@@ -113,52 +105,3 @@ def _result(tool: str, args: BaseModel, response: httpx.Response, document: bool
         raise ToolFailure(
             ToolError(kind="backend", message=message, status_code=response.status_code)
         ) from exc
-
-
-def _transport_failure(exc: httpx.TransportError, is_read: bool, attempt: int) -> ToolFailure:
-    never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-    kind = "timeout" if isinstance(exc, httpx.TimeoutException) else "transport"
-    if is_read or never_sent:
-        note = "" if is_read else " (the request never reached the server)"
-        error = ToolError(kind=kind, message=f"{type(exc).__name__}: {exc}{note}", retryable=True)
-        return ToolFailure(error, attempts=attempt)
-    error = ToolError(
-        kind=kind,
-        message=f"{type(exc).__name__} after sending a write: it may or may not have taken effect; "
-        "check the package's status before trying again",
-        retryable=False,
-    )
-    return ToolFailure(error, outcome=ToolOutcome.UNKNOWN, attempts=attempt)
-
-
-def _http_failure(response: httpx.Response, is_read: bool, attempt: int) -> ToolFailure:
-    status = response.status_code
-    body: dict[str, Any] = {}
-    try:
-        parsed = response.json()
-        body = parsed.get("error", {}) if isinstance(parsed, dict) else {}
-    except ValueError:
-        pass
-    if body.get("kind") == "domain":
-        # A business refusal: the same error the sim raises, plus the HTTP status.
-        error = ToolError.model_validate({**body, "status_code": status})
-        return ToolFailure(error, attempts=attempt)
-    message = str(body.get("message") or response.reason_phrase or "error")
-    details = {"errors": body["details"]["errors"]} if "errors" in body.get("details", {}) else {}
-    retryable = status in _RETRYABLE_READ_STATUS and is_read
-    if not is_read and status in _AMBIGUOUS_WRITE_STATUS:
-        error = ToolError(
-            kind="http",
-            status_code=status,
-            details=details,
-            message=f"HTTP {status} on a write: it may or may not have taken effect ({message})",
-        )
-        return ToolFailure(error, outcome=ToolOutcome.UNKNOWN, attempts=attempt)
-    error = ToolError(
-        kind="http",
-        message=f"HTTP {status}: {message}",
-        status_code=status,
-        retryable=retryable,
-        details=details,
-    )
-    return ToolFailure(error, attempts=attempt)
