@@ -78,3 +78,33 @@ async def test_refusals_and_bad_bodies_are_typed_errors() -> None:
         assert bad.status_code == 422 and bad.json()["error"]["kind"] == "validation"
         not_json = await client.post("/packages/PKG-1001/recommendations", content=b"[1, 2]")
         assert not_json.status_code == 400
+
+
+def test_the_store_writes_only_the_rows_a_step_changed(tmp_path: Path) -> None:
+    from typing import Any
+
+    from sqlalchemy import event
+
+    from adapters.credit import args as a
+    from adapters.credit.logic import apply
+    from adapters.credit.sandbox.store import SqlWorldStore
+
+    store = SqlWorldStore(f"sqlite:///{tmp_path / 'deals.db'}")
+    store.replace(seed_world())
+    statements: list[str] = []
+
+    @event.listens_for(store.engine, "before_cursor_execute")
+    def _record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
+        words = statement.split()
+        if words[0] in ("INSERT", "DELETE", "UPDATE"):
+            statements.append(" ".join(words[:3]))
+
+    args = a.RecordRecommendationArgs.model_validate({"package_id": "PKG-1006", **RECOMMENDATION})
+    _, world = apply(store.world, "record_recommendation", args)
+    store.commit(world)
+    assert sorted(statements) == [
+        "INSERT INTO credit_entity",  # the recommendation
+        "UPDATE credit_entity SET",  # the package's status
+        "UPDATE credit_meta SET",  # the counters
+    ]
+    assert SqlWorldStore(f"sqlite:///{tmp_path / 'deals.db'}").load() == world
