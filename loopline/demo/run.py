@@ -184,7 +184,6 @@ def run_pipeline(
         settings = BridgeSettings(
             state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
             kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0, domain=domain,
-            source=f"loopline://bridge/{domain}",
         )  # fmt: skip
         bridge = build_bridge(settings, policy=ReferencePolicy(domain))
         try:

@@ -44,3 +44,15 @@ def test_the_bridge_serves_the_credit_domain_with_its_own_hand_off_and_decision_
     assert domain.work_item_problem(rcm_item) == "this bridge works domain 'credit' only, not domain 'rcm'"
     no_id = rcm_item.model_copy(update={"domain": "credit", "kind": "credit_package"})
     assert "payload.package_id" in (domain.work_item_problem(no_id) or "")
+
+
+def test_a_credit_bridge_records_under_its_own_source_and_asks_for_its_own_model() -> None:
+    from loopline.settings_bridge import BridgeSettings
+
+    credit = BridgeSettings(domain="credit")
+    assert (credit.source, credit.policy_model) == ("loopline://bridge/credit", "loopline-credit")
+    assert BridgeSettings().source == "loopline://bridge/rcm"
+    assert (
+        BridgeSettings(domain="credit", source="loopline://bridge/fund-a").source
+        == "loopline://bridge/fund-a"
+    )
