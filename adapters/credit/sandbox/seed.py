@@ -43,7 +43,7 @@ def _period(
     interest = round(ebitda * 0.1 / 1000) * 1000 if ebitda > 0 else 50_000.0 * scale
     taxes = round(max(ebitda, 0) * 0.06 / 1000) * 1000
     return FinancialPeriod(
-        label=label, kind="Q" if months == 3 and label[4:5] == "Q" else "FY", start=start, end=end, months=months,
+        label=label, kind="Q" if "Q" in label else "FY", start=start, end=end, months=months,
         currency=currency, source=source,
         income=IncomeStatement(
             revenue=round(abs(ebitda) * 5 / 1000) * 1000, ebitda=ebitda,

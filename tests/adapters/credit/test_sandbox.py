@@ -108,3 +108,20 @@ def test_the_store_writes_only_the_rows_a_step_changed(tmp_path: Path) -> None:
         "UPDATE credit_meta SET",  # the counters
     ]
     assert SqlWorldStore(f"sqlite:///{tmp_path / 'deals.db'}").load() == world
+
+
+async def test_a_period_no_statement_can_print_is_served_as_json() -> None:
+    from adapters.credit.results import FinancialStatementsResult
+
+    world = seed_world()
+    package = world.packages["PKG-1001"]
+    odd = package.periods[0].model_copy(
+        update={"income": package.periods[0].income.model_copy(update={"revenue": 1_234_567.5})}
+    )
+    changed = package.model_copy(update={"periods": (odd, *package.periods[1:])})
+    world = world.model_copy(update={"packages": {**world.packages, "PKG-1001": changed}})
+    app = create_app(SandboxConfig(admin_token=TOKEN), world)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://sandbox") as client:
+        response = await client.get(f"/packages/PKG-1001/periods/{odd.label}/statements")
+    assert response.headers["content-type"].startswith("application/json")
+    assert FinancialStatementsResult.model_validate_json(response.content).period == odd
