@@ -97,6 +97,9 @@ def snapshot(
     domain: str = typer.Option("rcm", "--domain", help=DOMAIN_HELP),
 ) -> None:
     """Write the seed world as a JSON snapshot (a starting point for --world)."""
+    if domain not in ("rcm", "credit"):
+        console.print(f"[red]error:[/] no sandbox for domain {domain!r}; choose rcm or credit")
+        raise typer.Exit(2)
     if domain == "credit":
         from adapters.credit.sandbox import seed_world as credit_seed
 
