@@ -43,6 +43,7 @@ bench: $(STAMP)
 	$(PY) bench/projector.py
 	$(PY) bench/verifiers.py
 	$(PY) bench/lora.py
+	$(PY) bench/serve.py
 	$(PY) bench/adversarial.py
 	$(PY) bench/promotion.py
 	$(VENV)/bin/loopline verifiers report --out bench/results/verifier_card.json

@@ -26,7 +26,7 @@ class FaultRule(Contract):
     """Share of matching requests that get the fault (decided by the seed, so reproducible)."""
     status: int = Field(default=503, ge=400, le=599)
     """HTTP status for `http_error` (4xx validation errors or 5xx server errors)."""
-    delay_ms: float = Field(default=0.0, ge=0)
+    delay_ms: float = Field(default=0.0, ge=0, le=600_000)
     """Added latency for `latency`; stall length for `timeout` (0 = the config's `timeout_s`)."""
     first_n: int | None = Field(default=None, ge=0)
     """Only the first N requests to the endpoint (counted from the last fault change)."""
@@ -41,7 +41,7 @@ class FaultConfig(Contract):
 
     seed: int = 0
     """Seed of the fault decisions."""
-    latency_ms: float = Field(default=0.0, ge=0)
+    latency_ms: float = Field(default=0.0, ge=0, le=600_000)
     """Latency added to every response."""
     timeout_rate: float = Field(default=0.0, ge=0, le=1)
     """Share of all requests that stall (a timeout for the client)."""
@@ -49,7 +49,7 @@ class FaultConfig(Contract):
     """Share of all requests answered 503."""
     error_4xx_rate: float = Field(default=0.0, ge=0, le=1)
     """Share of all requests answered 422 (a validation error from the live system)."""
-    timeout_s: float = Field(default=30.0, ge=0)
+    timeout_s: float = Field(default=30.0, ge=0, le=600)
     """How long a stall lasts."""
     rules: tuple[FaultRule, ...] = ()
     """Per-endpoint faults, checked before the global rates; the first match wins."""

@@ -43,8 +43,10 @@ from bridge.store.tables import ARCHIVE_TABLE, PROJECTION_TABLES
 from bridge.streams.deadletter import RawMessage
 from bridge.streams.decode import header_list
 from bridge.streams.projector import Projector
+from loopline.event_keys import DEFAULT_KEYRING, ensure_keyring
 from loopline.stack.scratch import scratch_broker
 from schemas import EpisodeChain, ToolCall, WorkItem, to_kafka
+from schemas.codec import to_structured
 from schemas.events import (
     EpisodeEnded,
     EpisodeStarted,
@@ -57,13 +59,14 @@ from schemas.events import (
 from schemas.tools import SideEffect, ToolError
 
 RESULTS = Path(__file__).parent / "results" / "projector.json"
+BENCH_SOURCE = "loopline://bench/runtime"
 TARGET = 5000.0
 console = Console()
 
 
 def episode_events(i: int) -> list[Any]:
     """Ten events of a realistic episode: start, turns, a read, a failing write, a retry, the end."""
-    chain = EpisodeChain(f"bench-{i}", tenant="bench", source="loopline://bench/runtime")
+    chain = EpisodeChain(f"bench-{i}", tenant="bench", source=BENCH_SOURCE)
     item = WorkItem(
         domain="rcm", kind="denial", item_id=f"CLM-{i}", instructions="work it", payload={"carc": "16"}
     )
@@ -99,11 +102,16 @@ def produce(bootstrap: str, topic: str, episodes: int, partitions: int) -> int:
     producer = confluent_kafka.Producer(
         {"bootstrap.servers": bootstrap, "broker.address.family": "v4", "linger.ms": 20}
     )
+    # MACed like the bridge's relay does, with a key the worker finds in the same keyring file.
+    key = ensure_keyring(DEFAULT_KEYRING, [BENCH_SOURCE]).signing_key(BENCH_SOURCE)
     count = 0
     for i in range(episodes):
         for event in episode_events(i):
             record = to_kafka(event)
-            headers: list[tuple[str, str | bytes | None]] = list(record.headers)
+            headers: list[tuple[str, str | bytes | None]] = [
+                *record.headers,
+                *key.headers_for(to_structured(event)),
+            ]
             producer.produce(topic, key=record.key, value=record.value, headers=headers)
             count += 1
         producer.poll(0)

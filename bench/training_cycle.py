@@ -1,14 +1,18 @@
 """Benchmark: one improvement cycle of the embedded reference policy, end to end, through the CLI.
 
     .venv/bin/python bench/training_cycle.py [--state /tmp/cycle]          # about 20-40 minutes on 2 cores
+    .venv/bin/python bench/training_cycle.py --reference OLD/models/rcm-structured  # reuse a bootstrap
     .venv/bin/python bench/training_cycle.py --state /tmp/cycle --skip-run # collect an earlier run
 
-1. `loopline train bootstrap`: the structured reference policy from rcm-base seeds 1-6;
+1. `loopline train bootstrap`: the structured reference policy from rcm-base seeds 1-6 (with
+   `--reference`, a model folder built earlier is copied in first; bootstrap reuses it only when
+   its bootstrap key, the training data's hash and the spec, is the one this code computes);
 2. a dataset of five edge families standing in for promoted tasks (seeds 1-6) mixed half and half
    with a replay buffer of rcm-base; `loopline train sft` (LoRA); the same run again, SIGKILLed
    after its first checkpoints and restarted, which must end with the same adapter;
-3. `loopline train eval`: base (rcm-base seed 0), promoted (the five families, seeds 100-102) and
-   held-out (the other edge families, same seeds), paired against the reference; `train gate`;
+3. `loopline train eval`: base (rcm-base seeds 0, 7 and 8: 969 instances, none trained on, each
+   paired), promoted (the five families, seeds 100-102) and held-out (the other edge families,
+   same seeds), paired against the reference; `train gate` (with the verifier-card rule);
 4. the same cycle on deliberately corrupted gold (`--corrupt`), which the gate must stop.
 
 Writes bench/results/training_cycle.json: the reference's manifest summary, both evaluations with
@@ -19,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,6 +34,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "training_cycle.json"
 LOOPLINE = str(Path(sys.executable).with_name("loopline"))
+BASE_SEEDS = "0,7,8"
+"""Generator seeds of the base suite: seed 0 and two more the training data never used (1-6)."""
 FAMILIES = "edge:multi_carc,edge:duplicate_of_denied,edge:unknown_carc,edge:contradictory_remit,edge:eligibility_conflict"
 
 
@@ -68,8 +75,12 @@ def killed_and_resumed(state: Path, adapter: str, dataset: str) -> None:
     cli(state, "sft", adapter, "--dataset", dataset, "--epochs", "4")
 
 
-def run_cycle(state: Path) -> None:
+def run_cycle(state: Path, reference: Path | None) -> None:
     state.mkdir(parents=True, exist_ok=True)
+    if reference is not None:
+        target = state / "models" / "rcm-structured"
+        if not target.exists():
+            shutil.copytree(reference, target)
     cli(state, "bootstrap")
     for name, extra in (("cycle1", []), ("corrupt1", ["--corrupt"])):
         cli(
@@ -101,6 +112,8 @@ def run_cycle(state: Path) -> None:
             FAMILIES,
             "--promoted-seeds",
             "100-102",
+            "--base-seeds",
+            BASE_SEEDS,
         )
         cli(state, "gate", name, check=False)
 
@@ -122,7 +135,12 @@ def collect(state: Path) -> dict[str, Any]:
                 "parameters",
             )
         }
-        | {"training_seconds": manifest["training"]["seconds"], "model_hash": manifest["model_hash"]},
+        | {
+            "training_seconds": manifest["training"]["seconds"],
+            "model_hash": manifest["model_hash"],
+            "created_at": manifest["created_at"],
+        },
+        "base_seeds": BASE_SEEDS,
     }
     for name in ("cycle1", "corrupt1"):
         folder = state / "adapters" / name
@@ -152,9 +170,12 @@ def main() -> None:
     )
     parser.add_argument("--state", type=Path, default=Path("/tmp/loopline-training-cycle"))
     parser.add_argument("--skip-run", action="store_true", help="Only collect the results of an earlier run.")
+    parser.add_argument(
+        "--reference", type=Path, help="A reference model folder built earlier (reused when its key matches)."
+    )
     args = parser.parse_args()
     if not args.skip_run:
-        run_cycle(args.state.resolve())
+        run_cycle(args.state.resolve(), args.reference)
     results = collect(args.state.resolve())
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
     for name in ("cycle1", "corrupt1"):

@@ -21,6 +21,7 @@ from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from loopline.bridge_domains import BridgeDomain, LiveClient, bridge_domain
 from loopline.bridge_serve import DrainReport, drain
+from loopline.event_keys import ensure_keyring
 from loopline.settings_bridge import DEV_TOKENS, BridgeSettings
 
 
@@ -64,6 +65,9 @@ class BridgeProcess:
 
 def capture_config(settings: BridgeSettings) -> CaptureConfig:
     settings.state_dir.mkdir(parents=True, exist_ok=True)
+    ensure_keyring(
+        settings.event_keys_file, [settings.source], add_missing=settings.environment in ("dev", "test")
+    )
     return CaptureConfig(
         tenant=settings.tenant,
         source=settings.source,
@@ -75,6 +79,7 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         kafka=settings.kafka.client_config("producer"),
         relay_process=settings.relay_process,
         durability=settings.durability,
+        event_keys_file=settings.event_keys_file,
         checkpoint_key=settings.checkpoint_key,
         checkpoint_dir=settings.checkpoint_dir,
         checkpoint_interval_s=settings.checkpoint_interval_s,
@@ -115,6 +120,7 @@ def domain_services(
     """
     args_models = {spec.name: spec.args_model for spec in domain.tools}
     snapshot = capture.redactor.snapshot_redactor(domain.world_model)
+    reader = SqlEpisodeReader(archive.engine)
 
     def recorders(episode_id: str) -> Recorder:
         return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
@@ -123,8 +129,10 @@ def domain_services(
         runner=EpisodeRunner(policy, toolbox, recorders, config),
         toolbox=toolbox,
         recorders=recorders,
-        record_outcome=capture.record_outcome,
-        reader=SqlEpisodeReader(archive.engine),
+        record_outcome=lambda episode_id, outcome: capture.record_outcome(
+            episode_id, outcome, history=[e.structured for e in reader.episode_events(episode_id)]
+        ),
+        reader=reader,
         reveal_phi=lambda token: str(capture.vault.reveal(token, OPERATOR_ROLE)),
         capture_health=capture.health,
         rejected_events=lambda: rejected_events(capture),

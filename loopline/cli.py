@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import typer
 
+from loopline.commands import adapters as adapters_cmd
 from loopline.commands import bridge as bridge_cmd
 from loopline.commands import demo as demo_cmd
 from loopline.commands import envs as envs_cmd
@@ -15,6 +16,7 @@ from loopline.commands import inspect as inspect_cmd
 from loopline.commands import promote as promote_cmd
 from loopline.commands import sandbox as sandbox_cmd
 from loopline.commands import schemas as schemas_cmd
+from loopline.commands import serve_policy as serve_policy_cmd
 from loopline.commands import stack as stack_cmd
 from loopline.commands import streams as streams_cmd
 from loopline.commands import train as train_cmd
@@ -41,6 +43,8 @@ demo_cmd.register(app)
 app.add_typer(workflows_cmd.app, name="workflows")
 app.add_typer(promote_cmd.app, name="promote")
 app.add_typer(train_cmd.app, name="train")
+serve_policy_cmd.register(app, train_cmd.app)
+app.add_typer(adapters_cmd.app, name="adapters")
 
 
 def main() -> None:

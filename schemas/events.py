@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from schemas.base import PRINTABLE, Contract
+from schemas.gate import GateCheck, SuiteEvidence, VerifierCardEvidence
 from schemas.lora import AdapterMeta
 from schemas.registry import DEFAULT_REGISTRY, EventData
 from schemas.tasks import WorkItem
@@ -294,6 +295,66 @@ class AdapterTrained(EventData):
 
     adapter: AdapterMeta
     """The adapter."""
+
+
+@register("loopline.adapter.evaluated.v1")
+class AdapterEvaluated(EventData):
+    """The gate judged an adapter against the champion: the verdict and its evidence."""
+
+    adapter_id: str
+    """The adapter judged."""
+    champion: str
+    """The policy it was paired against (`base:<model>` or an adapter id)."""
+    passed: bool
+    """True when every rule held: the adapter may ship."""
+    reasons: tuple[str, ...] = ()
+    """The reason of every failed rule (empty when it passed)."""
+    checks: tuple[GateCheck, ...] = ()
+    """Every rule applied, with the numbers it read."""
+    suites: tuple[SuiteEvidence, ...] = ()
+    """The paired evaluation, per suite."""
+    verifier_cards: tuple[VerifierCardEvidence, ...] = ()
+    """The verifier card of every verifier that scored the evaluation, as the gate read it."""
+
+
+@register("loopline.adapter.registered.v1")
+class AdapterRegistered(EventData):
+    """An adapter entered the release registry as a candidate, after the gate."""
+
+    adapter_id: str
+    """Registry id of the adapter."""
+    served_name: str
+    """The versioned name it is served under (never reused for another adapter)."""
+    base_model: str
+    """The base model it applies to."""
+    artifact_uri: str
+    """Where its files are."""
+    fingerprint: str
+    """SHA-256 of its defining files, as the policy server computes it."""
+    parent_adapter_id: str | None = None
+    """The champion it was trained from, if any."""
+    gate_passed: bool
+    """What the gate decided."""
+    forced: bool = False
+    """True when an operator registered it although the gate stopped it."""
+    gate_reasons: tuple[str, ...] = ()
+    """The gate's reasons for stopping it (kept when it was forced through)."""
+
+
+@register("loopline.adapter.promoted.v1")
+class AdapterPromoted(EventData):
+    """A canary adapter became the champion: it serves every episode not routed to a canary."""
+
+    adapter_id: str
+    """The new champion."""
+    previous_champion_id: str | None
+    """The champion it replaces (None = the base model), now retired."""
+    decided_by: Literal["sequential_test", "operator"]
+    """The canary's sequential test, or an operator (`loopline adapters promote`)."""
+    reason: str
+    """Why, in one sentence with the numbers."""
+    evidence: dict[str, float] = Field(default_factory=dict)
+    """The numbers the decision read: episodes and passes per arm, the test statistic, its bounds."""
 
 
 @register("loopline.adapter.deployed.v1")

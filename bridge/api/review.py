@@ -36,6 +36,7 @@ from adapters.rcm.drafts import TaskDraft
 from bridge.api import review_page
 from bridge.api.auth import Role, TokenTable, require
 from bridge.api.models import Body
+from bridge.api.responses import GUARDED, WITH_BODY, conflict, merge, not_found
 from bridge.store.reader import EpisodeStore
 from bridge.store.views import StoredEvent
 from schemas.base import PRINTABLE
@@ -223,22 +224,42 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
         )
 
     # -- JSON -------------------------------------------------------------------------------
-    @router.get("/v1/review/drafts", response_model=list[DraftSummary], dependencies=api)
+    draft = not_found("draft")
+    decision = merge(
+        WITH_BODY, draft, conflict("The draft is not waiting for this decision, or no spec was sent.")
+    )
+
+    @router.get("/v1/review/drafts", response_model=list[DraftSummary], dependencies=api, responses=GUARDED)
     def list_drafts(all: bool = False) -> list[DraftSummary]:
         """Drafts waiting for a reviewer, oldest first (`all=true`: every draft, newest first)."""
         return summaries(all)
 
-    @router.get("/v1/review/drafts/{draft_id}", response_model=DraftCase, dependencies=api)
+    @router.get(
+        "/v1/review/drafts/{draft_id}",
+        response_model=DraftCase,
+        dependencies=api,
+        responses=merge(GUARDED, draft),
+    )
     def show_draft(draft_id: str) -> DraftCase:
         """One draft with its suggestion, spec, gate report, notes and the episode's timeline."""
         return case(draft_id)
 
-    @router.post("/v1/review/drafts/{draft_id}/approve", response_model=ReviewAnswer, dependencies=api)
+    @router.post(
+        "/v1/review/drafts/{draft_id}/approve",
+        response_model=ReviewAnswer,
+        dependencies=api,
+        responses=merge(GUARDED, decision),
+    )
     def approve(draft_id: str, body: Approval) -> ReviewAnswer:
         """Approve with a spec; answers once validated: `published`, or `returned` with the report."""
         return decide(draft_id, body, None)
 
-    @router.post("/v1/review/drafts/{draft_id}/reject", response_model=ReviewAnswer, dependencies=api)
+    @router.post(
+        "/v1/review/drafts/{draft_id}/reject",
+        response_model=ReviewAnswer,
+        dependencies=api,
+        responses=merge(GUARDED, decision),
+    )
     def reject(draft_id: str, body: Rejection) -> ReviewAnswer:
         """Reject with a reason; nothing is published."""
         return decide(draft_id, None, body)

@@ -14,8 +14,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -73,6 +75,19 @@ def sign_checkpoint(
     }
     doc["signature"] = base64.b64encode(key.sign(_canonical(doc))).decode()
     return doc
+
+
+def write_checkpoint_file(
+    heads: Mapping[str, tuple[int, str]], *, source: str, at: float, key: Ed25519PrivateKey, folder: Path
+) -> Path:
+    """Sign `heads` and write them to a new file in `folder`, atomically (`checkpoint-<ms>-<key>.json`)."""
+    doc = sign_checkpoint(heads, source=source, at=at, key=key)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"checkpoint-{int(at * 1000):015d}-{doc['key_id']}.json"
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(doc, sort_keys=True))
+    os.replace(partial, path)
+    return path
 
 
 def verify_checkpoint(doc: Mapping[str, Any], key: Ed25519PublicKey) -> dict[str, tuple[int, str]]:

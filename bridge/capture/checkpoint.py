@@ -10,16 +10,14 @@ checkpoint never names an event the archive could not have received.
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import threading
 import time
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from bridge.audit.checkpoints import sign_checkpoint
+from bridge.audit.checkpoints import write_checkpoint_file
 from bridge.capture.outbox import SqliteOutbox
 from bridge.recording import CaptureUnavailable
 
@@ -40,13 +38,7 @@ def write_checkpoint(
 ) -> Path:
     """Sign the delivered heads of `outbox` and write them to a new file in `folder` (atomically)."""
     at = time.time() if now is None else now
-    doc = sign_checkpoint(delivered_heads(outbox), source=source, at=at, key=key)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"checkpoint-{int(at * 1000):015d}.json"
-    partial = path.with_suffix(".partial")
-    partial.write_text(json.dumps(doc, sort_keys=True))
-    os.replace(partial, path)
-    return path
+    return write_checkpoint_file(delivered_heads(outbox), source=source, at=at, key=key, folder=folder)
 
 
 class CheckpointWriter:

@@ -46,6 +46,9 @@ class CaptureConfig(BaseModel):
     """`health()` is `degraded` once the oldest undelivered event has waited this long."""
     error_alarm_s: float = Field(default=30.0, gt=0)
     """`health()` is `degraded` while events wait and the relay's last error is this recent."""
+    event_keys_file: Path | None = None
+    """Keyring (`bridge.audit.event_keys`) holding this source's key: the relay MACs every event it
+    produces with it, so the stream worker accepts them. None: events go unsigned (tests only)."""
     checkpoint_key: SecretStr | None = None
     """Ed25519 seed (base64) that signs checkpoints of the delivered stream heads; none: no checkpoints."""
     checkpoint_dir: Path | None = None

@@ -9,12 +9,13 @@ and its Kafka form is made from that JSON alone: an older release's event ships 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from schemas import Event, KafkaRecord, to_json
-from schemas.chain import ATTRIBUTES, canonical_json
+from schemas.chain import ATTRIBUTES, canonical_bytes, canonical_json
 from schemas.codec import CONTENT_TYPE
 
 Row = tuple[str, int, str, str, bytes, float]
@@ -102,6 +103,18 @@ def kafka_record_of(doc: bytes) -> KafkaRecord:
             attributes = json.loads("{" + doc[end + 1 :].decode())
             return _record(attributes, doc[len(_SEALED_HEAD) : end])
     return kafka_record(json.loads(doc))
+
+
+_SEALED_HASH = re.compile(rb',"hash":"[0-9a-f]{64}"\}\Z')
+
+
+def canonical_of(doc: bytes) -> bytes:
+    """The canonical bytes (what the hash and the event MAC cover) of a stored row's JSON. A sealed
+    document is those bytes with `,"hash":"..."` spliced in before the closing brace, so cutting it
+    off gives them back without parsing; any other document is parsed and canonicalised."""
+    if doc.startswith(_SEALED_HEAD) and _SEALED_HASH.match(doc[-75:]):
+        return doc[:-75] + b"}"
+    return canonical_bytes(json.loads(doc))
 
 
 @dataclass(frozen=True)

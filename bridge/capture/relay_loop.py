@@ -19,8 +19,9 @@ from typing import Any
 
 from confluent_kafka import KafkaError, KafkaException, Message, Producer
 
+from bridge.audit.event_keys import EventKey
 from bridge.capture.delivery import DeliveryLog
-from bridge.capture.outbox_rows import DeliveryMark, OutboxRow
+from bridge.capture.outbox_rows import DeliveryMark, OutboxRow, canonical_of
 
 _log = logging.getLogger(__name__)
 LOG_INTERVAL_S = 5.0
@@ -83,8 +84,9 @@ class RelayLoop:
         maintenance_interval_s: float = 30.0,
         checkpoint_interval_s: float = 1.0,
         producer_factory: ProducerFactory = Producer,
+        signer: EventKey | None = None,
     ) -> None:
-        self.path, self.topic = path, topic
+        self.path, self.topic, self._signer = path, topic, signer
         self._config = {**producer_config(kafka_config), "error_cb": self._on_error}
         self._batch_size, self._max_in_flight, self._idle_wait_s = batch_size, max_in_flight, idle_wait_s
         self._backoff = (backoff_initial_s, backoff_max_s)
@@ -179,11 +181,13 @@ class RelayLoop:
         """Hand `row` to the producer (or reject it); False when the relay must stop for now."""
         try:
             record = row.record()
+            # The event's MAC, so the stream worker knows this bridge wrote it (bridge.audit.event_keys).
+            mac = [] if self._signer is None else self._signer.headers(canonical_of(row.doc))
         except (ValueError, KeyError, TypeError) as exc:  # JSON or UTF-8 errors are ValueErrors
             self._reject(row.pos, f"the outbox row is unreadable ({type(exc).__name__}: {exc})")
             return True
         report = functools.partial(self._on_delivery, row.pos, self._generation)
-        headers: list[tuple[str, str | bytes | None]] = [*record.headers]
+        headers: list[tuple[str, str | bytes | None]] = [*record.headers, *mac]
         try:
             producer.produce(self.topic, record.value, record.key, on_delivery=report, headers=headers)
         except BufferError:

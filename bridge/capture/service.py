@@ -4,19 +4,21 @@ composition root (`loopline/`) opens one per process and hands `service.recorder
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
 from bridge.audit.checkpoints import private_key
+from bridge.audit.event_keys import load_keyring
 from bridge.capture.checkpoint import CheckpointWriter
 from bridge.capture.config import CaptureConfig
 from bridge.capture.outbox import OutboxClosed, SqliteOutbox
 from bridge.capture.recovery import close_interrupted
 from bridge.capture.relay import KafkaRelay, ProcessRelay
-from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor, SnapshotRedact
+from bridge.phi import KnownPhi, PhiKeys, PhiTokenizer, PhiVault, Redactor, SnapshotRedact
+from bridge.phi.known import tokens_in
 from bridge.recording.gate import GatedSink
 from bridge.recording.outcome import record_outcome
 from bridge.recording.recorder import EpisodeRecorder
@@ -53,9 +55,14 @@ class CaptureService:
         outbox = SqliteOutbox(config.outbox_path, durability=config.durability)
         relay: KafkaRelay | ProcessRelay | None = None
         if config.kafka:
+            signer = (
+                None
+                if config.event_keys_file is None
+                else load_keyring(config.event_keys_file).signing_key(config.source)
+            )
             relay = (ProcessRelay if config.relay_process else KafkaRelay)(
                 outbox, topic=config.topic, kafka_config=config.kafka,
-                retention_s=config.retention_s, head_retention_s=config.head_retention_s,
+                retention_s=config.retention_s, head_retention_s=config.head_retention_s, signer=signer,
             )  # fmt: skip
             if start_relay:
                 relay.start()
@@ -82,11 +89,23 @@ class CaptureService:
                                snapshot_redact=snapshot_redact, traceparent=traceparent)  # fmt: skip
 
     def record_outcome(
-        self, episode_id: str, outcome: OutcomeObserved, *, details_model: type[BaseModel] | None = None
+        self,
+        episode_id: str,
+        outcome: OutcomeObserved,
+        *,
+        details_model: type[BaseModel] | None = None,
+        history: Iterable[Mapping[str, Any]] = (),
     ) -> Event:
-        """Append `outcome.observed` to an episode recorded by this outbox."""
+        """Append `outcome.observed` to an episode recorded by this outbox. Its free text is
+        scrubbed of the PHI the episode showed: every token in the episode's events still in the
+        outbox and in `history` (its archived events; the outbox keeps only recent rows), looked
+        up in the vault, as the episode's own recorder knew them."""
+        docs = [*self.outbox.events(episode_id), *history]
+        known = KnownPhi()
+        for value in self.vault.values_for_scrubbing(self.config.tenant, tokens_in(docs)):
+            known.learn(value)
         return record_outcome(self.gate, episode_id, outcome, redactor=self.redactor,
-                              source=self.config.source, details_model=details_model)  # fmt: skip
+                              source=self.config.source, details_model=details_model, known=known)  # fmt: skip
 
     def stop_taking_events(self, reason: str) -> None:
         """Refuse every later append from recorders (`CaptureUnavailable` with `reason`)."""

@@ -10,8 +10,9 @@ gender, a state) are not learned: on their own they identify nobody and would ma
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import Any
 
@@ -91,3 +92,11 @@ class KnownPhi:
                 return []
             self._compiled = re.compile("|".join(patterns), re.IGNORECASE)
         return [(m.start(), m.end(), "known") for m in self._compiled.finditer(text) if m.end() > m.start()]
+
+
+_TOKEN = re.compile(r"phi_[0-9a-f]{16}")
+
+
+def tokens_in(docs: Iterable[Any]) -> set[str]:
+    """Every PHI token anywhere in `docs` (stored events, as JSON-able values; keys too)."""
+    return {token for doc in docs for token in _TOKEN.findall(json.dumps(doc, default=str))}

@@ -14,7 +14,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
@@ -170,6 +170,22 @@ class PhiVault:
                 f"token {token} was sealed with key {row.key_id}; this process holds key {self._keys.key_id}"
             )
         return self._open(row.tenant, token, row.ciphertext)
+
+    def values_for_scrubbing(self, tenant: str, tokens: Iterable[str]) -> list[Any]:
+        """The raw values behind `tokens` in `tenant` (unknown ones skipped), for this process to
+        find them again in free text (`known_from_events`). Nothing leaves the process, so this
+        is no reveal and is not in the reveal audit; the API never exposes it."""
+        wanted = sorted(set(tokens))
+        values: list[Any] = []
+        with self._engine.connect() as conn:
+            for start in range(0, len(wanted), 500):
+                query = select(vault_table).where(
+                    vault_table.c.tenant == tenant, vault_table.c.token.in_(wanted[start : start + 500])
+                )
+                for row in conn.execute(query):
+                    if row.key_id == self._keys.key_id:
+                        values.append(self._open(row.tenant, row.token, row.ciphertext))
+        return values
 
     def close(self) -> None:
         """Release the database connections."""

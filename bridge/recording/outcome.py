@@ -11,7 +11,7 @@ from datetime import datetime
 
 from pydantic import BaseModel
 
-from bridge.phi import Redactor
+from bridge.phi import KnownPhi, Redactor
 from bridge.recording.recorder import EpisodeRecorder, utc_now
 from bridge.recording.sink import StreamConflict, StreamStore
 from schemas import Event, new_id
@@ -29,16 +29,18 @@ def record_outcome(
     attempts: int = 3,
     clock: Callable[[], datetime] = utc_now,
     id_factory: Callable[[], str] = new_id,
+    known: KnownPhi | None = None,
 ) -> Event:
     """Append `outcome.observed` to an episode recorded earlier, continuing its hash chain from
     `store`'s head (`UnknownStream` if it holds nothing of the episode); when another writer
-    appended meanwhile, the fork is refused and the append retried on the new head."""
+    appended meanwhile, the fork is refused and the append retried on the new head. `known`: the
+    PHI the episode showed (`CaptureService.record_outcome` rebuilds it), scrubbed from free text."""
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
     for attempt in range(attempts):
         head = store.stream_head(episode_id)
         recorder = EpisodeRecorder(episode_id, sink=store, redactor=redactor, source=source, head=head,
-                                   clock=clock, id_factory=id_factory)  # fmt: skip
+                                   clock=clock, id_factory=id_factory, known=known)  # fmt: skip
         try:
             return recorder.outcome_observed(outcome, details_model=details_model)
         except StreamConflict:

@@ -73,13 +73,14 @@ class EpisodeRecorder:
         traceparent: str | None = None,
         clock: Callable[[], datetime] = utc_now,
         id_factory: Callable[[], str] = new_id,
+        known: KnownPhi | None = None,
     ) -> None:
         self._chain = EpisodeChain(episode_id, tenant=redactor.tenant, source=source, next_seq=head.next_seq,
                                    prevhash=head.prevhash, clock=clock, id_factory=id_factory)  # fmt: skip
         self._sink, self._redactor, self._traceparent = sink, redactor, traceparent
         self._args_models = dict(args_models or {})
         self._snapshot_redact = snapshot_redact
-        self._known = KnownPhi()
+        self._known = known if known is not None else KnownPhi()  # what the episode showed so far
 
     @property
     def episode_id(self) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from adapters import Toolbox, ToolSpec, tools_hash
+from bridge.runtime.canary import CanaryRouter
 from bridge.runtime.config import EpisodeResult, RunnerConfig
 from bridge.runtime.episode import Episode, world_snapshot
 from bridge.runtime.escalation import builtin_escalate_spec
@@ -36,10 +37,13 @@ class EpisodeRunner:
         *,
         clock: Callable[[], float] = time.monotonic,
         id_factory: Callable[[], str] = new_id,
+        router: CanaryRouter | None = None,
     ) -> None:
         """`clock` (monotonic seconds) drives budgets and latencies; `id_factory` makes episode
-        ids and ids for tool calls the model left without one. Inject both for reproducible rollouts."""
+        ids and ids for tool calls the model left without one. Inject both for reproducible rollouts.
+        `router` picks the policy per work item (champion or canary); without one, `policy` serves all."""
         self.policy = policy
+        self.router = router
         self.toolbox = toolbox
         self.recorders = recorders
         self.config = config or RunnerConfig()
@@ -72,13 +76,14 @@ class EpisodeRunner:
         redacted by schema. Policy and tool failures end up in the result; only an error in the
         runtime itself (or the recorder) propagates, after the episode's record is closed.
         """
+        policy = self.router.pick(work_item.item_id) if self.router is not None else self.policy
         recorder = self.recorders(episode_id or self.id_factory())
         specs = self.offered_specs()
         prompt = system_prompt(self.config.system_prompt, work_item, self.config.escalate_tool)
         recorder.started(
             work_item,
             payload_model=payload_model,
-            policy=self.policy.ref,
+            policy=policy.ref,
             tools=[spec.name for spec in specs],
             tools_hash=tools_hash(specs),
             system_prompt_hash=prompt_hash(prompt),
@@ -88,7 +93,7 @@ class EpisodeRunner:
             task_id=task_id,
         )
         episode = Episode(
-            policy=self.policy,
+            policy=policy,
             toolbox=self.toolbox,
             builtin_escalate=self._builtin_escalate,
             recorder=recorder,

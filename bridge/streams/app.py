@@ -3,7 +3,8 @@
 No faust tables: their recovery reads the high watermark through ListOffsets, which the embedded
 broker (Tansu) under-reports. Agents, each a thin shell around `work.StreamWork`:
 - `projector` (events topic): archive + projections; undecodable messages go to the DLQ.
-- `detector` (events topic): edge-case rules; reports go back onto the events topic.
+- `detector` (events topic): edge-case rules; reports go back onto the events topic first and are
+  recorded in the archive after the broker acknowledged them (`emitter.py`).
 - `dead-letter-detector` (DLQ topic): every dead letter is a schema-violation edge case.
 A batch is acked only after its work returned and its outputs were delivered (`pipelined`).
 """
@@ -19,13 +20,14 @@ import faust
 from faust.types import EventT, StreamT
 from mode.types.signals import BaseSignalT
 
+from bridge.audit.event_keys import EventKey, load_keyring
 from bridge.store import SqlEventArchive
 from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import DeadLetter, RawMessage, rejected_from_headers
 from bridge.streams.decode import header_list
 from bridge.streams.offload import ProcessRunner, ThreadRunner, WorkRunner
 from bridge.streams.work import StreamWork
-from schemas.codec import to_kafka
+from schemas.codec import to_kafka, to_structured
 from schemas.envelope import Event
 
 log = logging.getLogger(__name__)
@@ -124,17 +126,26 @@ def faust_app(config: StreamsConfig) -> faust.App:
 
 
 class Outputs:
-    """Where a batch's results go: edge-case reports back onto the events topic, dead letters to
-    the DLQ, each delivered (acked by the broker) before the batch that made it is acked."""
+    """Where a batch's results go: edge-case reports back onto the events topic (MACed with the
+    detector's key when there is a keyring), dead letters to the DLQ, each delivered (acked by the
+    broker) before the batch that made it is acked."""
 
     def __init__(self, config: StreamsConfig, send: Send) -> None:
         self._config, self._send = config, send
+        self._key: EventKey | None = (
+            None
+            if config.event_keys_file is None
+            else load_keyring(config.event_keys_file).signing_key(config.source)
+        )
 
     async def publish(self, events: Sequence[Event]) -> None:
         """Produce `events` onto the events topic."""
         for event in events:
             record = to_kafka(event)
-            await self._send(self._config.events_topic, record.key, record.value, record.headers)
+            headers = list(record.headers)
+            if self._key is not None:
+                headers += self._key.headers_for(to_structured(event))
+            await self._send(self._config.events_topic, record.key, record.value, headers)
 
     async def dead_letter(self, letters: Sequence[DeadLetter]) -> None:
         """Produce `letters` onto the dead-letter topic."""
@@ -152,6 +163,16 @@ def kafka_send(topics: dict[str, faust.TopicT]) -> Send:
         await delivered  # the broker's ack, before the consumed batch can be acked
 
     return send
+
+
+async def detect_and_report(runner: WorkRunner, outputs: Outputs, messages: list[RawMessage]) -> None:
+    """The detector's batch: the rules, then the reports published (acked by the broker), then
+    recorded in the archive. Publishing first means a crash between the two loses no report: it is
+    on the topic, and the projector archives it from there."""
+    result = await runner.detect(messages)
+    await outputs.publish(result.reports)
+    await runner.record(result.reports)
+    await outputs.dead_letter(result.dead_letters)
 
 
 def add_agents(
@@ -176,9 +197,7 @@ def add_agents(
     if config.detector:
 
         async def detect_batch(messages: list[RawMessage]) -> None:
-            result = await runner.detect(messages)
-            await outputs.publish(result.reports)
-            await outputs.dead_letter(result.dead_letters)
+            await detect_and_report(runner, outputs, messages)
 
         @app.agent(events_topic, name="detector")
         async def detect(stream: StreamT[bytes]) -> None:
@@ -188,7 +207,9 @@ def add_agents(
         async def detect_dead_letters(stream: StreamT[bytes]) -> None:
             async for batch in batches(stream, config):
                 rejected = [r for e in batch if (r := rejected_from_headers(e.message.headers)) is not None]
-                await outputs.publish(await runner.detect_rejected(rejected))
+                reports = await runner.detect_rejected(rejected)
+                await outputs.publish(reports)
+                await runner.record(reports)
 
 
 def make_app(

@@ -56,6 +56,20 @@ class StreamsConfig(BaseModel):
     source: str = Field(
         default="loopline://bridge/detect", description="CloudEvents source of edge-case events."
     )
+    event_keys_file: Path | None = Field(
+        default=None,
+        description="Keyring (`bridge.audit.event_keys`) of every producer whose events are accepted; "
+        "the detector signs its reports with the key of `source` in it. None: no authentication "
+        "(in-process tests only; the `loopline streams worker` always has one).",
+    )
+    checkpoint_key_file: Path | None = Field(
+        default=None,
+        description="File holding the Ed25519 seed (base64) that signs checkpoints of the detector's "
+        "`edgecase:` stream heads; None: no checkpoints.",
+    )
+    checkpoint_dir: Path | None = Field(
+        default=None, description="Where the detector's checkpoints go, outside the archive."
+    )
 
     @field_validator("db_url")
     @classmethod

@@ -7,11 +7,12 @@ not checked here: that is `loopline audit verify`'s job, over the archive.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.chain import hash_structured
+from schemas.chain import canonical_bytes
 from schemas.codec import MAX_EVENT_BYTES, EventDecodeError, from_structured, structured_from_kafka
 from schemas.envelope import Event
 
@@ -25,6 +26,8 @@ class Decoded:
 
     event: Event
     structured: dict[str, Any]
+    canonical: bytes = b""
+    """The canonical bytes the hash (and a producer's MAC) covers, computed once here."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ def decode_message(value: bytes | None, headers: Headers) -> Decoded | Rejection
         # Ids are identifiers, not prose: control characters in them only break stores and logs.
         if isinstance(text, str) and not text.isprintable():
             return Rejection("invalid", f"envelope attribute {name!r} contains control characters")
-    expected = hash_structured(doc)
+    canonical = canonical_bytes(doc)
+    expected = hashlib.sha256(canonical).hexdigest()  # what schemas.chain.hash_structured computes
     if doc.get("hash") != expected:
         return Rejection("hash_mismatch", f"hash {doc.get('hash')!r} does not match the content ({expected})")
-    return Decoded(event, doc)
+    return Decoded(event, doc, canonical)

@@ -50,6 +50,10 @@ class WorkRunner:
         """`StreamWork.detect_rejected`, off the loop."""
         return cast(list[Event], await self._call("detector", "detect_rejected", rejected))
 
+    async def record(self, reports: list[Event]) -> list[Event]:
+        """`StreamWork.record`, off the loop (in the detector's process: its state lives there)."""
+        return cast(list[Event], await self._call("detector", "record", reports))
+
     def close(self) -> None:
         """Release what the runner holds."""
 

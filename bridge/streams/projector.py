@@ -1,6 +1,7 @@
 """The projector's work on one batch: decode, archive + project, dead-letter the rest. No faust here.
 
-Bad input never stops the stream: a message that does not decode is dead-lettered; an event the
+Bad input never stops the stream: a message that does not decode, or that `admission` refuses
+(not MACed by a named producer, or not the next event of its stream), is dead-lettered; an event the
 database refuses (while the database is otherwise fine) is dead-lettered as `store_failed`. Only a
 database outage stops the batch (`StoreUnavailable`), so the agent waits and retries it rather
 than dead-lettering everything in sight.
@@ -13,7 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bridge.audit.event_keys import Keyring, KeyringFile
 from bridge.store import AppendResult, ArchiveRecord, SqlEventArchive, StoreError
+from bridge.streams.admission import Admission, Item
 from bridge.streams.deadletter import DeadLetter, RawMessage
 from bridge.streams.decode import Rejection, decode_message
 
@@ -36,23 +39,40 @@ class ProjectedBatch:
 class Projector:
     """Turns consumed messages into archive rows and projection updates."""
 
-    def __init__(self, archive: SqlEventArchive, *, clock: Callable[[], datetime] | None = None) -> None:
+    def __init__(
+        self,
+        archive: SqlEventArchive,
+        *,
+        keyring: Keyring | KeyringFile | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
         self.archive = archive
+        self.admission = Admission(archive.engine, keyring)
         self._clock = clock or (lambda: datetime.now(UTC))
 
     def handle(self, messages: Sequence[RawMessage]) -> ProjectedBatch:
         """Archive and project every valid message of the batch; dead-letter the others."""
-        pending: list[tuple[ArchiveRecord, RawMessage]] = []
+        decoded: list[Item] = []
         dead: list[DeadLetter] = []
         for message in messages:
             out = decode_message(message.value, message.headers)
             if isinstance(out, Rejection):
                 dead.append(self._dead(message, out.reason_code, out.reason))
             else:
-                record = ArchiveRecord(
-                    out.event, out.structured, message.topic, message.partition, message.offset
-                )
-                pending.append((record, message))
+                decoded.append((out, message))
+        try:
+            admitted = self.admission.admit(decoded)
+        except StoreError as exc:
+            if not self.archive.ping():
+                raise StoreUnavailable("the archive database does not answer") from exc
+            raise
+        dead.extend(
+            self._dead(message, refusal.code, refusal.reason) for message, refusal in admitted.refused
+        )
+        pending = [
+            (ArchiveRecord(d.event, d.structured, m.topic, m.partition, m.offset), m)
+            for d, m in admitted.accepted
+        ]
         try:
             appended = self.archive.append([record for record, _ in pending])
         except StoreError:

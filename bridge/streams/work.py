@@ -11,12 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from bridge.audit.event_keys import KeyringFile
 from bridge.detect import Deduplicator, EdgeCaseDetector, Rejected
 from bridge.store import SqlEventArchive, StoreError
 from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import DeadLetter, RawMessage
 from bridge.streams.decode import Decoded, decode_message
 from bridge.streams.emitter import EdgeCaseEmitter
+from bridge.streams.heads_checkpoint import HeadsCheckpointer
 from bridge.streams.projector import ProjectedBatch, Projector
 from schemas.envelope import Event
 
@@ -29,7 +31,7 @@ class DetectedBatch:
     """What the detector made of one batch."""
 
     reports: list[Event] = field(default_factory=list)
-    """Edge-case events, already archived, to publish."""
+    """Edge-case events to publish, then `StreamWork.record`."""
     dead_letters: list[DeadLetter] = field(default_factory=list)
     """Messages the rules crashed on (a bug, recorded as data rather than stalling the stream)."""
 
@@ -41,12 +43,14 @@ class StreamWork:
         self, archive: SqlEventArchive, config: StreamsConfig, *, clock: Callable[[], datetime] | None = None
     ) -> None:
         self._clock = clock or (lambda: datetime.now(UTC))
-        self.projector = Projector(archive, clock=self._clock)
+        keyring = None if config.event_keys_file is None else KeyringFile(config.event_keys_file)
+        self.projector = Projector(archive, keyring=keyring, clock=self._clock)
         self.emitter = EdgeCaseEmitter(
             archive, EdgeCaseDetector(config.detect),
             Deduplicator(timedelta(seconds=config.dedup_window_s), clock=self._clock),
             source=config.source, clock=self._clock,
         )  # fmt: skip
+        self.checkpoints = HeadsCheckpointer.from_config(config)
 
     @classmethod
     def from_config(cls, config: StreamsConfig) -> StreamWork:
@@ -60,6 +64,7 @@ class StreamWork:
     def detect(self, messages: list[RawMessage]) -> DetectedBatch:
         """Run the rules over every valid event of the batch (the projector dead-letters the rest)."""
         out = DetectedBatch()
+        self.emitter.begin("events")
         for message in messages:
             decoded = decode_message(message.value, message.headers)
             if not isinstance(decoded, Decoded):
@@ -79,5 +84,13 @@ class StreamWork:
         return out
 
     def detect_rejected(self, rejected: list[Rejected]) -> list[Event]:
-        """Schema-violation reports for dead letters."""
+        """Schema-violation reports for dead letters, to publish, then `record`."""
+        self.emitter.begin("rejected")
         return [event for item in rejected for event in self.emitter.on_rejected(item)]
+
+    def record(self, reports: list[Event]) -> list[Event]:
+        """Archive reports the broker acknowledged, and checkpoint their stream heads when due."""
+        recorded = self.emitter.record(reports)
+        if self.checkpoints is not None:
+            self.checkpoints.note(recorded)
+        return recorded

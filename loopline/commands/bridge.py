@@ -48,11 +48,12 @@ def serve(
             f"[red]error:[/] {exc} (is the broker at {settings.kafka.bootstrap_servers} up? `loopline up`)"
         )
         raise typer.Exit(1) from None
+    from bridge.audit.event_keys import EventKeyError
     from loopline.bridge_app import ReviewUnavailable
 
     try:
         process = build_bridge(settings)
-    except ReviewUnavailable as exc:
+    except (ReviewUnavailable, EventKeyError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None
     if settings.temporal_address is not None:

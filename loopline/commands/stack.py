@@ -26,7 +26,7 @@ StateDir = Annotated[
         "--state-dir", help="State folder (default .loopline, or LOOPLINE_STATE_DIR).", show_default=False
     ),
 ]
-COMPONENTS = ("seaweedfs", "tansu", "temporal")
+COMPONENTS = ("seaweedfs", "tansu", "temporal", "postgres")
 
 
 def _fail(message: str) -> typer.Exit:
@@ -80,6 +80,14 @@ def up(
         str | None, typer.Option("--temporal-address", help="Temporal of the external stack.")
     ] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", help="Seconds to wait for readiness.")] = None,
+    sql: Annotated[
+        str | None,
+        typer.Option(
+            "--sql",
+            help="sqlite (default: the archive is a file) or postgres (a cluster in the stack).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Start the stack and wait until it really works (or report the one already running)."""
     port_overrides = {"kafka": kafka_port, "temporal": temporal_port}
@@ -93,6 +101,7 @@ def up(
         bootstrap_servers=bootstrap_servers,
         temporal_address=temporal_address,
         ready_timeout_s=timeout,
+        sql=sql,
     )
     from loopline import stack
     from loopline.stack.report import render_up
@@ -154,7 +163,8 @@ def status(
 
 def logs(
     component: Annotated[
-        str | None, typer.Argument(help="seaweedfs, tansu or temporal (default: all).", show_default=False)
+        str | None,
+        typer.Argument(help="seaweedfs, tansu, temporal or postgres (default: all).", show_default=False),
     ] = None,
     lines: Annotated[int, typer.Option("-n", "--lines", help="How many lines to show from the end.")] = 20,
     follow_: Annotated[bool, typer.Option("-f", "--follow", help="Keep printing new lines.")] = False,

@@ -23,6 +23,8 @@ streams_app = typer.Typer(
     help="Stream processors: projector, edge-case detector, dead letters.", no_args_is_help=True
 )
 audit_app = typer.Typer(help="Audit the event archive.", no_args_is_help=True)
+event_key_app = typer.Typer(help="The producers' event MAC keys (rotation).", no_args_is_help=True)
+audit_app.add_typer(event_key_app, name="event-key")
 
 DbUrl = Annotated[
     str | None, typer.Option("--db-url", help="Archive URL (default LOOPLINE_DB_URL).", show_default=False)
@@ -91,13 +93,23 @@ def worker(
     detector: Annotated[bool, typer.Option(help="Run the edge-case detector agents.")] = True,
     loglevel: Annotated[str, typer.Option(help="Log level.")] = "info",
 ) -> None:
-    """Run the projector, edge-case detector and dead-letter agents until Ctrl-C / SIGTERM."""
+    """Run the projector, edge-case detector and dead-letter agents until Ctrl-C / SIGTERM.
+
+    Only events MACed by a producer of the keyring (`LOOPLINE_EVENT_KEYS_FILE`, made under
+    `.loopline` when missing) are archived; the rest go to the dead-letter topic with the reason."""
+    from bridge.audit.event_keys import EventKeyError
     from bridge.streams.worker import run_worker
+    from loopline.event_keys import ensure_keyring
 
     config = _config(
         db_url=db_url, bootstrap_servers=bootstrap_servers, events_topic=events_topic, dlq_topic=dlq_topic,
         app_id=app_id, web_port=web_port, detector=detector,
     )  # fmt: skip
+    if config.event_keys_file is not None:
+        try:
+            ensure_keyring(config.event_keys_file, [config.source])
+        except (EventKeyError, OSError) as exc:
+            raise _fail(str(exc)) from None
     console.print(f"streams worker: {config.events_topic} → {config.db_url} (DLQ {config.dlq_topic})")
     run_worker(config, loglevel=loglevel)
 
@@ -142,8 +154,16 @@ def _import_topic(
 ) -> None:
     from confluent_kafka import KafkaException
 
+    from bridge.audit.event_keys import EventKeyError, KeyringFile
+    from bridge.streams.admission import Admission
     from bridge.streams.replay import import_topic
     from bridge.streams.topic_reader import estimate_size, read_topic
+
+    try:  # the worker's checks: a replay lets in nothing the worker kept out
+        keyring = None if config.event_keys_file is None else KeyringFile(config.event_keys_file)
+    except EventKeyError as exc:
+        raise _fail(f"replay from a topic checks every event's MAC: {exc}") from None
+    admission = Admission(archive.engine, keyring)
 
     try:
         estimate = estimate_size(config.bootstrap_servers, topic)  # ListOffsets: only for the bar
@@ -159,11 +179,17 @@ def _import_topic(
             archive,
             read_topic(config.bootstrap_servers, topic, idle_timeout_s=idle_timeout_s),
             progress=advance,
+            admission=admission,
         )
     except KafkaException as exc:
         raise _fail(f"cannot read {topic} from {config.bootstrap_servers}: {exc}") from None
     progress.console.print(
         f"read {result.messages} messages: {result.archived} new to the archive, {result.undecodable} undecodable"
+        + (
+            f", {result.refused} refused (unsigned, forged, foreign or out of order)"
+            if result.refused
+            else ""
+        )
     )
 
 
@@ -173,7 +199,8 @@ def verify(
     checkpoints: Annotated[
         Path | None,
         typer.Option(
-            help="Folder of signed checkpoints of the stream heads (the bridge's), kept outside the archive."
+            help="Folder of signed checkpoints of the stream heads (the bridge's episodes and the detector's "
+            "edge cases), kept outside the archive."
         ),
     ] = None,
     checkpoint_key: Annotated[
@@ -231,8 +258,9 @@ def verify(
 
 @audit_app.command()
 def keygen() -> None:
-    """Print a new checkpoint signing key (the bridge's LOOPLINE_BRIDGE_CHECKPOINT_KEY) and its
-    public key (for `loopline audit verify --checkpoint-key`)."""
+    """Print a new checkpoint signing key (the bridge's LOOPLINE_BRIDGE_CHECKPOINT_KEY; in a file,
+    the detector's LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE) and its public key (for `loopline audit
+    verify --checkpoint-key`)."""
     import base64
 
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -246,3 +274,48 @@ def keygen() -> None:
         f"private (LOOPLINE_BRIDGE_CHECKPOINT_KEY): {base64.b64encode(seed).decode()}", highlight=False
     )
     console.print(f"public (--checkpoint-key): {public_key_text(key.public_key())}", highlight=False)
+
+
+KeysFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--file", help="The event keyring (default LOOPLINE_EVENT_KEYS_FILE, .loopline/event-keys.json)."
+    ),
+]
+
+
+@event_key_app.command("add")
+def event_key_add(
+    source: Annotated[
+        str, typer.Option(help="The producer's CloudEvents source, e.g. loopline://bridge/rcm.")
+    ],
+    file: KeysFile = None,
+) -> None:
+    """Rotate a producer's event MAC key: add a new key for SOURCE, which it signs with from its next
+    start; the worker accepts both until the old key is removed from the file (docs/streams.md)."""
+    from bridge.audit.event_keys import EventKeyError, add_key
+    from loopline.settings_streams import StreamsSettings
+
+    path = file or StreamsSettings().event_keys_file
+    try:
+        key = add_key(path, source)
+    except (EventKeyError, OSError) as exc:
+        raise _fail(str(exc)) from None
+    console.print(f"added key {key.key_id} for {source} to {path}", highlight=False)
+
+
+@event_key_app.command("list")
+def event_key_list(file: KeysFile = None) -> None:
+    """List the keyring's key ids and sources (never the secrets); the last per source signs."""
+    from bridge.audit.event_keys import EventKeyError, load_keyring
+    from loopline.settings_streams import StreamsSettings
+
+    path = file or StreamsSettings().event_keys_file
+    try:
+        keyring = load_keyring(path)
+    except EventKeyError as exc:
+        raise _fail(str(exc)) from None
+    signing = {key.source: key.key_id for key in keyring.keys}
+    for key in keyring.keys:
+        mark = "signs" if signing[key.source] == key.key_id else "verifies"
+        console.print(f"{key.key_id}  {key.source}  {mark}", highlight=False)

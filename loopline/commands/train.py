@@ -109,6 +109,13 @@ def dataset(
     corrupt: Annotated[
         bool, typer.Option("--corrupt", help="Deliberately wrong gold (each task's outcome-changing mutant).")
     ] = False,
+    episodes: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--episodes",
+            help="JSONL of archived events: verifier-passed, outcome-confirmed episodes are learned (repeatable).",
+        ),
+    ] = None,
     root: Root = DEFAULT_ROOT,
     out: Annotated[
         Path | None, typer.Option("--out", help="Datasets folder (default STATE/datasets).")
@@ -118,6 +125,7 @@ def dataset(
     """Build a PHI-safe chat dataset (messages + tools) from task sets, with a replay mix and a manifest."""
     from training.data import DatasetSpec, build_dataset, write_dataset
     from training.data.builder import DatasetError
+    from training.data.production import EpisodeSourceError, episode_set, read_events
 
     seed_list = parse_seeds(seeds)
     primary = load_sets(task_set or [], root, seed_list)
@@ -127,6 +135,9 @@ def dataset(
         primary = [only_families(s, parse_families(families)) for s in primary]
     buffer = load_sets(replay or [], root, seed_list)
     try:
+        found = tuple(
+            episode_set(read_events(path), label=f"episodes:{path.name}") for path in episodes or []
+        )
         spec = DatasetSpec(
             name=name,
             primary=tuple(primary),
@@ -135,12 +146,13 @@ def dataset(
             seed=sample_seed,
             alternatives=not gold_only,
             corrupt=corrupt,
+            episodes=found,
         )
         with progress_bar() as bar:
             job = bar.add_task("rendering", total=sum(len(s.tasks) for s in (*primary, *buffer)), info="")
             built = build_dataset(spec, progress=lambda done, total: bar.update(job, completed=done))
         folder = write_dataset(built, out or state / "datasets")
-    except DatasetError as exc:
+    except (DatasetError, EpisodeSourceError) as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(2) from None
     manifest = built.manifest
@@ -150,6 +162,10 @@ def dataset(
     for source in manifest.sources:
         table.add_row(source.label, source.role, str(source.tasks), str(source.rows))
     console.print(table)
+    for source in manifest.sources:
+        if source.skipped:
+            left = ", ".join(f"{reason}: {count}" for reason, count in source.skipped.items())
+            console.print(f"{source.label}: episodes left out ({left})")
     console.print(f"PHI values replaced by surrogates: {manifest.phi.get('replaced')}; written to {folder}")
 
 
@@ -317,36 +333,3 @@ def _register_evaluation() -> None:
 
 
 _register_evaluation()
-
-
-@app.command()
-def serve(
-    base_model: BaseModel = None,
-    name: Annotated[str, typer.Option("--name", help="Model name the base answers as.")] = "rcm-structured",
-    adapter: Annotated[
-        list[str] | None, typer.Option("--adapter", help="NAME=FOLDER of an adapter to load (repeatable).")
-    ] = None,
-    host: Annotated[str, typer.Option("--host")] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port")] = 8300,
-    state: State = DEFAULT_STATE,
-) -> None:
-    """An OpenAI-compatible server (chat completions, vLLM-style LoRA loading) for the policy."""
-    import uvicorn
-
-    from training.policies import load_policy
-    from training.serve.app import create_app
-
-    base = base_folder(state, base_model)
-    preload = {}
-    for item in adapter or []:
-        label, eq, folder = item.partition("=")
-        if not eq:
-            raise typer.BadParameter(f"{item!r} is not NAME=FOLDER")
-        preload[label] = Path(folder)
-    try:
-        server = create_app(lambda folder, label: load_policy(base, folder, name=label), name, preload)
-    except FileNotFoundError as exc:
-        console.print(f"[red]{exc}[/]")
-        raise typer.Exit(2) from None
-    console.print(f"serving {name} at http://{host}:{port}/v1")
-    uvicorn.run(server, host=host, port=port, log_level="warning")

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from rich.progress import TaskID
 
     from envs.rollout.episode import EpisodeRecord
+    from schemas.gate import VerifierCardEvidence
     from schemas.tasks import Task
     from training.chat import ChatPolicy
     from training.evaluate import EvalReport
@@ -181,11 +182,18 @@ def gate(
     max_loss: Annotated[
         list[str] | None, typer.Option("--max-loss", help="SUITE=POINTS (repeatable).")
     ] = None,
+    card: Annotated[
+        Path | None,
+        typer.Option(
+            "--card", help="Verifier card JSON (`loopline verifiers report --json`); default: the repo's."
+        ),
+    ] = None,
     state: State = DEFAULT_STATE,
 ) -> None:
     """Judge an evaluated adapter by the gate's rules; store the verdict with it. Exit 1 when stopped."""
+    from loopline.commands.train_card import REPO_CARD, CardError, card_evidence
     from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
-    from training.registry import adapter_folder, read_evaluation, store_verdict
+    from training.registry import adapter_folder, champion_cards, read_evaluation, store_verdict
 
     try:
         folder = adapter_folder(state, candidate)
@@ -202,7 +210,14 @@ def gate(
         )
     else:
         rules = DEFAULT_RULES
-    verdict = judge(report, rules)
+    cards: list[VerifierCardEvidence] = []
+    if rules.verifier_card and (card is not None or REPO_CARD.is_file()):
+        try:
+            cards = card_evidence(card or REPO_CARD)
+        except CardError as exc:
+            console.print(f"[red]{exc}[/]")
+            raise typer.Exit(2) from None
+    verdict = judge(report, rules, cards=cards, champion_cards=champion_cards(state, report.champion))
     store_verdict(folder, report, rules, verdict)
     for check in verdict.checks:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
@@ -223,10 +238,13 @@ def _pairs(items: list[str] | None) -> list[tuple[str, str]]:
 
 
 def register(train: typer.Typer) -> None:
-    """Add `eval`, `gate` and `report` to the `train` app."""
+    """Add `eval`, `gate`, `report` and `rft` to the `train` app."""
+    from loopline.commands import train_rft
+
     train.command("eval")(eval_)
     train.command()(gate)
     train.command()(report)
+    train_rft.register(train)
 
 
 def report(

@@ -14,6 +14,7 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
+    from bridge.audit.event_keys import Keyring
     from loopline.settings import KafkaSettings
 
 console = Console(stderr=True)
@@ -23,13 +24,13 @@ app = typer.Typer(help="Temporal workers: promotion of edge cases into tasks.", 
 class KafkaPublisher:
     """Sends one structured event to a topic and waits for the broker's acknowledgment."""
 
-    def __init__(self, kafka: KafkaSettings, topic: str) -> None:
+    def __init__(self, kafka: KafkaSettings, topic: str, keys: Keyring | None = None) -> None:
         from confluent_kafka import Producer
 
         from loopline.topics import ensure_topics
 
         ensure_topics(kafka.client_config("admin"), [topic])
-        self.topic = topic
+        self.topic, self._keys = topic, keys
         self._producer: Producer | None = Producer(kafka.client_config("producer"))
 
     def __call__(self, doc: dict[str, Any]) -> None:
@@ -38,9 +39,11 @@ class KafkaPublisher:
         if self._producer is None:
             raise RuntimeError("the publisher is closed")
         record = to_kafka(from_structured(doc))
+        # MACed with the workflow's own key, so the stream worker archives it (bridge.audit.event_keys)
+        mac = [] if self._keys is None else self._keys.signing_key(str(doc["source"])).headers_for(doc)
         failures: list[str] = []
         self._producer.produce(
-            self.topic, key=record.key, value=record.value, headers=list(record.headers),
+            self.topic, key=record.key, value=record.value, headers=[*record.headers, *mac],
             on_delivery=lambda err, _msg: failures.append(str(err)) if err else None,
         )  # fmt: skip
         if self._producer.flush(30) or failures:
@@ -54,8 +57,15 @@ class KafkaPublisher:
 
 
 def kafka_publisher(kafka: KafkaSettings, topic: str) -> KafkaPublisher:
-    """A publisher of `task.promoted` events to `topic`."""
-    return KafkaPublisher(kafka, topic)
+    """A publisher of `task.promoted` events to `topic`, MACed with the promotion workflow's key
+    from the event keyring (`LOOPLINE_EVENT_KEYS_FILE`, made under `.loopline` when missing)."""
+    from bridge.audit.event_keys import Keyring
+    from loopline.event_keys import ensure_keyring
+    from loopline.settings_streams import StreamsSettings
+
+    source = "loopline://workflows/promotion"
+    keys = ensure_keyring(StreamsSettings().event_keys_file, [source])
+    return KafkaPublisher(kafka, topic, Keyring((keys.signing_key(source),)))
 
 
 @app.command("worker")
@@ -88,7 +98,12 @@ def worker(
     }  # fmt: skip
     try:
         settings = WorkflowsSettings.model_validate({k: v for k, v in overrides.items() if v is not None})
-        publish = kafka_publisher(KafkaSettings(), settings.events_topic) if publish_events else None
+        training_only = settings.task_queue == settings.gpu_task_queue  # the gpu queue publishes nothing
+        publish = (
+            kafka_publisher(KafkaSettings(), settings.events_topic)
+            if publish_events and not training_only
+            else None
+        )
     except (ValidationError, RuntimeError, OSError) as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None

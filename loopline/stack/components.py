@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from loopline.settings import BrokerStorage, StackPorts
+from loopline.stack import postgres as pg
 from loopline.stack.ports import HOST
 from loopline.stack.state import S3Credentials, StackLayout
 
@@ -29,6 +30,7 @@ class ComponentSpec:
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     stop_signal: signal.Signals = signal.SIGTERM
+    user: str | None = None  # run as this user (Postgres under root)
 
 
 def _base_env(extra: Mapping[str, str]) -> dict[str, str]:
@@ -132,3 +134,13 @@ def temporal(binary: Path, layout: StackLayout, ports: StackPorts, *, ui: bool) 
     else:
         argv.append("--headless")
     return ComponentSpec(name="temporal", argv=argv, env=_base_env({}))
+
+
+def postgres(bin_dir: Path, data: Path, ports: StackPorts) -> ComponentSpec:
+    """Postgres on loopback TCP only, durable (fsync on): it holds the archive (`--sql postgres`).
+
+    SIGINT is Postgres's fast shutdown; SIGTERM would wait for every client to disconnect.
+    """
+    _, owner = pg.privilege_drop()
+    argv = pg.server_argv(bin_dir, data, ports.postgres, durable=True)
+    return ComponentSpec(name="postgres", argv=argv, env=_base_env({}), stop_signal=signal.SIGINT, user=owner)

@@ -10,6 +10,7 @@ from typing import Literal
 from loopline.settings import StackSettings
 from loopline.stack import readiness
 from loopline.stack.binaries import temporal_bin
+from loopline.stack.postgres import ping
 from loopline.stack.processes import liveness
 from loopline.stack.startup import kafka_settings
 from loopline.stack.state import StackLayout, StackState
@@ -45,17 +46,18 @@ def _endpoint(state: StackState, name: str) -> str | None:
         "seaweedfs": state.endpoints.s3,
         "tansu": state.endpoints.bootstrap_servers,
         "temporal": state.endpoints.temporal_address,
+        "postgres": state.endpoints.sql_url,
     }.get(name)
 
 
 def _probe(
-    state: StackState, settings: StackSettings, kafka: bool = True, temporal: bool = True
+    state: StackState, settings: StackSettings, kafka: bool = True, temporal: bool = True, sql: bool = False
 ) -> dict[str, str | None]:
     """Reachability of Kafka and Temporal, checked in parallel: name -> None or the problem.
 
     Only what may be up is asked: a dead endpoint costs the whole probe timeout.
     """
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    with ThreadPoolExecutor(max_workers=3) as pool:
         futures = {}
         if kafka:
             futures["kafka"] = pool.submit(readiness.kafka_reachable, kafka_settings(state), 2.0)
@@ -63,6 +65,8 @@ def _probe(
             address = state.endpoints.temporal_address
             binary = temporal_bin(settings.bin_dir)
             futures["temporal"] = pool.submit(readiness.temporal_healthy, address, 2.0, binary=binary)
+        if sql and state.ports is not None:
+            futures["postgres"] = pool.submit(ping, state.ports.postgres)
         return {name: future.result() for name, future in futures.items()}
 
 
@@ -100,7 +104,9 @@ def status(settings: StackSettings, *, probe: bool = True) -> StackStatus:
     problems = {}
     if probe:
         up = {name for name, alive in alive_by_name.items() if alive == "running"}
-        problems = _probe(state, settings, kafka="tansu" in up, temporal="temporal" in up)
+        problems = _probe(
+            state, settings, kafka="tansu" in up, temporal="temporal" in up, sql="postgres" in up
+        )
     comps = []
     for name, record in state.processes.items():
         alive = alive_by_name[name]

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
+from loopline.event_keys import ensure_keyring
 from loopline.settings import KafkaSettings, StackSettings
 from loopline.stack import readiness
 from loopline.stack.binaries import temporal_bin
@@ -95,13 +96,21 @@ def up(settings: StackSettings, *, progress: Progress = _silent, detach: bool = 
                     f"the running broker uses {existing.broker_storage} storage; "
                     f"run `loopline down` first to switch to {settings.broker_storage}"
                 )
+            if (existing.endpoints.sql_url is not None) != (settings.sql == "postgres"):
+                running = "postgres" if existing.endpoints.sql_url else "sqlite"
+                notes.append(f"the running stack uses {running} for SQL; run `loopline down` first to switch")
             elapsed = time.monotonic() - started
             return UpResult(state=existing, already_running=True, elapsed_s=elapsed, notes=notes)
         gone = sorted(name for name, value in live.items() if value != "running")
         notes.append(f"found a stale stack ({', '.join(gone) or 'nothing'} not running); restarted it")
         stop(list(existing.processes.values()), settings.stop_timeout_s)
         layout.clear()
+    last = layout.last_ports()
+    # The named producers' event MAC keys, made once under the state folder (loopline/event_keys.py).
+    ensure_keyring(layout.root / "event-keys.json")
     state = start_embedded(settings, layout, progress, detach)
+    if settings.port_mode == "auto" and last is not None and state.ports != last:
+        notes.append("the last ports were taken, so the stack has new endpoints: restart its clients")
     return UpResult(state=state, already_running=False, elapsed_s=time.monotonic() - started, notes=notes)
 
 
@@ -121,7 +130,7 @@ def down(settings: StackSettings) -> DownResult:
     def only(name: str) -> list[ProcessRecord]:
         return [procs[name]] if name in procs else []
 
-    temporal = begin_stop(only("temporal"))
+    temporal = begin_stop(only("temporal") + only("postgres"))
     outcomes = stop(only("tansu"), timeout)
     outcomes |= stop(only("seaweedfs"), timeout)
     outcomes |= finish_stop(temporal, timeout)

@@ -28,18 +28,21 @@ PORT_OWNERS: dict[str, str] = {
     "seaweed_volume": "the SeaweedFS volume server",
     "seaweed_filer": "the SeaweedFS filer",
     "seaweed_admin": "the SeaweedFS admin server",
+    "postgres": "Postgres",
 }
 _LOWEST = 11_000  # above the defaults and other well-known dev ports
 SEAWEED_FIELDS = ("s3", "seaweed_master", "seaweed_volume", "seaweed_filer", "seaweed_admin")
 
 
-def needed_fields(*, with_seaweed: bool, with_ui: bool) -> list[str]:
+def needed_fields(*, with_seaweed: bool, with_ui: bool, with_postgres: bool = False) -> list[str]:
     """The StackPorts fields a stack with these parts binds."""
     fields = ["kafka", "temporal"]
     if with_ui:
         fields.append("temporal_ui")
     if with_seaweed:
         fields.extend(SEAWEED_FIELDS)
+    if with_postgres:
+        fields.append("postgres")
     return fields
 
 
@@ -85,6 +88,11 @@ def ensure_free(ports: StackPorts, fields: Iterable[str]) -> None:
                     f"port {port} for {PORT_OWNERS[field]} on {HOST} is taken{_holder(port)}; "
                     f"stop that process, set {env}, or run `loopline up --ports auto`"
                 )
+
+
+def all_free(ports: StackPorts, fields: Iterable[str]) -> bool:
+    """True when every port among `fields` (and SeaweedFS's twins) is free."""
+    return all(port_is_free(p) for field in fields for p in _ports_to_check(field, getattr(ports, field)))
 
 
 def _ephemeral_floor() -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import pwd
 import signal
 import subprocess
 import sys
@@ -65,8 +66,10 @@ def spawn(
     cwd: Path,
     detach: bool = True,
     stop_signal: signal.Signals = signal.SIGTERM,
+    user: str | None = None,
 ) -> tuple[ProcessRecord, subprocess.Popen[bytes]]:
-    """Start `argv` in its own session with stdout and stderr appended to `log`.
+    """Start `argv` in its own session with stdout and stderr appended to `log` (as `user` when
+    given: root starting Postgres, which refuses to run as root).
 
     Its own session keeps Ctrl-C in the user's terminal from reaching the servers. The Popen
     handle is for the starter only (exit codes during start-up); the record is what is persisted.
@@ -81,7 +84,11 @@ def spawn(
             cwd=cwd,
             env=dict(env),
             start_new_session=True,
-            preexec_fn=None if detach or sys.platform != "linux" else die_with_parent(),
+            # The parent-death signal is set after the uid change, which would clear it.
+            preexec_fn=None if detach or sys.platform != "linux" else die_with_parent(stop_signal),
+            user=user,
+            group=None if user is None else pwd.getpwnam(user).pw_gid,
+            extra_groups=None if user is None else [],
         )
     try:
         create_time = psutil.Process(proc.pid).create_time()

@@ -42,6 +42,8 @@ def endpoints(state: StackState) -> Table:
         table.add_row("Temporal Web UI", state.endpoints.temporal_ui)
     if state.endpoints.s3:
         table.add_row("S3 (SeaweedFS)", state.endpoints.s3)
+    if state.endpoints.sql_url:
+        table.add_row("SQL (the archive)", state.endpoints.sql_url)
     if state.broker_storage:
         durable = "durable, on SeaweedFS" if state.broker_storage == "s3" else "lost on `loopline down`"
         table.add_row("Broker storage", f"{state.broker_storage} ({durable})")
@@ -67,7 +69,9 @@ def status_table(status: StackStatus) -> Table:
 
 def _logs_hint(state_dir: Path) -> Text:
     return Text(
-        f"logs in {_short(state_dir / 'logs')}: `loopline logs [seaweedfs|tansu|temporal] -f`", style="dim"
+        f"logs in {_short(state_dir / 'logs')}: `loopline logs [seaweedfs|tansu|temporal|postgres] -f`\n"
+        f"for the bridge, the stream worker and the CLI: `set -a; . {_short(state_dir / 'stack.env')}; set +a`",
+        style="dim",
     )
 
 

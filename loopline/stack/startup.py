@@ -1,6 +1,7 @@
 """Starting the embedded stack and waiting until it really works.
 
-Order: SeaweedFS and Temporal are spawned at once. Temporal's health check then runs in a thread
+Order: SeaweedFS and Temporal are spawned at once (and Postgres with `--sql postgres`, after an
+`initdb` on the first start). Temporal's health check then runs in a thread
 while the main thread waits for the `tansu` bucket, spawns Tansu, and waits for a Kafka round trip.
 Tansu starts only once the bucket exists because its s3 engine retries a missing object store on a
 one-second backoff, which would cost up to a second of every `up`.
@@ -15,9 +16,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 
 from loopline.settings import KafkaSettings, StackPorts, StackSettings
-from loopline.stack import components, ports, readiness
+from loopline.stack import components, pgdata, ports, readiness
+from loopline.stack import postgres as pg
 from loopline.stack.binaries import StackBinaries
 from loopline.stack.errors import ComponentFailed
 from loopline.stack.logs import last_words
@@ -78,10 +81,17 @@ def _round_trip(kafka: KafkaSettings, deadline: float) -> str | None:
     return None
 
 
-def choose_ports(settings: StackSettings) -> StackPorts:
-    """The ports to use: free ones in `auto` mode, else the configured ones after checking they are free."""
-    fields = ports.needed_fields(with_seaweed=settings.broker_storage == "s3", with_ui=settings.temporal_ui)
+def choose_ports(settings: StackSettings, last: StackPorts | None = None) -> StackPorts:
+    """The ports to use: in `auto` mode the `last` ones when all are free (clients that know them
+    reconnect by themselves), else free ones; in `fixed` mode the configured ones, checked free."""
+    fields = ports.needed_fields(
+        with_seaweed=settings.broker_storage == "s3",
+        with_ui=settings.temporal_ui,
+        with_postgres=settings.sql == "postgres",
+    )
     if settings.port_mode == "auto":
+        if last is not None and ports.all_free(last, fields):
+            return last
         return ports.pick_free_ports(fields)
     ports.ensure_free(settings.ports, fields)
     return settings.ports
@@ -106,6 +116,7 @@ class _Launcher:
                 temporal_address=f"{ports.HOST}:{chosen.temporal}",
                 temporal_ui=f"http://{ports.HOST}:{chosen.temporal_ui}" if settings.temporal_ui else None,
                 s3=f"http://{ports.HOST}:{chosen.s3}" if s3 else None,
+                sql_url=pgdata.url(chosen.postgres) if settings.sql == "postgres" else None,
             ),
             ports=chosen,
         )
@@ -120,6 +131,7 @@ class _Launcher:
             cwd=self.layout.root,
             detach=self.detach,
             stop_signal=spec.stop_signal,
+            user=spec.user,
         )
         self.started[spec.name] = started = _Started(record, popen)
         records = {name: item.record for name, item in self.started.items()}
@@ -138,7 +150,12 @@ def start_embedded(
     """Start SeaweedFS (s3 storage only), Tansu and Temporal; return once all three really work."""
     s3 = settings.broker_storage == "s3"
     binaries = StackBinaries.resolve(settings.bin_dir, need_weed=s3)
-    chosen = choose_ports(settings)
+    pg_bin = None
+    if settings.sql == "postgres":
+        pg_bin = (
+            pg.checked_bin_dir(settings.postgres_bin_dir) if settings.postgres_bin_dir else pg.find_bin_dir()
+        )
+    chosen = choose_ports(settings, layout.last_ports())
     layout.ensure()
     creds = layout.s3_credentials() if s3 else None
     launcher = _Launcher(settings, layout, chosen, detach)
@@ -151,6 +168,7 @@ def start_embedded(
         temporal = launcher.launch(
             components.temporal(binaries.temporal, layout, chosen, ui=settings.temporal_ui)
         )
+        postgres = _launch_postgres(launcher, pg_bin, layout, chosen, progress)
         cancel = threading.Event()  # ends the Temporal wait early when the broker side fails
         with ThreadPoolExecutor(max_workers=1) as pool:
             address = launcher.state.endpoints.temporal_address
@@ -169,10 +187,26 @@ def start_embedded(
                 raise
             progress("waiting for Temporal's health check")
             temporal_ready.result()
+        if postgres is not None:
+            progress("waiting for Postgres")
+            _wait("Postgres", lambda: pgdata.ready(chosen.postgres), [postgres], deadline)
     except BaseException:
         launcher.stop_all(settings.stop_timeout_s)
         raise
     return launcher.state
+
+
+def _launch_postgres(
+    launcher: _Launcher, bin_dir: Path | None, layout: StackLayout, chosen: StackPorts, progress: Progress
+) -> _Started | None:
+    """Make the cluster on the first start (initdb) and spawn Postgres; None without `--sql postgres`."""
+    if bin_dir is None:
+        return None
+    data = pgdata.data_dir(layout.data_dir)
+    if not (data / "PG_VERSION").exists():
+        progress("creating the Postgres cluster (initdb, first start only)")
+    pgdata.prepare(bin_dir, data)
+    return launcher.launch(components.postgres(bin_dir, data, chosen))
 
 
 def _start_broker(

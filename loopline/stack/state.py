@@ -1,9 +1,13 @@
 """The state folder (`.loopline/` by default): where everything of one stack lives.
 
     stack.json          the state file: mode, endpoints, ports, and a record per process
+    ports.json          the ports of the last embedded stack, kept after `down`: `--ports auto`
+                        reuses them when free, so clients keep their endpoints across restarts
+    stack.env           the endpoints as LOOPLINE_* variables for the bridge, the stream worker and
+                        the CLI: `set -a; . .loopline/stack.env; set +a`
     run/<name>.pid      one pid per process, for people and shell scripts
     logs/<name>.log     each process's stdout and stderr
-    data/               SeaweedFS volumes (the durable broker log) and temporal.db
+    data/               SeaweedFS volumes (the durable broker log), temporal.db, postgres/ (`--sql postgres`)
     s3-credentials.json the S3 key pair shared by SeaweedFS and Tansu, made once per folder
 
 `stack.json` is the source of truth; the pid files mirror it.
@@ -25,7 +29,7 @@ from loopline.stack.errors import StackStateError
 from loopline.stack.processes import ProcessRecord
 
 STATE_VERSION = 1
-COMPONENTS = ("seaweedfs", "tansu", "temporal")
+COMPONENTS = ("seaweedfs", "tansu", "temporal", "postgres")
 
 
 class Endpoints(BaseModel):
@@ -37,6 +41,8 @@ class Endpoints(BaseModel):
     temporal_address: str
     temporal_ui: str | None = None
     s3: str | None = None
+    sql_url: str | None = None
+    """SQLAlchemy URL of the archive's Postgres database when the stack runs one (`--sql postgres`)."""
 
 
 class StackState(BaseModel):
@@ -51,6 +57,20 @@ class StackState(BaseModel):
     endpoints: Endpoints
     ports: StackPorts | None = None
     processes: dict[str, ProcessRecord] = {}
+
+
+def client_env(state: StackState) -> dict[str, str]:
+    """The stack's endpoints as the variables the bridge (`LOOPLINE_BRIDGE_*`), the stream worker and
+    `loopline audit` (`LOOPLINE_DB_URL`) and every Kafka client (`LOOPLINE_KAFKA_*`) read."""
+    env = {
+        "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": state.endpoints.bootstrap_servers,
+        "LOOPLINE_KAFKA_EMBEDDED": "true" if state.mode == "embedded" else "false",
+        "LOOPLINE_TEMPORAL_ADDRESS": state.endpoints.temporal_address,
+    }
+    if state.endpoints.sql_url is not None:
+        env["LOOPLINE_DB_URL"] = state.endpoints.sql_url
+        env["LOOPLINE_BRIDGE_DB_URL"] = state.endpoints.sql_url
+    return env
 
 
 class S3Credentials(BaseModel):
@@ -106,12 +126,31 @@ class StackLayout:
         os.replace(tmp, self.state_file)
         for name, record in state.processes.items():
             self.pid_file(name).write_text(f"{record.pid}\n")
+        if state.ports is not None:
+            self.ports_file.write_text(state.ports.model_dump_json(indent=2))
+        self.env_file.write_text("".join(f"{key}={value}\n" for key, value in client_env(state).items()))
+
+    @property
+    def env_file(self) -> Path:
+        return self.root / "stack.env"
+
+    @property
+    def ports_file(self) -> Path:
+        return self.root / "ports.json"
+
+    def last_ports(self) -> StackPorts | None:
+        """The ports the last embedded stack in this folder used, or None (none, or unreadable)."""
+        try:
+            return StackPorts.model_validate_json(self.ports_file.read_text())
+        except (OSError, ValidationError):
+            return None
 
     def clear(self) -> None:
         """Forget the stack (after `down`); logs and data stay for the next `up`."""
         for name in COMPONENTS:
             self.pid_file(name).unlink(missing_ok=True)
         self.state_file.unlink(missing_ok=True)
+        self.env_file.unlink(missing_ok=True)
 
     def stray_pid_files(self) -> list[str]:
         """Components with a pid file but no state file: what a crashed `up` leaves behind."""

@@ -19,6 +19,7 @@ from bridge.capture import CaptureConfig, CaptureService, SqliteOutbox
 from bridge.store import SqlEventArchive
 from bridge.store.tables import ARCHIVE_TABLE
 from loopline.demo.run import streams_worker
+from loopline.event_keys import DEFAULT_KEYRING, ensure_keyring
 from loopline.settings import StackSettings
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.ports import pick_free_ports
@@ -89,6 +90,7 @@ def test_every_event_reaches_the_archive_exactly_once_across_a_broker_outage(
     config = CaptureConfig(
         tenant="acme", source=SOURCE, outbox_path=tmp_path / "outbox.db", vault_url=f"sqlite:///{tmp_path / 'vault.db'}",
         environment="test", unmodelled="keep", topic=TOPIC, kafka=producer,
+        event_keys_file=_keyring_with(SOURCE),
     )  # fmt: skip
     with ExitStack() as workers:
         workers.enter_context(streams_worker(tmp_path, kafka, db_url, TOPIC, vocabulary))
@@ -109,6 +111,12 @@ def test_every_event_reaches_the_archive_exactly_once_across_a_broker_outage(
         archived = _wait_for(db_url, len(expected))
     assert len(archived) == len(set(archived)) == len(expected)
     assert set(archived) == expected
+
+
+def _keyring_with(source: str) -> Path:
+    """The embedded keyring the demo's worker reads, holding a key for `source` (the relay's)."""
+    ensure_keyring(DEFAULT_KEYRING, [source])
+    return DEFAULT_KEYRING
 
 
 def _wait_for(db_url: str, count: int, timeout_s: float = 120) -> list[str]:

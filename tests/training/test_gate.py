@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from schemas.chain import verify_chain
+from schemas.codec import EventDecodeError, from_structured
 from training.evaluate import EvalReport, PairedSuite, SuiteRun, Trial, bootstrap_interval, pair
 from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
-from training.registry import EVALUATED, read_evaluation, store_report, store_verdict
+from training.registry import EVALUATED, read_evaluation, read_events, store_report, store_verdict
 
 
 def _run(policy: str, passed: list[bool], suite: str = "base") -> SuiteRun:
@@ -84,4 +88,17 @@ def test_the_verdict_is_stored_with_the_adapter_as_an_evaluated_event(tmp_path: 
     assert read_evaluation(tmp_path)[1] == verdict
     (event,) = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
     assert event["type"] == EVALUATED and event["subject"] == tmp_path.name
-    assert event["data"]["passed"] is False and event["data"]["suites"]["base"]["pass_to_fail"] == 40
+    assert event["data"]["passed"] is False and event["data"]["suites"][0]["pass_to_fail"] == 40
+    assert from_structured(event).episodeid == f"adapter:{tmp_path.name}"
+
+
+def test_the_adapter_stream_is_hash_chained_and_validated_on_every_append(tmp_path: Path) -> None:
+    report = EvalReport(candidate="c", champion="b", seeds=[0], suites=[_suite("base", 0.9, 0.9)])
+    for _ in range(2):
+        store_verdict(tmp_path, report, DEFAULT_RULES, judge(report, DEFAULT_RULES))
+    stream = read_events(tmp_path)
+    assert [e.seq for e in stream] == [0, 1] and verify_chain(stream) is None
+    lines = (tmp_path / "events.jsonl").read_text().splitlines()
+    (tmp_path / "events.jsonl").write_text(lines[0].replace('"passed":false', '"passed":"maybe"') + "\n")
+    with pytest.raises(EventDecodeError):
+        read_events(tmp_path)

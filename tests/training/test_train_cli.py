@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from envs.tasksets import dump_jsonl
 from loopline.cli import app
+from loopline.commands.train_card import REPO_CARD
 from training.data import LoadedTaskSet
 
 
@@ -102,5 +103,14 @@ def test_dataset_sft_eval_and_gate_run_end_to_end(
     assert stopped.exit_code == 1 and "is below the required +50.0" in " ".join(stopped.output.split())
     shown = run(app, ["train", "report", "a1", *state])
     assert shown.exit_code == 0 and "gate: stopped" in shown.output
+    card = json.loads(REPO_CARD.read_text())
+    for block in card["agreement"]:
+        block["fitness"] |= {"fit": False, "reason": "kappa 0.500 is below 0.8 on 195 labels"}
+    (tmp_path / "card.json").write_text(json.dumps(card))
+    unfit = run(
+        app, ["train", "gate", "a1", "--max-loss", "base=100", "--card", str(tmp_path / "card.json"), *state]
+    )
+    assert unfit.exit_code == 1 and "not fit for training: kappa 0.500" in " ".join(unfit.output.split())
     events = (tmp_path / "state" / "adapters" / "a1" / "events.jsonl").read_text().splitlines()
-    assert [json.loads(e)["data"]["passed"] for e in events] == [True, False]
+    assert [json.loads(e)["data"]["passed"] for e in events] == [True, False, False]
+    assert json.loads(events[0])["data"]["verifier_cards"][0]["verifier"] == "rcm.v2"

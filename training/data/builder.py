@@ -11,20 +11,22 @@ import os
 import random
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from adapters.chat import DEFAULT_SYSTEM_PROMPT, prompt_hash
 from adapters.spec import ToolSpec
 from envs.domain import DOMAINS
+from schemas.tools import ToolCall
 from training.data.corrupt import corrupted
-from training.data.episodes import task_rows
+from training.data.episodes import solution_row, task_rows
 from training.data.manifest import DatasetManifest, SourceRecord
 from training.data.phi import PhiScrubber
+from training.data.production import EpisodeSet
 from training.data.rows import ChatRow
-from training.data.sources import LoadedTaskSet
+from training.data.sources import LoadedTaskSet, task_key
 from training.lineage import code_version
 
 DATA_FILE = "data.jsonl"
@@ -56,12 +58,19 @@ class DatasetSpec:
     corrupt: bool = False
     """Replace every task's gold with one of its outcome-changing mutants (`training.data.corrupt`),
     to prove the gate stops what such data teaches."""
+    trajectories: Mapping[str, Sequence[tuple[str, Sequence[ToolCall]]]] | None = None
+    """When given, the primary tasks' rows come from these named trajectories (by `task_key`)
+    instead of their gold: the rollouts rejection sampling kept. A task without any gives no row."""
+    sampling: Mapping[str, Any] | None = field(default=None)
+    """How the trajectories were sampled (policy, k, temperature, seeds, counts), for the manifest."""
+    episodes: tuple[EpisodeSet, ...] = ()
+    """Confirmed production episodes (`training.data.production`), learned like primary tasks."""
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.replay_ratio < 1.0:
             raise DatasetError(f"replay_ratio must be in [0, 1), not {self.replay_ratio}")
-        if not self.primary and not self.replay:
-            raise DatasetError("a dataset needs at least one task set")
+        if not self.primary and not self.replay and not self.episodes:
+            raise DatasetError("a dataset needs at least one task set or episode source")
 
 
 @dataclass(frozen=True)
@@ -90,17 +99,28 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
         for task_set in sets:
             rows: list[ChatRow] = []
             for task in task_set.tasks:
-                source = corrupted(task) if spec.corrupt else task
-                rendered = task_rows(source, task_set=task_set.label, role=role)
-                rows += rendered if spec.alternatives else rendered[:1]
+                if role == "primary" and spec.trajectories is not None:
+                    rows += [
+                        solution_row(task, calls, task_set=task_set.label, solution=name, role=role)
+                        for name, calls in spec.trajectories.get(task_key(task), ())
+                    ]
+                else:
+                    source = corrupted(task) if spec.corrupt else task
+                    rendered = task_rows(source, task_set=task_set.label, role=role)
+                    rows += rendered if spec.alternatives else rendered[:1]
                 done += 1
                 if progress is not None:
                     progress(done, total)
             per_source.append((task_set, role, rows))
-    scrubber = PhiScrubber(_specs([*spec.primary, *spec.replay]))
-    scrubber.fit(row for _, _, rows in per_source for row in rows)
+    domains = frozenset(d for e in spec.episodes for d in e.domains)
+    scrubber = PhiScrubber(_specs([*spec.primary, *spec.replay], domains))
+    scrubber.fit(
+        [*(row for _, _, rows in per_source for row in rows), *(r for e in spec.episodes for r in e.rows)]
+    )
     per_source = [(s, role, [scrubber.row(r) for r in rows]) for s, role, rows in per_source]
+    episode_rows = [[scrubber.row(r) for r in e.rows] for e in spec.episodes]
     primary = [row for _, role, rows in per_source if role == "primary" for row in rows]
+    primary += [row for rows in episode_rows for row in rows]
     buffer = [(i, row) for i, (_, role, rows) in enumerate(per_source) if role == "replay" for row in rows]
     picked = _replay_sample(len(primary), buffer, spec.replay_ratio, spec.seed)
     taken = Counter(index for index, _ in picked)
@@ -117,6 +137,18 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
             rows=len(source_rows) if role == "primary" else taken[i],
         )
         for i, (s, role, source_rows) in enumerate(per_source)
+    ) + tuple(
+        SourceRecord(
+            label=e.label,
+            name=e.label,
+            kind="episodes",
+            set_hash=e.set_hash,
+            role="primary",
+            tasks=e.episodes_seen,
+            rows=len(e.rows),
+            skipped=e.skipped,
+        )
+        for e in spec.episodes
     )
     manifest = DatasetManifest(
         name=spec.name,
@@ -125,6 +157,7 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
         seed=spec.seed,
         replay_ratio=spec.replay_ratio,
         corrupted=spec.corrupt,
+        sampling=dict(spec.sampling) if spec.sampling is not None else None,
         sources=sources,
         task_set_versions={s.name: s.version for s in (*spec.primary, *spec.replay)},
         counts=_counts(rows),
@@ -135,8 +168,10 @@ def build_dataset(spec: DatasetSpec, *, progress: Progress | None = None) -> Dat
     return Dataset(rows=rows, manifest=manifest)
 
 
-def _specs(sets: Sequence[LoadedTaskSet]) -> dict[str, ToolSpec[Any, Any]]:
-    domains = {task.domain for s in sets for task in s.tasks}
+def _specs(
+    sets: Sequence[LoadedTaskSet], extra: frozenset[str] = frozenset()
+) -> dict[str, ToolSpec[Any, Any]]:
+    domains = {task.domain for s in sets for task in s.tasks} | extra
     return {spec.name: spec for d in sorted(domains) for spec in DOMAINS.get(d).tool_specs()}
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,9 +11,12 @@ FORMAT = "openai-chat-tools.v1"
 
 
 class SourceRecord(BaseModel):
-    """One task set a dataset drew from."""
+    """One task set (or export of production episodes) a dataset drew from."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["task_set", "episodes"] = "task_set"
+    """A task set's trajectories, or confirmed production episodes (`training.data.production`)."""
 
     label: str
     """`name@version`, or `name (seed N)` for a generated set."""
@@ -28,9 +31,11 @@ class SourceRecord(BaseModel):
     role: Literal["primary", "replay"]
     """Learned from (`primary`) or kept from forgetting (`replay`)."""
     tasks: int = Field(ge=0)
-    """Tasks in the set."""
+    """Tasks in the set (episodes in the export, for `episodes`)."""
     rows: int = Field(ge=0)
     """Rows the dataset took from it."""
+    skipped: dict[str, int] = Field(default_factory=dict)
+    """Episodes not taken, by reason (`episodes` only)."""
 
 
 class DatasetManifest(BaseModel):
@@ -52,6 +57,9 @@ class DatasetManifest(BaseModel):
     """Share of the rows drawn from the replay buffer."""
     corrupted: bool = False
     """True when the gold was deliberately replaced by wrong trajectories (a gate test)."""
+    sampling: dict[str, Any] | None = None
+    """For rejection sampling: the policy, k, temperature, seeds, rollouts sampled and kept; the
+    primary rows are then the kept rollouts, not the gold. None for gold datasets."""
     sources: tuple[SourceRecord, ...]
     """Task sets drawn from."""
     task_set_versions: dict[str, int | None] = Field(default_factory=dict)

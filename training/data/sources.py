@@ -71,3 +71,8 @@ def only_families(task_set: LoadedTaskSet, families: frozenset[str]) -> LoadedTa
 def without_families(task_set: LoadedTaskSet, families: frozenset[str]) -> LoadedTaskSet:
     """The tasks of `task_set` outside `families`."""
     return only_families(task_set, frozenset({task_family(t) for t in task_set.tasks}) - families)
+
+
+def task_key(task: Task) -> str:
+    """A task's id and the start of its content hash: generated sets reuse ids across seeds."""
+    return f"{task.task_id}#{task.compute_hash()[:12]}"

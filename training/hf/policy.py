@@ -15,7 +15,8 @@ from training.hf.template import parse_reply, template_messages
 
 
 class HFChatPolicy:
-    """Greedy decoding through the model's chat template; tool calls parsed from the text."""
+    """Decoding through the model's chat template (greedy, or sampled at `temperature` > 0 with a
+    seeded generator); tool calls parsed from the text."""
 
     def __init__(
         self,
@@ -30,6 +31,14 @@ class HFChatPolicy:
         self.tokenizer = tokenizer
         self._name = name
         self.max_new_tokens = max_new_tokens
+        self.sample(0.0, 0)
+
+    def sample(self, temperature: float, seed: int) -> None:
+        """Decode at `temperature` from here on (0 = greedy); sampling is seeded with `seed`."""
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, not {temperature}")
+        self.temperature = temperature
+        self.generator = torch.Generator().manual_seed(seed)
 
     @classmethod
     def from_path(cls, path: Path, adapter: Path | None = None, *, name: str | None = None) -> HFChatPolicy:
@@ -60,12 +69,20 @@ class HFChatPolicy:
 
     def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
         prompt = self.prompt_ids(messages, tools)
+        sampled = self.temperature > 0
+        settings: dict[str, Any] = (
+            {"do_sample": True, "temperature": self.temperature, "top_k": 0}
+            if sampled
+            else {"do_sample": False}
+        )
+        if sampled:  # generate draws from the global generator: seed it from ours, per turn
+            torch.manual_seed(int(torch.randint(0, 2**62, (1,), generator=self.generator)))
         with torch.inference_mode():
             out = self.model.generate(
                 torch.tensor([prompt]),
                 attention_mask=torch.ones(1, len(prompt), dtype=torch.long),
                 max_new_tokens=self.max_new_tokens,
-                do_sample=False,
+                **settings,
                 pad_token_id=self.tokenizer.pad_token_id,
                 eos_token_id=self.tokenizer.convert_tokens_to_ids("<|im_end|>")
                 if "<|im_end|>" in self.tokenizer.get_vocab()

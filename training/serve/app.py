@@ -1,28 +1,35 @@
 """An OpenAI-compatible chat-completions server in front of any `ChatPolicy`, with LoRA adapters
-loaded at run time under names (vLLM's `/v1/load_lora_adapter`), so the bridge's runtime talks to
-the embedded policy exactly as it talks to vLLM.
+loaded at run time under names as vLLM does, so the bridge's runtime talks to the embedded policy
+exactly as it talks to vLLM in production.
 
-    POST /v1/chat/completions   {model, messages, tools, ...} → chat.completion
-    GET  /v1/models             the base and every loaded adapter
-    POST /v1/load_lora_adapter  {lora_name, lora_path}
+    POST /v1/chat/completions    {model, messages, tools, ...} → chat.completion
+    GET  /v1/models              the base and every loaded adapter (vLLM's `parent`/`root` fields)
+    POST /v1/load_lora_adapter   {lora_name, lora_path}
     POST /v1/unload_lora_adapter {lora_name}
+    GET  /health
+
+The request's `model` picks the policy, so several adapters serve side by side (champion and
+canary). Tool calls are checked against the request's tools (`training.serve.toolcheck`): valid
+ones are `tool_calls`, invalid ones are reported under `invalid_tool_calls` and never presented
+as calls. Errors have OpenAI's shape (`{"error": {"message", "type", "code"}}`).
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from schemas.ids import new_id
-from training.chat import ChatPolicy, completion_body
+from training.chat import ChatReply, completion_body
+from training.serve.pool import AdapterError, Loader, PolicyPool
+from training.serve.toolcheck import check_calls
 
-Loader = Callable[[Path | None, str], ChatPolicy]
-"""(adapter folder or None, name) → policy."""
+__all__ = ["ChatRequest", "LoadAdapter", "Loader", "UnloadAdapter", "create_app"]
 
 
 class ChatRequest(BaseModel):
@@ -39,56 +46,86 @@ class ChatRequest(BaseModel):
 class LoadAdapter(BaseModel):
     """vLLM's load request."""
 
-    lora_name: str = Field(min_length=1)
+    lora_name: str = Field(min_length=1, max_length=200)
     lora_path: str = Field(min_length=1)
 
 
 class UnloadAdapter(BaseModel):
     """vLLM's unload request."""
 
-    lora_name: str = Field(min_length=1)
+    lora_name: str = Field(min_length=1, max_length=200)
+
+
+_ERROR_TYPES = {400: "BadRequestError", 404: "NotFoundError", 409: "ConflictError"}
 
 
 def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None = None) -> FastAPI:
     """The server for a base model (`load(None, base_name)`), `adapters` (name → folder) loaded at
     start, and the adapters loaded into it later."""
-    app = FastAPI(title="loopline policy server")
-    policies: dict[str, ChatPolicy] = {base_name: load(None, base_name)}
+    pool = PolicyPool(load, base_name)
     for name, folder in (adapters or {}).items():
-        if not (folder / "adapter_config.json").is_file():
-            raise FileNotFoundError(f"{folder} holds no LoRA adapter")
-        policies[name] = load(folder, name)
-    lock = threading.Lock()  # one model at a time: the CPU models are not thread-safe to run in parallel
+        try:
+            pool.load(name, folder)
+        except AdapterError as exc:
+            raise FileNotFoundError(str(exc)) from exc
+    app = FastAPI(title="loopline policy server")
+    app.state.pool = pool
+
+    @app.exception_handler(AdapterError)
+    async def adapter_error(_request: Request, exc: AdapterError) -> JSONResponse:
+        kind = _ERROR_TYPES.get(exc.status, "Error")
+        return JSONResponse({"error": {"message": str(exc), "type": kind, "code": exc.status}}, exc.status)
+
+    @app.get("/health")
+    def health() -> dict[str, str]:
+        return {"status": "ok"}
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
-        return {"object": "list", "data": [{"id": name, "object": "model"} for name in policies]}
+        data = [
+            {
+                "id": s.name,
+                "object": "model",
+                "created": s.created,
+                "owned_by": "loopline",
+                "root": str(s.folder) if s.folder else s.name,
+                "parent": None if s.folder is None else base_name,
+                "fingerprint": s.fingerprint,
+            }
+            for s in pool.served()
+        ]
+        return {"object": "list", "data": data}
 
     @app.post("/v1/chat/completions")
     def complete(request: ChatRequest) -> dict[str, Any]:
-        policy = policies.get(request.model)
-        if policy is None:
-            raise HTTPException(404, f"model {request.model!r} is not loaded (have {', '.join(policies)})")
-        with lock:
-            reply = policy.complete(request.messages, request.tools)
-        return completion_body(reply, model=request.model, completion_id=f"chatcmpl-{new_id()}")
+        served = pool.get(request.model)
+        with pool.running():
+            reply = served.policy.complete(request.messages, request.tools)
+        checked = check_calls(reply.tool_calls, request.tools)
+        shown = ChatReply(
+            content=None if checked.invalid else reply.content,
+            tool_calls=checked.valid,
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+        )
+        body = completion_body(shown, model=request.model, completion_id=f"chatcmpl-{new_id()}")
+        if checked.invalid:
+            body["choices"][0]["message"]["invalid_tool_calls"] = [i.as_json() for i in checked.invalid]
+        return body
 
     @app.post("/v1/load_lora_adapter")
-    def load_adapter(request: LoadAdapter) -> dict[str, str]:
-        folder = Path(request.lora_path)
-        if not (folder / "adapter_config.json").is_file():
-            raise HTTPException(400, f"{folder} holds no LoRA adapter")
-        policy = load(folder, request.lora_name)
-        with lock:
-            policies[request.lora_name] = policy
-        return {"status": "loaded", "lora_name": request.lora_name}
+    def load_adapter(request: LoadAdapter) -> dict[str, Any]:
+        served, fresh = pool.load(request.lora_name, Path(request.lora_path))
+        return {
+            "status": "loaded" if fresh else "already loaded",
+            "lora_name": served.name,
+            "fingerprint": served.fingerprint,
+            "load_seconds": served.load_seconds,
+        }
 
     @app.post("/v1/unload_lora_adapter")
     def unload_adapter(request: UnloadAdapter) -> dict[str, str]:
-        if request.lora_name == base_name or request.lora_name not in policies:
-            raise HTTPException(404, f"no adapter {request.lora_name!r} is loaded")
-        with lock:
-            del policies[request.lora_name]
+        pool.unload(request.lora_name)
         return {"status": "unloaded", "lora_name": request.lora_name}
 
     return app

@@ -95,12 +95,23 @@ def loss(
 
 @torch.no_grad()
 def decide(
-    model: StructuredPolicyModel, encoded: Encoded, templates: Sequence[Template], allowed: Sequence[bool]
+    model: StructuredPolicyModel,
+    encoded: Encoded,
+    templates: Sequence[Template],
+    allowed: Sequence[bool],
+    *,
+    temperature: float = 0.0,
+    generator: torch.Generator | None = None,
 ) -> tuple[int, list[int]]:
-    """The best template whose slots can all be filled, and the item chosen for each slot."""
+    """The best template whose slots can all be filled, and the item chosen for each slot.
+
+    With `temperature > 0` both are sampled instead: Gumbel noise on the scaled logits orders the
+    templates as a draw without replacement from their softmax (the first that can be filled is
+    taken), and each slot's item is drawn from its pointer softmax."""
     batch = collate([encoded])
     state, items = model.encode(batch)
     logits = model.decision(state)[0, : len(templates)].masked_fill(~torch.tensor(list(allowed)), -1e9)
+    logits = _perturbed(logits, temperature, generator)
     for template in logits.argsort(descending=True).tolist():
         if not allowed[template]:
             break
@@ -117,5 +128,14 @@ def decide(
             torch.full((len(kinds),), template),
             torch.arange(len(kinds)),
         ).masked_fill(~fits, -1e9)
-        return template, scores.argmax(-1).tolist()
+        return template, _perturbed(scores, temperature, generator).argmax(-1).tolist()
     raise ValueError("no template can be filled from this observation")
+
+
+def _perturbed(logits: torch.Tensor, temperature: float, generator: torch.Generator | None) -> torch.Tensor:
+    """`logits` for greedy choice, or `logits / temperature` plus Gumbel noise for sampling
+    (masked entries stay far below every other)."""
+    if temperature <= 0.0:
+        return logits
+    uniform = torch.rand(logits.shape, generator=generator).clamp(1e-12, 1.0 - 1e-7)
+    return torch.where(logits > -1e8, logits / temperature - torch.log(-torch.log(uniform)), logits)

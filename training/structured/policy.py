@@ -19,12 +19,29 @@ from training.structured.vocab import Vocab
 
 
 class StructuredPolicy:
-    """Greedy decoding of a `StructuredPolicyModel`; every value it writes is copied from the conversation."""
+    """Decoding of a `StructuredPolicyModel` (greedy, or sampled at `temperature` > 0 from a seeded
+    generator, as rejection sampling needs); every value it writes is copied from the conversation."""
 
-    def __init__(self, model: StructuredPolicyModel, vocab: Vocab, name: str = "loopline-structured") -> None:
+    def __init__(
+        self,
+        model: StructuredPolicyModel,
+        vocab: Vocab,
+        name: str = "loopline-structured",
+        *,
+        temperature: float = 0.0,
+        seed: int = 0,
+    ) -> None:
         self.model = model.eval()
         self.vocab = vocab
         self._name = name
+        self.sample(temperature, seed)
+
+    def sample(self, temperature: float, seed: int) -> None:
+        """Decode at `temperature` from here on (0 = greedy), drawing from a generator seeded with `seed`."""
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, not {temperature}")
+        self.temperature = temperature
+        self.generator = torch.Generator().manual_seed(seed)
 
     @property
     def name(self) -> str:
@@ -37,7 +54,14 @@ class StructuredPolicy:
         allowed = [("final" in t) or (t.get("tool") in offered) for t in self.vocab.templates]
         with torch.inference_mode():
             try:
-                chosen, picks = decide(self.model, encode(obs, self.vocab), self.vocab.templates, allowed)
+                chosen, picks = decide(
+                    self.model,
+                    encode(obs, self.vocab),
+                    self.vocab.templates,
+                    allowed,
+                    temperature=self.temperature,
+                    generator=self.generator,
+                )
             except ValueError as exc:
                 return ChatReply(content=f"no action fits: {exc}")
         tool, arguments = realize(self.vocab.templates[chosen], [obs.items[i].value for i in picks])

@@ -19,9 +19,12 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
 
+from adapters.json_safe import json_safe
 from adapters.rcm.bulletins import publish_bulletin
 from adapters.rcm.errors import DomainError
 from adapters.rcm.fixtures import seed_world
@@ -29,11 +32,20 @@ from adapters.rcm.logic import apply
 from adapters.rcm.models import PayerRules, Practice
 from adapters.rcm.sandbox.config import FaultConfig, SandboxConfig
 from adapters.rcm.sandbox.faults import FaultInjector
+from adapters.rcm.sandbox.openapi import (
+    ADMIN_BODY,
+    ADMIN_REFUSALS,
+    ADMIN_UNKNOWN,
+    Schemas,
+    error_components,
+    tool_operation,
+)
 from adapters.rcm.sandbox.store import SqlWorldStore
 from adapters.rcm.tools import RCM_TOOLS_BY_NAME
 from adapters.rcm.wire import ENDPOINTS, X12_MEDIA_TYPE, Endpoint
 from adapters.rcm.world import World
 from adapters.rcm.x12 import write_835
+from adapters.strict_unicode import RefuseLoneSurrogates
 from adapters.toolbox import validation_error
 from schemas.tools import ToolError
 
@@ -141,13 +153,18 @@ def _admin_token_check(state: SandboxState) -> Callable[[Request], Awaitable[Non
 
 
 def _admin_router(state: SandboxState) -> APIRouter:
-    router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(_admin_token_check(state))])
+    router = APIRouter(
+        prefix="/admin",
+        tags=["admin"],
+        dependencies=[Depends(_admin_token_check(state))],
+        responses=ADMIN_REFUSALS,
+    )
 
     @router.get("/world")
     async def snapshot() -> Response:
         return _json(state.store.world)
 
-    @router.put("/world")
+    @router.put("/world", responses=ADMIN_BODY)
     async def load(world: World) -> dict[str, str]:
         state.store.replace(world)
         return {"status": "loaded"}
@@ -162,12 +179,12 @@ def _admin_router(state: SandboxState) -> APIRouter:
     async def get_faults() -> FaultConfig:
         return state.faults.config
 
-    @router.put("/faults")
+    @router.put("/faults", responses=ADMIN_BODY)
     async def set_faults(config: FaultConfig) -> FaultConfig:
         state.faults.configure(config)
         return config
 
-    @router.put("/payers/{payer_id}/rules")
+    @router.put("/payers/{payer_id}/rules", responses={**ADMIN_BODY, **ADMIN_UNKNOWN})
     async def set_rules(payer_id: str, rules: PayerRules) -> Response:
         world = state.store.world
         try:
@@ -177,7 +194,7 @@ def _admin_router(state: SandboxState) -> APIRouter:
         state.store.commit(world.model_copy(update={"payers": {**world.payers, payer_id: payer}}))
         return _json(payer)
 
-    @router.post("/bulletins/{bulletin_id}/publish")
+    @router.post("/bulletins/{bulletin_id}/publish", responses=ADMIN_UNKNOWN)
     async def publish(bulletin_id: str) -> Response:
         try:
             world = publish_bulletin(state.store.world, bulletin_id)
@@ -186,7 +203,7 @@ def _admin_router(state: SandboxState) -> APIRouter:
         state.store.commit(world)
         return _json(world.bulletins[bulletin_id])
 
-    @router.put("/practice")
+    @router.put("/practice", responses=ADMIN_BODY)
     async def set_practice(practice: Practice) -> Practice:
         state.store.commit(state.store.world.model_copy(update={"practice": practice}))
         return practice
@@ -194,16 +211,45 @@ def _admin_router(state: SandboxState) -> APIRouter:
     return router
 
 
+async def _invalid_request(_: Request, exc: Exception) -> Response:
+    """FastAPI's 422 for the admin routes, with non-finite numbers (`NaN` in a body) written as names."""
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse({"detail": json_safe(jsonable_encoder(exc.errors()))}, status_code=422)
+
+
+def _with_components(app: FastAPI, components: Schemas) -> None:
+    """Serve `components` (the tool models' schemas) in the app's OpenAPI document."""
+    generate = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = generate()
+        known = schema.setdefault("components", {}).setdefault("schemas", {})
+        for name, definition in components.items():
+            known.setdefault(name, definition)
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def create_app(config: SandboxConfig | None = None) -> FastAPI:
     """The sandbox as an ASGI app (serve it with uvicorn)."""
     state = SandboxState(config or SandboxConfig())
     app = FastAPI(title="Loopline RCM sandbox", version="1", docs_url="/docs", redoc_url=None)
     app.state.sandbox = state
+    app.add_exception_handler(RequestValidationError, _invalid_request)
+    app.add_middleware(RefuseLoneSurrogates)
+    components: Schemas = {}
     for tool, endpoint in ENDPOINTS.items():
         app.add_api_route(
-            endpoint.path, _tool_route(state, tool, endpoint), methods=[endpoint.method], name=tool
+            endpoint.path,
+            _tool_route(state, tool, endpoint),
+            methods=[endpoint.method],
+            name=tool,
+            openapi_extra=tool_operation(RCM_TOOLS_BY_NAME[tool], endpoint, components),
         )
+    error_components(components)
     app.include_router(_admin_router(state))
+    _with_components(app, components)
 
     @app.get("/health")
     async def health() -> dict[str, str]:

@@ -19,11 +19,13 @@ from bridge.api.deps import (
     visible_to,
 )
 from bridge.api.models import EpisodeRun, StartEpisode
+from bridge.api.responses import GUARDED, WITH_BODY, also, merge, not_found
 from bridge.api.services import BridgeServices
 from bridge.runtime import EpisodeResult
 from schemas import new_id
 
-router = APIRouter(tags=["episodes"])
+router = APIRouter(tags=["episodes"], responses=GUARDED)
+STARTED = also(202, EpisodeRun, "`wait=false`: the run started; poll `GET /v1/runs/{id}`.")
 
 
 def finished_view(episode_id: str, future: Future[EpisodeResult], services: BridgeServices) -> EpisodeRun:
@@ -52,7 +54,7 @@ def run_view(result: EpisodeResult) -> EpisodeRun:
     )
 
 
-@router.post("/v1/episodes", response_model=EpisodeRun)
+@router.post("/v1/episodes", response_model=EpisodeRun, responses=merge(STARTED, WITH_BODY))
 def start_episode(
     body: StartEpisode, caller: AgentCaller, services: ServicesDep, runs: RunsDep, owners: OwnersDep
 ) -> Any:
@@ -71,7 +73,7 @@ def start_episode(
     return finished_view(episode_id, future, services)
 
 
-@router.get("/v1/runs/{episode_id}", response_model=EpisodeRun)
+@router.get("/v1/runs/{episode_id}", response_model=EpisodeRun, responses=not_found("run in this process"))
 def get_run(
     episode_id: PathId, caller: EpisodeReaderCaller, runs: RunsDep, services: ServicesDep, owners: OwnersDep
 ) -> EpisodeRun:

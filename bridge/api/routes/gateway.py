@@ -14,12 +14,15 @@ from bridge.api.models import (
     OpenGatewayEpisode,
     Recorded,
 )
+from bridge.api.responses import GUARDED, WITH_BODY, merge, not_found, refused
 from schemas import ToolResult, new_id
 
-router = APIRouter(prefix="/v1/gateway/episodes", tags=["gateway"])
+router = APIRouter(prefix="/v1/gateway/episodes", tags=["gateway"], responses=merge(GUARDED, WITH_BODY))
+OPEN_EPISODE = not_found("open gateway episode of this caller")
+TOO_MANY = refused(429, "The caller (or the bridge) has as many gateway episodes open as it may.")
 
 
-@router.post("", response_model=GatewayEpisode)
+@router.post("", response_model=GatewayEpisode, responses=TOO_MANY)
 def open_gateway_episode(
     body: OpenGatewayEpisode,
     caller: AgentCaller,
@@ -44,7 +47,7 @@ def open_gateway_episode(
     return GatewayEpisode(episode_id=episode_id, tools=services.toolbox.openai_tools())
 
 
-@router.post("/{episode_id}/calls", response_model=ToolResult)
+@router.post("/{episode_id}/calls", response_model=ToolResult, responses=OPEN_EPISODE)
 def gateway_call(
     episode_id: PathId, body: GatewayToolCall, caller: AgentCaller, sessions: SessionsDep
 ) -> ToolResult:
@@ -52,7 +55,7 @@ def gateway_call(
     return sessions.call(episode_id, caller.id, body.name, body.arguments, body.call_id)
 
 
-@router.post("/{episode_id}/escalate", response_model=Recorded)
+@router.post("/{episode_id}/escalate", response_model=Recorded, responses=OPEN_EPISODE)
 def gateway_escalate(
     episode_id: PathId, body: GatewayEscalation, caller: AgentCaller, sessions: SessionsDep
 ) -> Recorded:
@@ -63,7 +66,7 @@ def gateway_escalate(
     return Recorded(event_id=event.id, seq=event.seq)
 
 
-@router.post("/{episode_id}/close", response_model=Recorded)
+@router.post("/{episode_id}/close", response_model=Recorded, responses=OPEN_EPISODE)
 def gateway_close(
     episode_id: PathId, body: CloseGatewayEpisode, caller: AgentCaller, sessions: SessionsDep
 ) -> Recorded:

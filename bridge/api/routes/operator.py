@@ -8,9 +8,10 @@ from fastapi import APIRouter, HTTPException, Request, status
 
 from bridge.api.deps import OPERATOR, PathId, ServicesDep
 from bridge.api.models import RejectedEvent, Revealed
+from bridge.api.responses import GUARDED, conflict, merge, not_found
 
 ops = APIRouter(tags=["ops"])
-router = APIRouter(tags=["operator"], dependencies=[OPERATOR])
+router = APIRouter(tags=["operator"], dependencies=[OPERATOR], responses=GUARDED)
 
 
 @ops.get("/healthz")
@@ -31,7 +32,13 @@ def rejected_events(services: ServicesDep) -> list[RejectedEvent]:
     return services.rejected_events() if services.rejected_events is not None else []
 
 
-@router.get("/v1/phi/{token}", response_model=Revealed)
+@router.get(
+    "/v1/phi/{token}",
+    response_model=Revealed,
+    responses=merge(
+        not_found("PHI token"), conflict("The vault refuses to reveal the token (wrong key, tampered row).")
+    ),
+)
 def reveal(token: PathId, services: ServicesDep) -> Revealed:
     """The raw value behind a PHI token (operators only; every reveal is audited by the vault)."""
     try:

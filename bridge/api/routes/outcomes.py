@@ -6,12 +6,19 @@ from fastapi import APIRouter, HTTPException, status
 
 from bridge.api.deps import INTEGRATION, ServicesDep
 from bridge.api.models import ObservedOutcome, Recorded
+from bridge.api.responses import GUARDED, WITH_BODY, merge, not_found
 from schemas.events import OutcomeObserved
 
-router = APIRouter(tags=["outcomes"])
+router = APIRouter(tags=["outcomes"], responses=GUARDED)
 
 
-@router.post("/v1/outcomes", response_model=Recorded, status_code=202, dependencies=[INTEGRATION])
+@router.post(
+    "/v1/outcomes",
+    response_model=Recorded,
+    status_code=202,
+    dependencies=[INTEGRATION],
+    responses=merge(WITH_BODY, not_found("episode")),
+)
 def observe_outcome(body: ObservedOutcome, services: ServicesDep) -> Recorded:
     """Webhook for a later business outcome; joined to the episode as `outcome.observed` (the
     integration role only: an agent may not write its own training signal)."""

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Query, status
 
 from bridge.api.deps import READER, EpisodeReaderCaller, OwnersDep, PathId, ServicesDep, visible_to
+from bridge.api.responses import GUARDED, not_found
 from bridge.store.views import EdgeCaseView, EpisodeDetail, EpisodeSummary, StoredEvent, ToolErrorRate
 
-router = APIRouter(tags=["read"])
+router = APIRouter(tags=["read"], responses=GUARDED)
 """Agents read single episodes they started; lists, edge cases and error rates are for reviewers
 and operators."""
 
@@ -25,7 +26,7 @@ def list_episodes(
     )
 
 
-@router.get("/v1/episodes/{episode_id}", response_model=EpisodeDetail)
+@router.get("/v1/episodes/{episode_id}", response_model=EpisodeDetail, responses=not_found("episode"))
 def get_episode(
     episode_id: PathId, caller: EpisodeReaderCaller, services: ServicesDep, owners: OwnersDep
 ) -> EpisodeDetail:
@@ -35,7 +36,9 @@ def get_episode(
     return detail
 
 
-@router.get("/v1/episodes/{episode_id}/events", response_model=list[StoredEvent])
+@router.get(
+    "/v1/episodes/{episode_id}/events", response_model=list[StoredEvent], responses=not_found("episode")
+)
 def episode_events(
     episode_id: PathId, caller: EpisodeReaderCaller, services: ServicesDep, owners: OwnersDep
 ) -> list[StoredEvent]:
@@ -55,7 +58,12 @@ def list_edge_cases(
     return services.reader.list_edge_cases(rule=rule, limit=limit, offset=offset)
 
 
-@router.get("/v1/edge-cases/{fingerprint}", response_model=EdgeCaseView, dependencies=[READER])
+@router.get(
+    "/v1/edge-cases/{fingerprint}",
+    response_model=EdgeCaseView,
+    dependencies=[READER],
+    responses=not_found("edge case"),
+)
 def get_edge_case(fingerprint: PathId, services: ServicesDep) -> EdgeCaseView:
     case = services.reader.get_edge_case(fingerprint)
     if case is None:

@@ -1,10 +1,13 @@
 """Real-broker helpers for the streams integration tests: producing, and a worker process.
 
 The worker logs to a file next to the test; `LOOPLINE_TEST_WORKER_LOGLEVEL=info` makes it chatty.
+It authenticates every event against a test keyring (`producer_keyring`) written next to its log, and
+`produce` MACs each event with its source's test key, as a named producer would.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -15,7 +18,26 @@ from pathlib import Path
 
 from confluent_kafka import Producer
 
+from bridge.audit.event_keys import EventKey, Keyring, save_keyring
 from schemas import Event, to_kafka
+from schemas.codec import to_structured
+
+TEST_SOURCES = ("loopline://test/runtime", "loopline://bridge/detect")
+"""The producers a test worker accepts: the test episodes' source and the worker's own detector."""
+
+
+def producer_key(source: str) -> EventKey:
+    """The deterministic test key of `source` (its secret derived from the name: tests only)."""
+    return EventKey(
+        f"test-{hashlib.sha256(source.encode()).hexdigest()[:8]}",
+        source,
+        hashlib.sha256(b"test:" + source.encode()).digest(),
+    )
+
+
+def producer_keyring(sources: Sequence[str] = TEST_SOURCES) -> Keyring:
+    """A keyring of the test keys of `sources`."""
+    return Keyring(producer_key(source) for source in sources)
 
 
 def produce(
@@ -25,10 +47,12 @@ def produce(
     raw: Sequence[tuple[bytes | None, bytes | None, list[tuple[str, bytes]]]] = (),
     *,
     partition_of: Callable[[Event], int] | None = None,
+    sign: bool = True,
 ) -> None:
     """Produce `events` (binary mode) and `raw` (key, value, headers) messages, and wait for the acks.
 
-    `partition_of` pins each event's partition (default: the key's hash, as in production).
+    `partition_of` pins each event's partition (default: the key's hash, as in production); `sign`
+    MACs each event with its source's test key.
     """
     producer = Producer(
         {
@@ -40,8 +64,9 @@ def produce(
     )
     for event in events:
         record = to_kafka(event)
+        mac = producer_key(event.source).headers_for(to_structured(event)) if sign else []
         pinned = {} if partition_of is None else {"partition": partition_of(event)}
-        producer.produce(topic, key=record.key, value=record.value, headers=record.headers, **pinned)
+        producer.produce(topic, key=record.key, value=record.value, headers=[*record.headers, *mac], **pinned)
     for key, value, headers in raw:
         producer.produce(topic, key=key, value=value, headers=headers)
     assert producer.flush(30) == 0, "messages left unacknowledged"
@@ -50,9 +75,17 @@ def produce(
 class WorkerProcess:
     """`loopline streams worker` in a child process, with its log in a file."""
 
-    def __init__(self, bootstrap: str, db_url: str, topic: str, dlq: str, log: Path, *, group: str) -> None:
+    def __init__(
+        self, bootstrap: str, db_url: str, topic: str, dlq: str, log: Path, *, group: str,
+        env_extra: dict[str, str] | None = None, args: Sequence[str] = (),
+    ) -> None:  # fmt: skip
+        self.keys_file = log.parent / "event-keys.json"
+        if not self.keys_file.exists():
+            save_keyring(self.keys_file, producer_keyring())
         env = {
             **os.environ,
+            "LOOPLINE_EVENT_KEYS_FILE": str(self.keys_file),
+            **(env_extra or {}),
             "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": bootstrap,
             "LOOPLINE_KAFKA_SESSION_TIMEOUT_MS": "4000",
             "LOOPLINE_STREAMS_BATCH_SIZE": "50",
@@ -60,7 +93,7 @@ class WorkerProcess:
         argv = [
             sys.executable, "-c", "from loopline.cli import main; main()", "streams", "worker",
             "--db-url", db_url, "--events-topic", topic, "--dlq-topic", dlq, "--app-id", group,
-            "--loglevel", os.environ.get("LOOPLINE_TEST_WORKER_LOGLEVEL", "warning"),
+            "--loglevel", os.environ.get("LOOPLINE_TEST_WORKER_LOGLEVEL", "warning"), *args,
         ]  # fmt: skip
         self.log = log
         with log.open("ab") as out:

@@ -6,16 +6,19 @@ import json
 
 from bridge.streams.deadletter import RawMessage
 from schemas import Event, to_kafka
-from schemas.codec import MAX_EVENT_BYTES
+from schemas.codec import MAX_EVENT_BYTES, to_structured
 
 TOPIC = "loopline.events.v1"
 
 
-def message(event: Event, offset: int = 0, *, partition: int = 0) -> RawMessage:
-    """`event` as the projector would consume it."""
+def message(event: Event, offset: int = 0, *, partition: int = 0, signed: bool = False) -> RawMessage:
+    """`event` as the projector would consume it (`signed`: MACed with its source's test key)."""
+    from tests.bridge.streams.broker import producer_key
+
     record = to_kafka(event)
+    mac = producer_key(event.source).headers_for(to_structured(event)) if signed else []
     return RawMessage(
-        TOPIC, partition, offset, record.key, record.value, list(record.headers), 1_700_000_000_000
+        TOPIC, partition, offset, record.key, record.value, [*record.headers, *mac], 1_700_000_000_000
     )
 
 

@@ -37,13 +37,13 @@ def _five_oh_three(episode: str) -> EpisodeBuilder:
 def test_a_case_is_reported_once_per_window_even_across_a_restart(archive: SqlEventArchive) -> None:
     clock = Clock()
     first = _emitter(archive, clock)
-    (report,) = first.on_event(_five_oh_three("ep-1").events[-1])
+    (report,) = first.record(first.on_event(_five_oh_three("ep-1").events[-1]))
     assert first.on_event(_five_oh_three("ep-2").events[-1]) == []
     restarted = _emitter(archive, clock)  # fresh memory: the store must remember
     clock.now += timedelta(minutes=30)
     assert restarted.on_event(_five_oh_three("ep-3").events[-1]) == []
     clock.now += timedelta(minutes=31)
-    (again,) = restarted.on_event(_five_oh_three("ep-4").events[-1])
+    (again,) = restarted.record(restarted.on_event(_five_oh_three("ep-4").events[-1]))
     assert isinstance(report.data, EdgeCaseDetected) and isinstance(again.data, EdgeCaseDetected)
     assert report.episodeid == again.episodeid == STREAM_PREFIX + report.data.fingerprint
     assert (report.seq, again.seq, again.prevhash) == (0, 1, report.hash)
@@ -56,12 +56,13 @@ def test_a_case_is_reported_once_per_window_even_across_a_restart(archive: SqlEv
 def test_two_detectors_racing_on_one_case_never_fork_its_stream(archive: SqlEventArchive) -> None:
     clock = Clock()
     a, b = _emitter(archive, clock), _emitter(archive, clock)
-    (report,) = a.on_event(_five_oh_three("ep-1").events[-1])
+    (report,) = a.record(a.on_event(_five_oh_three("ep-1").events[-1]))
     # b read the stream's tip just before a committed, and its window lets it report: the worst case
     b.dedup = Deduplicator(timedelta(0), clock=clock)
     b.archive = SqlEventArchive(archive.engine)
     b.archive.stream_tip = lambda stream: (0, "0" * 64)  # type: ignore[method-assign]
-    assert b.on_event(_five_oh_three("ep-2").events[-1]) == []
+    (late,) = b.on_event(_five_oh_three("ep-2").events[-1])
+    assert late.seq == report.seq and b.record([late]) == []  # refused: the projector refuses it too
     assert audit_archive(archive).ok
     assert SqlEpisodeReader(archive.engine).get_edge_case(report.data.fingerprint).count == 1  # type: ignore[union-attr, attr-defined]
 
@@ -96,3 +97,34 @@ def test_the_episode_context_lists_only_writes_that_succeeded(archive: SqlEventA
     context = _emitter(archive, Clock()).episode_context("ep-1")
     assert context is not None and (context.status, context.ok_writes) == ("escalated", ())
     assert _emitter(archive, Clock()).episode_context("nope") is None
+
+
+def test_reports_are_archived_only_when_recorded_after_their_publish(archive: SqlEventArchive) -> None:
+    emitter = _emitter(archive, Clock())
+    (report,) = emitter.on_event(_five_oh_three("ep-1").events[-1])
+    assert archive.count() == 0  # built, not yet published: nothing recorded
+    assert emitter.record([report]) == [report]
+    assert archive.count() == 1 and audit_archive(archive).ok
+
+
+def test_a_report_whose_publish_failed_is_reported_again_by_the_retried_batch(
+    archive: SqlEventArchive,
+) -> None:
+    emitter = _emitter(archive, Clock())
+    emitter.begin("events")
+    (lost,) = emitter.on_event(_five_oh_three("ep-1").events[-1])  # its publish fails: never recorded
+    emitter.begin("events")  # the batch is retried
+    (again,) = emitter.on_event(_five_oh_three("ep-1").events[-1])
+    assert (again.episodeid, again.seq) == (lost.episodeid, lost.seq)
+    assert emitter.record([again]) == [again]
+
+
+def test_two_reports_of_one_case_in_a_batch_chain_one_after_the_other(archive: SqlEventArchive) -> None:
+    clock = Clock()
+    emitter = _emitter(archive, clock)
+    emitter.dedup = Deduplicator(timedelta(0), clock=clock)
+    (first,) = emitter.on_event(_five_oh_three("ep-1").events[-1])
+    (second,) = emitter.on_event(_five_oh_three("ep-2").events[-1])
+    assert (second.seq, second.prevhash) == (first.seq + 1, first.hash)
+    assert emitter.record([first, second]) == [first, second]
+    assert audit_archive(archive).ok

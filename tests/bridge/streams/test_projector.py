@@ -49,7 +49,7 @@ def test_an_event_the_database_refuses_is_dead_lettered_and_the_rest_archived(
     events = typical_episode().events
     with archive.engine.begin() as conn:  # a constraint this one event breaks, as a stand-in for any poison
         conn.execute(sa.text("CREATE UNIQUE INDEX poison ON event_archive (seq, tenant)"))
-    refused = typical_episode("ep-other").events[2]
+    refused = typical_episode("ep-other").events[0]
     result = Projector(archive).handle([message(e, i) for i, e in enumerate(events)] + [message(refused, 99)])
     assert result.appended.inserted == len(events)
     (letter,) = result.dead_letters

@@ -148,16 +148,23 @@ def test_replay_from_the_topic_refills_a_lost_archive_and_stops_at_the_fetched_e
     unique_topic: str,
     sqlite_archive: tuple[str, SqlEventArchive],
     tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from typer.testing import CliRunner
 
+    from bridge.audit.event_keys import save_keyring
     from bridge.streams.topic_reader import estimate_size
     from loopline.cli import app
+    from tests.bridge.streams.broker import producer_keyring
 
     bootstrap = kafka_config["bootstrap.servers"]
     make_topic(unique_topic, partitions=2)
     events = [e for i in range(15) for e in typical_episode(f"ep-{i}", item_id=f"CLM-{i}").events]
+    forged = typical_episode("ep-forged").events
     produce(bootstrap, unique_topic, events)  # lingering producer: multi-record batches, Tansu's bad case
+    produce(bootstrap, unique_topic, forged, sign=False)  # the replay keeps out what the worker would
+    save_keyring(tmp_path / "event-keys.json", producer_keyring())
+    monkeypatch.setenv("LOOPLINE_EVENT_KEYS_FILE", str(tmp_path / "event-keys.json"))
     url, archive = sqlite_archive
     expected = SqlEventArchive(f"sqlite:///{tmp_path}/expected.db")
     expected.create_schema()
@@ -182,6 +189,6 @@ def test_replay_from_the_topic_refills_a_lost_archive_and_stops_at_the_fetched_e
     assert time.monotonic() - started < 20, (
         "the read must end at each partition's fetched end, not by idling out"
     )
-    assert archive.count() == len(events)
+    assert archive.count() == len(events) and f"{len(forged)} refused" in " ".join(result.output.split())
     assert projection_snapshot(archive.engine) == projection_snapshot(expected.engine)
-    assert estimate_size(bootstrap, unique_topic) <= len(events)  # ListOffsets: an estimate, never more
+    assert estimate_size(bootstrap, unique_topic) <= len(events + forged)  # ListOffsets: an estimate

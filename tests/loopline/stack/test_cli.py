@@ -54,3 +54,10 @@ def test_invalid_settings_are_one_line_that_names_the_setting(runner: CliRunner)
 
     assert result.exit_code == 1
     assert "broker_storage" in result.output and "Traceback" not in result.output
+
+
+def test_up_with_an_unknown_sql_engine_is_a_one_line_error(runner: CliRunner) -> None:
+    result = runner.invoke(app, ["up", "--sql", "mysql"])
+
+    assert result.exit_code == 1
+    assert "sql" in result.output and "postgres" in result.output and "Traceback" not in result.output

@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from envs.rcm.domain import DOMAIN
+from schemas.events import EpisodeStarted
+from tests.training.data.production_events import archived
 from training.data import DatasetSpec, LoadedTaskSet, build_dataset, raw_phi_values, task_rows, write_dataset
+from training.data.production import episode_set
 from training.data.rows import ChatRow
 
 SPECS = {spec.name: spec for spec in DOMAIN.tool_specs()}
@@ -51,6 +54,45 @@ def test_no_raw_phi_value_of_the_source_appears_in_any_dataset_file(
     folder = write_dataset(
         build_dataset(DatasetSpec(name="phi", primary=(small_edge,), replay=(small_base,), replay_ratio=0.5)),
         tmp_path,
+    )
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    documents = [
+        json.loads(line) for p in files if p.suffix == ".jsonl" for line in p.read_text().splitlines()
+    ]
+    documents += [json.loads(p.read_text()) for p in files if p.suffix == ".json"]
+    texts = [s for document in documents for s in strings(document)] + [p.read_text() for p in files]
+    assert leaked(raw, texts) == set()
+
+
+def world_identifiers(world: dict[str, Any]) -> set[str]:
+    """The identifiers of a recorded world: patients' names, birth dates and streets, member ids."""
+    found: set[str] = set()
+    for patient in world["patients"].values():
+        found |= {
+            patient["first_name"],
+            patient["last_name"],
+            patient["birth_date"],
+            patient["address"]["line1"],
+        }
+    for coverage in world["coverages"].values():
+        found |= {coverage["member_id"], coverage["subscriber_birth_date"]}
+    for claim in world["claims"].values():
+        found |= {claim["member_id"], claim["patient_birth_date"]}
+    return {value for value in found if len(value) >= 4}
+
+
+def test_no_raw_phi_value_of_archived_production_episodes_appears_in_any_dataset_file(
+    small_base: LoadedTaskSet, tmp_path: Path
+) -> None:
+    events = archived(list(small_base.tasks[:8]), ["paid"] * 8)
+    episodes = episode_set(events, label="episodes:archive")
+    worlds = [e.data.world_snapshot for e in events if isinstance(e.data, EpisodeStarted)]
+    raw = raw_phi_values(list(episodes.rows), SPECS) | {v for w in worlds if w for v in world_identifiers(w)}
+    raw_texts = [s for row in episodes.rows for s in strings(row.model_dump(mode="json"))]
+    assert len(episodes.rows) == 8 and len(leaked(raw, raw_texts)) > 20  # the episodes do hold them
+
+    folder = write_dataset(
+        build_dataset(DatasetSpec(name="phi-episodes", primary=(), episodes=(episodes,))), tmp_path
     )
     files = [p for p in folder.rglob("*") if p.is_file()]
     documents = [

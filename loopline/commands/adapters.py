@@ -1,0 +1,179 @@
+"""`loopline adapters list | register | canary | decide | promote | rollback | events`: the adapter
+release registry for operators (docs/release.md). Every change is stored with its event and its
+evidence; `decide` runs the canary's sequential test and acts on it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from loopline.commands.train import DEFAULT_STATE, State
+
+if TYPE_CHECKING:
+    from training.release.manager import ReleaseManager
+
+app = typer.Typer(help="Adapter releases: registry, canary, promotion and rollback.", no_args_is_help=True)
+console = Console()
+
+DbUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--db-url", envvar="LOOPLINE_RELEASE_DB_URL", help="Release store (default STATE/release.db)."
+    ),
+]
+
+
+def open_manager(state: Path, db_url: str | None) -> ReleaseManager:
+    """The release manager over the store `db_url` names (SQLite under STATE by default)."""
+    from training.release.manager import ReleaseManager
+    from training.release.store import SqlReleaseStore
+
+    if db_url is None:
+        state.mkdir(parents=True, exist_ok=True)
+        db_url = f"sqlite:///{state / 'release.db'}"
+    store = SqlReleaseStore(db_url)
+    store.create_schema()
+    return ReleaseManager(store)
+
+
+def _fail(exc: Exception) -> typer.Exit:
+    console.print(f"[red]{exc}[/]")
+    return typer.Exit(2)
+
+
+@app.command("list")
+def list_(state: State = DEFAULT_STATE, db_url: DbUrl = None) -> None:
+    """Every registered adapter, its state and its share of traffic."""
+    manager = open_manager(state, db_url)
+    table = Table(title="adapters")
+    for column in ("adapter", "served name", "state", "share", "gate", "parent", "updated"):
+        table.add_column(column)
+    for r in manager.store.adapters():
+        gate = "passed" if r.gate_passed else ("[red]forced[/]" if r.forced else "stopped")
+        table.add_row(
+            r.adapter_id, r.served_name, r.state, f"{r.traffic_share:.0%}", gate,
+            r.parent_adapter_id or "-", r.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+        )  # fmt: skip
+    console.print(table)
+
+
+@app.command()
+def register(
+    adapter_id: Annotated[str, typer.Argument(help="Adapter id under STATE/adapters, or its folder.")],
+    force: Annotated[bool, typer.Option("--force", help="Register although the gate stopped it.")] = False,
+    served_name: Annotated[str | None, typer.Option("--served-name", help="Versioned serving name.")] = None,
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """Enter a gated adapter as a candidate (its stored verdict is read; `--force` overrides a stop)."""
+    from training.lora import read_lineage
+    from training.registry import adapter_folder, read_evaluation
+    from training.release.states import ReleaseError
+
+    try:
+        folder = adapter_folder(state, adapter_id)
+        _report, verdict = read_evaluation(folder)
+        if verdict is None:
+            raise ReleaseError(f"{folder.name} has no gate verdict: run `loopline train gate {folder.name}`")
+        lineage = read_lineage(folder) if (folder / "lineage.json").is_file() else {}
+        base = str((lineage.get("base_model") or {}).get("name") or "base")
+        record = open_manager(state, db_url).register(
+            folder, base_model=base, gate_passed=verdict.passed, gate_reasons=verdict.reasons, force=force,
+            served_name=served_name, parent_adapter_id=lineage.get("parent_adapter_id"),
+        )  # fmt: skip
+    except (FileNotFoundError, ReleaseError) as exc:
+        raise _fail(exc) from None
+    console.print(f"{record.adapter_id} registered as a candidate (served as {record.served_name})")
+
+
+@app.command()
+def canary(
+    adapter_id: str,
+    share: Annotated[float, typer.Option("--share", help="Share of live work items, 0 < share < 1.")] = 0.1,
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """Route a share of live episodes to a candidate."""
+    from training.release.states import ReleaseError
+
+    try:
+        open_manager(state, db_url).deploy_canary(adapter_id, share)
+    except ReleaseError as exc:
+        raise _fail(exc) from None
+    console.print(f"{adapter_id} is the canary for {share:.0%} of work items")
+
+
+@app.command()
+def decide(
+    adapter_id: str,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the test; change nothing.")] = False,
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """Run the canary's sequential test and act on it: promote, keep collecting, or roll back."""
+    from training.release.states import ReleaseError
+
+    manager = open_manager(state, db_url)
+    try:
+        result = manager.evaluate(adapter_id) if dry_run else manager.decide(adapter_id)
+    except ReleaseError as exc:
+        raise _fail(exc) from None
+    console.print(f"[bold]{result.decision}[/]: {result.reason}")
+
+
+@app.command()
+def promote(
+    adapter_id: str,
+    reason: Annotated[
+        str, typer.Option("--reason", help="Why (kept in the event).")
+    ] = "promoted by an operator",
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """Make the canary the champion by hand (the event says an operator decided)."""
+    from training.release.states import ReleaseError
+
+    manager = open_manager(state, db_url)
+    try:
+        evidence = manager.evaluate(adapter_id).evidence()
+        manager.promote(adapter_id, decided_by="operator", reason=reason, evidence=evidence)
+    except ReleaseError as exc:
+        raise _fail(exc) from None
+    console.print(f"{adapter_id} is the champion")
+
+
+@app.command()
+def rollback(
+    adapter_id: str,
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the event).")],
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """Withdraw the canary, or the champion (the one it replaced serves again)."""
+    from training.release.states import ReleaseError
+
+    manager = open_manager(state, db_url)
+    try:
+        record = manager.roll_back(adapter_id, reason=reason, metrics=manager.evaluate(adapter_id).evidence())
+    except ReleaseError as exc:
+        raise _fail(exc) from None
+    champion = manager.routing().champion
+    console.print(
+        f"{record.adapter_id} rolled back; serving: {champion.adapter_id if champion else 'the base model'}"
+    )
+
+
+@app.command()
+def events(
+    adapter_id: Annotated[str | None, typer.Argument(help="One adapter's trail (default: all).")] = None,
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """The release event trail as CloudEvents JSON lines."""
+    for doc in open_manager(state, db_url).events(adapter_id):
+        print(json.dumps(doc, sort_keys=True))

@@ -1,0 +1,144 @@
+"""The policies a server holds: the base model and every LoRA adapter loaded under a name.
+
+Names are versions: a name answers with one adapter for as long as it is loaded. Loading the same
+adapter (same files, by content hash) under its name again is a no-op; loading a different one
+under a name in use is refused, so a request for `cycle-3` never gets what `cycle-4` learned.
+Publish a new adapter under a new name, and unload the old name when nothing routes to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from training.chat import ChatPolicy
+
+Loader = Callable[[Path | None, str], ChatPolicy]
+"""(adapter folder or None for the base, name) → policy."""
+
+ADAPTER_FILES = ("adapter_config.json", "adapter_model.safetensors", "adapter_model.bin", "vocab.json")
+"""The files that make an adapter what it is (weights, config, and a structured policy's vocabulary)."""
+
+
+class AdapterError(Exception):
+    """An adapter request that cannot be met; `status` is the HTTP status it answers with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def adapter_fingerprint(folder: Path) -> str:
+    """SHA-256 over the adapter's defining files (name and bytes), so a copy has the same print."""
+    if not (folder / "adapter_config.json").is_file():
+        raise AdapterError(400, f"{folder} holds no LoRA adapter (adapter_config.json missing)")
+    digest = hashlib.sha256()
+    for name in ADAPTER_FILES:
+        path = folder / name
+        if path.is_file():
+            digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Served:
+    """One model the server answers as."""
+
+    name: str
+    policy: ChatPolicy
+    folder: Path | None
+    """The adapter folder (None for the base model)."""
+    fingerprint: str | None
+    load_seconds: float
+    created: int
+    """Unix time it was loaded."""
+
+
+class PolicyPool:
+    """Name → served policy, safe to use from the server's worker threads."""
+
+    def __init__(self, load: Loader, base_name: str) -> None:
+        self._load = load
+        self.base_name = base_name
+        started = time.perf_counter()
+        base = load(None, base_name)
+        self._served = {
+            base_name: Served(base_name, base, None, None, time.perf_counter() - started, int(time.time()))
+        }
+        self._lock = threading.Lock()
+        self._run_lock = threading.Lock()  # the CPU models are not safe to run from two threads at once
+
+    def names(self) -> list[str]:
+        """Every name the server answers as, the base first."""
+        with self._lock:
+            return list(self._served)
+
+    def get(self, name: str) -> Served:
+        """The policy behind `name`; raises `AdapterError(404)` when none is loaded."""
+        with self._lock:
+            served = self._served.get(name)
+            if served is None:
+                raise AdapterError(404, f"model {name!r} is not loaded (have {', '.join(self._served)})")
+            return served
+
+    def served(self) -> list[Served]:
+        """Every served model."""
+        with self._lock:
+            return list(self._served.values())
+
+    def load(self, name: str, folder: Path) -> tuple[Served, bool]:
+        """Load the adapter in `folder` under `name`; returns it and whether it was newly loaded."""
+        if name == self.base_name:
+            raise AdapterError(400, f"{name!r} is the base model's name")
+        fingerprint = adapter_fingerprint(folder)
+        existing = self._same_or_conflict(name, folder, fingerprint)
+        if existing is not None:
+            return existing, False
+        started = time.perf_counter()
+        try:
+            policy = self._load(folder, name)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise AdapterError(400, f"cannot load {folder} as {name!r}: {exc}") from exc
+        served = Served(name, policy, folder, fingerprint, time.perf_counter() - started, int(time.time()))
+        with self._lock:
+            again = self._served.get(name)
+            if again is not None:  # another request loaded this name meanwhile
+                if again.fingerprint != fingerprint:
+                    raise AdapterError(409, _conflict(name, again))
+                return again, False
+            self._served[name] = served
+        return served, True
+
+    def _same_or_conflict(self, name: str, folder: Path, fingerprint: str) -> Served | None:
+        with self._lock:
+            existing = self._served.get(name)
+        if existing is None:
+            return None
+        if existing.fingerprint != fingerprint:
+            raise AdapterError(409, _conflict(name, existing))
+        return existing
+
+    def unload(self, name: str) -> None:
+        """Stop answering as `name` (never the base)."""
+        with self._lock:
+            if name == self.base_name or name not in self._served:
+                raise AdapterError(404, f"no adapter {name!r} is loaded")
+            del self._served[name]
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        """Hold while a model runs: one inference at a time."""
+        with self._run_lock:
+            yield
+
+
+def _conflict(name: str, existing: Served) -> str:
+    return (
+        f"{name!r} already serves another adapter ({existing.folder}, sha256 {str(existing.fingerprint)[:12]}); "
+        "adapter names are versions: load the new adapter under a new name"
+    )
