@@ -1,7 +1,7 @@
 """The private-credit underwriting environment (`credit`): generator, reference analyst, verifier.
 
 Importing it registers the `credit` domain, the `credit.v1` verifier, the `credit-base` and
-`credit-edge` task sets and the scripted baseline policies.
+`credit-edge` task sets, the scripted baseline policies and its good and bad outcome kinds.
 """
 
 from envs.catalog import register_policy, register_task_set
@@ -12,6 +12,7 @@ from envs.credit.tasks import generate_base, generate_edge
 from envs.credit.verifier import CREDIT_V1
 from envs.domain import DOMAINS
 from envs.verifiers.base import VERIFIERS
+from envs.verifiers.outcome_kinds import OutcomeKinds, register_outcome_kinds
 
 DOMAINS.register(DOMAIN)
 VERIFIERS.register(CREDIT_V1)
@@ -20,6 +21,14 @@ register_task_set(
 )
 register_task_set(
     "credit-edge", generate_edge, "the brief's eight credit edge families, 8 tasks each, held out"
+)
+register_outcome_kinds(
+    "credit",
+    OutcomeKinds(  # a breach or a default sinks the recommendation for good (`outcomes.held_up`)
+        good=frozenset({"compliance_certificate"}),
+        bad=frozenset({"covenant_breach", "default"}),
+        lasting=frozenset({"covenant_breach", "default"}),
+    ),
 )
 register_policy("credit", "reference", REFERENCE, "the reference analyst (gold solutions)")
 for _name, (_policy, _description) in BASELINES.items():

@@ -1,7 +1,7 @@
 """The healthcare denial-management environment (`rcm`): generator, reference solver, verifier.
 
 Importing it registers the `rcm` domain, the `rcm.v1` and `rcm.v2` verifiers, the `rcm-base`, `rcm-edge` and
-`rcm-queue` task sets and the scripted baseline policies.
+`rcm-queue` task sets, the scripted baseline policies and its good and bad outcome kinds.
 """
 
 from envs.catalog import register_policy, register_task_set
@@ -12,6 +12,7 @@ from envs.rcm.solver import REFERENCE, reference_plan
 from envs.rcm.tasks import generate_base, generate_edge, generate_queue
 from envs.rcm.verifier import RCM_V1, RCM_V2
 from envs.verifiers.base import VERIFIERS
+from envs.verifiers.outcome_kinds import OutcomeKinds, register_outcome_kinds
 
 DOMAINS.register(DOMAIN)
 VERIFIERS.register(RCM_V1)
@@ -20,6 +21,13 @@ register_task_set("rcm-base", generate_base, "one row of the brief's CARC table 
 register_task_set("rcm-edge", generate_edge, "the brief's production edge cases, 8 tasks per kind, held out")
 register_task_set(
     "rcm-queue", generate_queue, "work queues of 3 to 6 claims whose deadlines decide the order, 48"
+)
+register_outcome_kinds(
+    "rcm",
+    OutcomeKinds(  # the payer paid or reversed its denial; denied again, appeal upheld, rejected
+        good=frozenset({"paid", "appeal_won", "approved", "overturned"}),
+        bad=frozenset({"denied", "appeal_lost", "rejected"}),
+    ),
 )
 register_policy("rcm", "reference", REFERENCE, "the reference specialist (gold solutions)")
 for _name, (_policy, _description) in BASELINES.items():
