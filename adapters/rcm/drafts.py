@@ -18,7 +18,7 @@ from pydantic import Field
 from adapters.rcm.reconstruct import reconstruct_world
 from adapters.rcm.recording import RecordedCall, RecordingError, recorded_episode, with_surrogates
 from adapters.rcm.replay import Fidelity, LiveFault, live_faults, replay
-from adapters.rcm.surrogates import TOKEN, Surrogates
+from adapters.surrogates import TOKEN, Surrogates
 from adapters.rcm.world import World
 from schemas.base import Contract
 from schemas.envelope import Event

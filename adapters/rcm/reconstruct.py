@@ -28,7 +28,7 @@ from adapters.rcm.models import (
 )
 from adapters.rcm.recording import RecordedEpisode, RecordingError
 from adapters.rcm.records import Authorization
-from adapters.rcm.surrogates import Surrogates
+from adapters.surrogates import Surrogates
 from adapters.rcm.world import ID_PREFIX, World
 from schemas.tools import ToolOutcome
 

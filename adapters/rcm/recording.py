@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from pydantic import Field
 
-from adapters.rcm.surrogates import Surrogates
+from adapters.surrogates import Surrogates
 from adapters.rcm.tools import RCM_TOOLS
 from schemas.base import Contract
 from schemas.envelope import Event

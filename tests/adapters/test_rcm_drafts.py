@@ -13,7 +13,7 @@ from adapters import Toolbox
 from adapters.rcm import World
 from adapters.rcm.drafts import TaskDraft, build_draft
 from adapters.rcm.recording import RecordingError
-from adapters.rcm.surrogates import TOKEN
+from adapters.surrogates import TOKEN
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from bridge.recording import EpisodeRecorder, InMemoryEventSink
 from bridge.runtime import EpisodeRunner, RunnerConfig

@@ -19,7 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
 from adapters.rcm.draft_store import DraftStore
-from adapters.rcm.surrogates import TOKEN
+from adapters.surrogates import TOKEN
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from schemas import Event

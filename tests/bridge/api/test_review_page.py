@@ -22,7 +22,7 @@ from temporalio.testing import WorkflowEnvironment
 from adapters import Toolbox
 from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
 from adapters.rcm.draft_store import DraftStore
-from adapters.rcm.surrogates import TOKEN
+from adapters.surrogates import TOKEN
 from adapters.serving import serve_in_thread
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
