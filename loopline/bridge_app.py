@@ -200,7 +200,7 @@ def review_services(settings: BridgeSettings) -> Reviewing | None:
     answer: a bridge told to serve review does not start without it."""
     if settings.temporal_address is None:
         return None
-    from adapters.rcm.draft_store import DraftStore
+    from adapters.drafting.store import DraftStore
     from workflows.promotion.client import TemporalReviewDesk
 
     store = DraftStore(settings.drafts_dir)

@@ -23,9 +23,9 @@ from typing import Any
 
 from rich.console import Console
 
+from adapters.drafting.draft import TaskDraft
+from adapters.drafting.store import PENDING, DraftStore
 from adapters.rcm import World
-from adapters.rcm.draft_store import PENDING, DraftStore
-from adapters.rcm.drafts import TaskDraft
 from envs.rcm.tasks import work_item_for
 from workflows.promotion.candidate import suggested_spec
 from workflows.promotion.client import TemporalReviewDesk

@@ -18,7 +18,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from adapters.rcm.draft_store import DraftStore
+from adapters.drafting.store import DraftStore
 from adapters.surrogates import TOKEN
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
