@@ -1,16 +1,19 @@
 """The private-credit underwriting environment (`credit`): generator, reference analyst, verifier.
 
 Importing it registers the `credit` domain, the `credit.v1` verifier, the `credit-base` and
-`credit-edge` task sets, the scripted baseline policies and its good and bad outcome kinds.
+`credit-edge` task sets, the scripted baseline policies, its good and bad outcome kinds
+and how its edge cases become tasks (`promotion.py`).
 """
 
 from envs.catalog import register_policy, register_task_set
 from envs.credit.domain import DOMAIN, CreditDomain
 from envs.credit.policies import BASELINES
+from envs.credit.promotion import PROMOTION
 from envs.credit.solver import REFERENCE, reference_plan
 from envs.credit.tasks import generate_base, generate_edge
 from envs.credit.verifier import CREDIT_V1
 from envs.domain import DOMAINS
+from envs.promotion import register_promotion
 from envs.verifiers.base import VERIFIERS
 from envs.verifiers.outcome_kinds import OutcomeKinds, register_outcome_kinds
 
@@ -30,6 +33,7 @@ register_outcome_kinds(
         lasting=frozenset({"covenant_breach", "default"}),
     ),
 )
+register_promotion(PROMOTION)
 register_policy("credit", "reference", REFERENCE, "the reference analyst (gold solutions)")
 for _name, (_policy, _description) in BASELINES.items():
     register_policy("credit", _name, _policy, _description)
