@@ -14,8 +14,9 @@
    agreement, and business outcomes from this run's archive);
 8. promotion: every edge case of the run starts its Temporal workflow; each draft is rebuilt from
    the recorded episode, a simulated reviewer (labelled so) approves the suggestions that match the
-   sandbox's ground truth, the gates validate them and a new `rcm-promoted` version is published
-   with `task.promoted` on the demo's topic (`--review`: a person decides in the review page).
+   sandbox's ground truth, the gates validate them and a new `rcm-promoted` (or `credit-promoted`)
+   version is published with `task.promoted` on the demo's topic (`--review`: a person decides in
+   the review page).
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from rich.console import Console
@@ -45,7 +46,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from adapters.rcm import World, seed_world
+from adapters.rcm import seed_world
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
@@ -60,6 +61,9 @@ from loopline.settings import KafkaSettings, StackSettings
 from loopline.settings_bridge import BridgeSettings
 from loopline.stack import down, kafka_settings, up
 from loopline.topics import ensure_topics
+
+if TYPE_CHECKING:
+    from loopline.demo.promotion import Truth
 
 AGENT = {"Authorization": "Bearer dev-agent-token"}
 INTEGRATION = {"Authorization": "Bearer dev-integration-token"}
@@ -207,13 +211,8 @@ def run_pipeline(
         f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
     )
     _verifier_card(console, db_url, workdir, result, parts)
-    if temporal_address is not None and domain != "rcm":
-        console.print(
-            f"promotion: the promotion workflow rebuilds rcm task drafts only; the {domain} run's "
-            f"edge cases stay in the archive (report.json; `loopline inspect ID --db-url {db_url}`)"
-        )
-    elif temporal_address is not None:
-        truth = rule_change.apply(seed_world()) if rule_change is not None else seed_world()
+    if temporal_address is not None:
+        truth = _truth(domain, rule_change)
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
     return result
 
@@ -233,13 +232,22 @@ def _change_payer_rule(console: Console, live_url: str, admin_token: str, change
     )
 
 
+def _truth(domain: DemoDomainName, rule_change: PayerRuleChange | None) -> Truth:
+    """The world the domain's sandbox started from, the simulated reviewer's ground truth."""
+    if domain == "credit":
+        from loopline.demo.credit import queue_world
+
+        return queue_world()
+    return rule_change.apply(seed_world()) if rule_change is not None else seed_world()
+
+
 def _promotion(
     console: Console,
     kafka: KafkaSettings,
     temporal_address: str,
     workdir: Path,
     result: DemoResult,
-    truth: World,
+    truth: Truth,
     *,
     review: bool,
 ) -> None:
@@ -259,7 +267,7 @@ def _promotion(
     who = "a person" if review else "the [magenta]simulated reviewer[/]"
     console.print(
         f"promotion: {summary.drafts} drafts, reviewed by {who}: {len(summary.published)} published "
-        f"(rcm-promoted v{summary.task_set_version or 0}), {summary.rejected} rejected, {summary.refused} refused, "
+        f"({summary.task_set or 'no task set'} v{summary.task_set_version or 0}), {summary.rejected} rejected, {summary.refused} refused, "
         f"{summary.duplicates} duplicates; `loopline promote list --drafts-dir {workdir / 'promotion' / 'drafts'}`, "
         "`temporal workflow list`"
     )
