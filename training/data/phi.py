@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from adapters.chat import Message, arguments_text
-from adapters.surrogates import Surrogates
 from adapters.spec import ToolSpec
+from adapters.surrogates import Surrogates
 from training.data.rows import ChatRow
 
 TEXT_FIELD = "text"
