@@ -5,7 +5,9 @@ The package is rebuilt as it stood when the analyst opened it: its overview (`ge
 borrower, the sponsor, the periods delivered, FX rates, status, answers already received), every
 delivered period's statements, the EBITDA bridge, the term sheet, the existing debt and the fund
 policy, each from its first answer. The borrower's answers to an information request become the
-package's hidden answers (a period an answer delivered joins the answer, not the package). Ids the
+package's hidden answers (a period an answer delivered joins the answer, not the package); an
+item whose answer the episode never saw (not asked, or the request failed) is "to follow", since
+the deal team does not have it and nothing says the borrower would supply it. Ids the
 episode's writes were issued (`REC-7`) set the world's counters, so the sim issues the same ids
 again; the date those writes were stamped with is the world's today. Whatever the episode never
 read is left out: a package whose overview, statements, bridge or term sheet were never read is
@@ -18,7 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, get_args
 
 from adapters.backend import ToolBackend
 from adapters.credit.models import (
@@ -30,6 +32,7 @@ from adapters.credit.models import (
     FundPolicy,
     TermSheet,
 )
+from adapters.credit.records import InformationItem
 from adapters.credit.sim import SimBackend
 from adapters.credit.tools import CREDIT_TOOLS
 from adapters.credit.world import ID_PREFIX, World
@@ -40,6 +43,8 @@ from schemas.tasks import WorkItem
 from schemas.tools import ToolOutcome
 
 _ANSWER = re.compile(r"^(\w+) \((delivered|to follow)\): (.*)$", re.DOTALL)
+UNSEEN = "the borrower's answer is not in the episode: to follow"
+"""What an item the episode never saw answered holds: the deal team does not have it."""
 _DELIVERS_A_PERIOD = "missing_quarter"
 """The one information item whose answer can bring a period (the quarter the package lacked)."""
 _STAMP = {"recommendation": "recorded_on", "request": "requested_on", "escalation": "escalated_on"}
@@ -58,6 +63,12 @@ def reconstruct_world(episode: RecordedEpisode) -> World:
         first.setdefault(key, dict(recorded.result or {}))
     overview = _needed(first, ("get_package", ""), "the package overview (get_package)")
     answers, delivered = _answers(ok)
+    revealed = {answer.item for answer in answers}
+    answers += [
+        BorrowerAnswer(item=item, available=False, text=UNSEEN)
+        for item in get_args(InformationItem)
+        if item not in revealed
+    ]
     periods = []
     for summary in overview["periods"]:
         found = _needed(first, ("get_financial_statements", summary["label"]),

@@ -124,7 +124,14 @@ class PromotionActivities:
         found = self.store.suggestion(data.draft_id)
         if found is None:
             draft = self._draft(data.draft_id)
-            spec, gold = suggested_spec(draft)
+            try:
+                spec, gold = suggested_spec(draft)
+            except ValueError as exc:  # the reference agent cannot work the draft: no retry helps
+                raise ApplicationError(
+                    f"draft {draft.draft_id}: no suggestion ({type(exc).__name__}: {exc})",
+                    type="NotSuggestible",
+                    non_retryable=True,
+                ) from None
             validation = validate_task(candidate_task(draft, spec, gold))
             found = Suggestion(
                 draft_id=draft.draft_id,

@@ -12,7 +12,8 @@ from envs.promotion import UnknownPromotion, promotion
 from envs.validate import validate_task
 from loopline.demo.episodes import record, redactor
 from schemas import Task
-from schemas.events import ToolReturned
+from schemas.events import ToolCalled, ToolFailed, ToolReturned
+from schemas.tools import ToolError
 from workflows.promotion.candidate import gates
 
 EDGES = generate_edge(seed=11, per_kind=1)
@@ -57,3 +58,30 @@ def test_promotion_is_looked_up_by_domain_and_an_unknown_one_is_a_clear_error() 
     assert promotion("credit") is PROMOTION and promotion("rcm").name == "rcm"
     with pytest.raises(UnknownPromotion, match="promotes no edge cases"):
         promotion("toy")
+
+
+def test_a_request_the_live_system_refused_leaves_the_answer_to_follow_and_the_task_asks_for_it(
+    tmp_path: Path,
+) -> None:
+    source = next(
+        t for t in generate_edge(seed=5, per_kind=4)
+        if "edge:missing_quarter" in t.tags and "class:request_information" not in t.tags
+    )  # fmt: skip
+    events = record(source, redactor(tmp_path))
+    request = next(
+        e for e in events if isinstance(e.data, ToolCalled) and e.data.call.name == "request_information"
+    )
+    assert isinstance(request.data, ToolCalled)
+    cut = events[: events.index(request) + 1]
+    refused = ToolFailed(
+        call_id=request.data.call.call_id, name="request_information",
+        error=ToolError(kind="http", status_code=422, message="unprocessable"),
+    )  # fmt: skip
+    cut.append(request.model_copy(update={"data": refused, "seq": request.seq + 1, "id": "refused-1"}))
+    draft = PROMOTION.build_draft(cut, fingerprint="r" * 64, rule="tool_failure.live_rejected", threshold=0.9)
+    assert draft.accepted and draft.faults[0].status_code == 422
+    spec, gold = PROMOTION.suggested_spec(draft)
+    assert spec.params["classes"] == ["request_information"]
+    task = PROMOTION.candidate_task(draft, spec, gold)
+    validation = validate_task(task)
+    assert validation.ok and validation.gold is not None and validation.gold.score == 1.0
