@@ -56,6 +56,15 @@ WorkItemRebuild = Callable[[World, WorkItem], WorkItem]
 
 def reconstruct_world(episode: RecordedEpisode) -> World:
     """The world the episode's answers imply (raises `RecordingError` when they imply none)."""
+    try:
+        return _reconstruct(episode)
+    except (KeyError, TypeError, AttributeError) as exc:  # an answer without the shape its tool gives
+        raise RecordingError(
+            f"the recorded answers do not make a credit package ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def _reconstruct(episode: RecordedEpisode) -> World:
     ok = [c for c in episode.calls if c.outcome is ToolOutcome.OK and c.result is not None]
     first: dict[tuple[str, str], dict[str, Any]] = {}
     for recorded in ok:
@@ -74,13 +83,7 @@ def reconstruct_world(episode: RecordedEpisode) -> World:
         found = _needed(first, ("get_financial_statements", summary["label"]),
                         f"the statements of {summary['label']}")  # fmt: skip
         periods.append(FinancialPeriod.model_validate(found["period"]))
-    for answer in answers:
-        label = delivered.get(answer.item)
-        if label is not None:
-            found = _needed(first, ("get_financial_statements", label), f"the delivered period {label}")
-            answers[answers.index(answer)] = answer.model_copy(
-                update={"period": FinancialPeriod.model_validate(found["period"])}
-            )
+    answers = [_with_period(answer, delivered.get(answer.item), first) for answer in answers]
     bridge = _needed(first, ("get_ebitda_bridge", ""), "the EBITDA bridge")["bridge"]
     terms = _needed(first, ("get_term_sheet", ""), "the term sheet")["term_sheet"]
     debts = first.get(("get_existing_debt", ""), {}).get("debts", [])
@@ -112,6 +115,16 @@ def _needed(first: dict[tuple[str, str], dict[str, Any]], key: tuple[str, str], 
     if key not in first:
         raise RecordingError(f"the episode never read {what}: the package cannot be rebuilt")
     return first[key]
+
+
+def _with_period(
+    answer: BorrowerAnswer, label: str | None, first: dict[tuple[str, str], dict[str, Any]]
+) -> BorrowerAnswer:
+    """`answer` with the period it delivered, as the episode read it."""
+    if label is None:
+        return answer
+    found = _needed(first, ("get_financial_statements", label), f"the delivered period {label}")
+    return answer.model_copy(update={"period": FinancialPeriod.model_validate(found["period"])})
 
 
 def _answers(ok: Sequence[RecordedCall]) -> tuple[list[BorrowerAnswer], dict[str, str]]:

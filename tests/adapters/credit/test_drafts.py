@@ -82,3 +82,17 @@ def test_an_rcm_episode_is_not_read_as_a_credit_one(tmp_path: Path) -> None:
     events = episode_of(edge("restatement"), tmp_path)
     with pytest.raises(RecordingError, match="not rcm"):
         recorded_episode(events, "rcm")
+
+
+def test_an_overview_without_the_shape_get_package_gives_is_refused_with_a_clear_error(
+    tmp_path: Path,
+) -> None:
+    events = episode_of(edge("covenant_lite"), tmp_path)
+    broken = [
+        e.model_copy(update={"data": e.data.model_copy(update={"result": {"package_id": "PKG-1"}})})
+        if isinstance(e.data, ToolReturned) and "borrower" in e.data.result
+        else e
+        for e in events
+    ]
+    with pytest.raises(RecordingError, match="do not make a credit package"):
+        reconstruct_world(recorded_episode(broken, "credit"))
