@@ -55,6 +55,10 @@ class EventKey:
         """The hex HMAC-SHA256 of an event's canonical bytes."""
         return hmac.new(self.secret, _DOMAIN + canonical, hashlib.sha256).hexdigest()
 
+    def stamp(self, structured: Mapping[str, Any]) -> tuple[str, str]:
+        """(key id, MAC) of an event in structured form, as the archive keeps them."""
+        return self.key_id, self.mac(canonical_bytes(structured))
+
     def headers(self, canonical: bytes) -> list[tuple[str, bytes]]:
         """The two headers that authenticate the event whose canonical bytes are `canonical`."""
         return [(KEY_ID_HEADER, self.key_id.encode()), (MAC_HEADER, self.mac(canonical).encode())]
@@ -219,6 +223,20 @@ class KeyringFile:
         if stamp != self._stamp:
             self._keyring, self._stamp = load_keyring(self.path), stamp
         return self._keyring
+
+
+def mac_of(headers: Sequence[tuple[str, bytes | str | None]]) -> tuple[str, str] | None:
+    """(key id, MAC) from a message's headers, or None when it carries none."""
+    key_id, mac = _header(headers, KEY_ID_HEADER), _header(headers, MAC_HEADER)
+    return None if key_id is None or mac is None else (key_id[:128], mac[:128])
+
+
+def verify_stored(
+    keyring: Keyring, structured: Mapping[str, Any], mac: tuple[str, str] | None
+) -> Refusal | None:
+    """`Keyring.verify` of an archived event and the MAC stored beside it (an audit's check)."""
+    headers = [] if mac is None else [(KEY_ID_HEADER, mac[0]), (MAC_HEADER, mac[1])]
+    return keyring.verify(structured, headers)
 
 
 def _header(headers: Sequence[tuple[str, bytes | str | None]], name: str) -> str | None:

@@ -21,7 +21,7 @@ from bridge.store.apply import apply_ops
 from bridge.store.engine import StoreConfig, insert_for, make_engine
 from bridge.store.ops import ProjectionOp
 from bridge.store.reducers import reduce_event
-from bridge.store.tables import ALL_TABLES, ARCHIVE_TABLE, PROJECTION_TABLES
+from bridge.store.tables import ALL_TABLES, ARCHIVE_TABLE, MAC_TABLE, PROJECTION_TABLES
 from schemas.codec import EventDecodeError, from_structured, to_structured
 from schemas.envelope import GENESIS_HASH, Event
 
@@ -37,11 +37,13 @@ class ArchiveRecord:
     topic: str | None = None
     partition: int | None = None
     offset: int | None = None
+    mac: tuple[str, str] | None = None
+    """(key id, MAC) of the producer that wrote it, as checked on the way in; kept in `event_macs`."""
 
     @classmethod
-    def of(cls, event: Event) -> ArchiveRecord:
+    def of(cls, event: Event, mac: tuple[str, str] | None = None) -> ArchiveRecord:
         """A record for an event this process built itself."""
-        return cls(event, to_structured(event))
+        return cls(event, to_structured(event), mac=mac)
 
 
 class ProjectionConflict(RuntimeError):
@@ -106,6 +108,16 @@ class SqlEventArchive:
         with self.engine.begin() as conn:
             stmt = insert_for(conn, A).on_conflict_do_nothing(index_elements=["source", "event_id"])
             inserted = {tuple(row) for row in conn.execute(stmt.returning(A.c.source, A.c.event_id), rows)}
+            macs = [
+                {"source": key[0], "event_id": key[1], "key_id": rec.mac[0], "mac": rec.mac[1]}
+                for key, rec in unique.items()
+                if key in inserted and rec.mac is not None
+            ]
+            if macs:
+                mac_stmt = insert_for(conn, MAC_TABLE).on_conflict_do_nothing(
+                    index_elements=["source", "event_id"]
+                )
+                conn.execute(mac_stmt, macs)
             refused: list[ProjectionOp] = []
             if project and inserted:
                 ops = [op for key, rec in unique.items() if key in inserted for op in reduce_event(rec.event)]

@@ -46,6 +46,19 @@ class ArchivedEvent(SQLModel, table=True):
     archived_at: datetime = Field(sa_type=_TZ)
 
 
+class EventMac(SQLModel, table=True):
+    """The producer's MAC an archived event arrived with (`bridge.audit.event_keys`): part of the
+    record, not a projection, so an auditor holding the keys can check every archived event was
+    written by a named producer, including one added to the database around the stream worker."""
+
+    __tablename__ = "event_macs"
+
+    source: str = Field(primary_key=True, max_length=256)
+    event_id: str = Field(primary_key=True, max_length=64)
+    key_id: str = Field(max_length=128)
+    mac: str = Field(max_length=128)
+
+
 class EpisodeRow(SQLModel, table=True):
     """One episode: who worked which item, how it went, and the latest business outcome."""
 
@@ -153,10 +166,11 @@ def _table(model: type[SQLModel]) -> sa.Table:
 
 
 ARCHIVE_TABLE = _table(ArchivedEvent)
+MAC_TABLE = _table(EventMac)
 EPISODES = _table(EpisodeRow)
 TOOL_CALLS = _table(ToolCallRow)
 OUTCOMES = _table(OutcomeRow)
 TOOL_RATES = _table(ToolErrorRateRow)
 EDGE_CASES = _table(EdgeCaseRow)
 PROJECTION_TABLES: tuple[sa.Table, ...] = (EPISODES, TOOL_CALLS, OUTCOMES, TOOL_RATES, EDGE_CASES)
-ALL_TABLES: tuple[sa.Table, ...] = (ARCHIVE_TABLE, *PROJECTION_TABLES)
+ALL_TABLES: tuple[sa.Table, ...] = (ARCHIVE_TABLE, MAC_TABLE, *PROJECTION_TABLES)

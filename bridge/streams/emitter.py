@@ -20,9 +20,11 @@ import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
 
+from bridge.audit.event_keys import EventKey
 from bridge.detect import Deduplicator, EdgeCaseDetector, EpisodeContext, Finding, Rejected
 from bridge.store import ArchiveRecord, ProjectionConflict, SqlEpisodeReader, SqlEventArchive
 from schemas.chain import EpisodeChain
+from schemas.codec import to_structured
 from schemas.envelope import Event
 
 log = logging.getLogger(__name__)
@@ -41,8 +43,9 @@ class EdgeCaseEmitter:
         *,
         source: str,
         clock: Callable[[], datetime] | None = None,
+        signer: EventKey | None = None,
     ) -> None:
-        self.archive = archive
+        self.archive, self.signer = archive, signer
         self.reader = SqlEpisodeReader(archive.engine)
         self.detector = detector
         self.dedup = dedup
@@ -77,8 +80,9 @@ class EdgeCaseEmitter:
         for event in events:
             for pending in self._pending.values():
                 pending.pop(event.episodeid, None)
+            mac = None if self.signer is None else self.signer.stamp(to_structured(event))
             try:
-                self.archive.append([ArchiveRecord.of(event)], strict=True)
+                self.archive.append([ArchiveRecord.of(event, mac=mac)], strict=True)
             except ProjectionConflict:
                 log.warning("edge case %s: seq %d was taken by another writer", event.episodeid, event.seq)
                 self.dedup.forget(event.episodeid.removeprefix(STREAM_PREFIX))

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bridge.audit.event_keys import Keyring, KeyringFile
+from bridge.audit.event_keys import Keyring, KeyringFile, mac_of
 from bridge.store import AppendResult, ArchiveRecord, SqlEventArchive, StoreError
 from bridge.streams.admission import Admission, Item
 from bridge.streams.deadletter import DeadLetter, RawMessage
@@ -70,7 +70,7 @@ class Projector:
             self._dead(message, refusal.code, refusal.reason) for message, refusal in admitted.refused
         )
         pending = [
-            (ArchiveRecord(d.event, d.structured, m.topic, m.partition, m.offset), m)
+            (ArchiveRecord(d.event, d.structured, m.topic, m.partition, m.offset, mac_of(m.headers)), m)
             for d, m in admitted.accepted
         ]
         try:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import islice
 
+from bridge.audit.event_keys import mac_of
 from bridge.store import ArchiveRecord, SqlEventArchive
 from bridge.streams.admission import Admission
 from bridge.streams.deadletter import RawMessage
@@ -56,7 +57,10 @@ def import_topic(
         if admission is not None:
             admitted = admission.admit(decoded)
             decoded, refused = admitted.accepted, refused + len(admitted.refused)
-        records = [ArchiveRecord(d.event, d.structured, m.topic, m.partition, m.offset) for d, m in decoded]
+        records = [
+            ArchiveRecord(d.event, d.structured, m.topic, m.partition, m.offset, mac_of(m.headers))
+            for d, m in decoded
+        ]
         archived += archive.append(records, project=False).inserted
         seen += len(batch)
         if progress:

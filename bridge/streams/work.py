@@ -49,6 +49,7 @@ class StreamWork:
             archive, EdgeCaseDetector(config.detect),
             Deduplicator(timedelta(seconds=config.dedup_window_s), clock=self._clock),
             source=config.source, clock=self._clock,
+            signer=None if keyring is None else keyring.current().signing_key(config.source),
         )  # fmt: skip
         self.checkpoints = HeadsCheckpointer.from_config(config)
 

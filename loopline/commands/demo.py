@@ -29,10 +29,15 @@ def demo(
             help="rcm: a denial queue against the RCM sandbox; credit: credit packages against the deal system."
         ),
     ] = "rcm",
+    improvement: Annotated[
+        bool,
+        typer.Option(help="Run the improvement stage: a LoRA cycle, a second day, the canary's decision."),
+    ] = True,
 ) -> None:
     """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit;
     then check the verifier that scores training (a small verifier card); then promote the run's edge cases
-    into tasks, reviewed by a simulated reviewer (or by you, with --review)."""
+    into tasks, reviewed by a simulated reviewer (or by you, with --review); then an improvement cycle and a
+    second production day whose canary is promoted or rolled back by a sequential test."""
     from loopline.demo.run import run_demo
     from loopline.stack import StackError
 
@@ -41,9 +46,14 @@ def demo(
         raise typer.Exit(2)
     try:
         result = run_demo(
-            console, state_dir=state_dir, keep_stack=keep_stack, workers=workers, review=review,
+            console,
+            state_dir=state_dir,
+            keep_stack=keep_stack,
+            workers=workers,
+            review=review,
             domain="credit" if domain == "credit" else "rcm",
-        )  # fmt: skip
+            improvement=improvement,
+        )
     except StackError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None

@@ -210,9 +210,17 @@ def verify(
             "repeat it for every key in use across a rotation."
         ),
     ] = None,
+    event_keys: Annotated[
+        Path | None,
+        typer.Option(
+            help="The producers' event keyring: also check every archived event's stored MAC, naming "
+            "events written into the archive around the stream worker."
+        ),
+    ] = None,
 ) -> None:
     """Verify every stream's hash chain in the archive and, given checkpoints, that no stream lost its
-    tail, vanished or was rewritten since; name each finding; exit 1 on any."""
+    tail, vanished or was rewritten since; given the event keyring, that a named producer wrote
+    every archived event; name each finding; exit 1 on any."""
     from bridge.audit.checkpoints import CheckpointError, public_key
     from bridge.store import SqlEventArchive, audit_archive
     from bridge.store.audit import audit_checkpoints
@@ -227,6 +235,17 @@ def verify(
     for item in report.breaks:
         err_console.print(f"[red]broken:[/] {item}", highlight=False, soft_wrap=True)
     problems = len(report.breaks)
+    if event_keys is not None:
+        from bridge.audit.event_keys import EventKeyError, load_keyring
+        from bridge.store.audit import audit_macs
+
+        try:
+            unsigned = audit_macs(archive, load_keyring(event_keys))
+        except EventKeyError as exc:
+            raise _fail(str(exc)) from None
+        for line in unsigned:
+            err_console.print(f"[red]not a producer's:[/] {line}", highlight=False, soft_wrap=True)
+        problems += len(unsigned)
     if checkpoints is not None and checkpoint_key is not None:
         try:
             keys = [public_key(text) for text in checkpoint_key]
@@ -254,6 +273,8 @@ def verify(
             f"{problems} finding(s): {len(report.breaks)} of {report.streams} streams have a broken hash chain"
         )
     console.print(f"{report.streams} streams, {report.events} events: every hash chain is intact")
+    if event_keys is not None:
+        console.print("every archived event carries a MAC of its producer's key")
 
 
 @audit_app.command()

@@ -16,7 +16,11 @@
    the recorded episode, a simulated reviewer (labelled so) approves the suggestions that match the
    sandbox's ground truth, the gates validate them and a new `rcm-promoted` (or `credit-promoted`)
    version is published with `task.promoted` on the demo's topic (`--review`: a person decides in
-   the review page).
+   the review page);
+9. improvement (`loopline.demo.improvement`, rcm): an improvement cycle on Temporal trains a LoRA
+   adapter for two families the demo's champion never learned, and a second production day served
+   through `loopline serve-policy` routes half of its fresh cases to the adapter as a canary; the
+   sequential test promotes or rolls it back (`--no-improvement` skips the stage).
 """
 
 from __future__ import annotations
@@ -84,6 +88,8 @@ class DemoResult:
     verifier_bars_met: bool = False
     promoted: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    improvement: str = ""
+    started: float = field(default_factory=time.monotonic)
 
 
 def _progress(console: Console) -> Progress:
@@ -131,6 +137,7 @@ def run_demo(
     workers: int = 4,
     review: bool = False,
     domain: DemoDomainName = "rcm",
+    improvement: bool = True,
 ) -> DemoResult:
     """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
     stack_settings = StackSettings(state_dir=state_dir)
@@ -143,6 +150,7 @@ def run_demo(
             console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
             temporal_address=stack.state.endpoints.temporal_address, review=review,
             rule_change=RETRO_WINDOW_SHORTENED if domain == "rcm" else None, domain=domain,
+            improvement_state=state_dir if improvement and domain == "rcm" else None,
         )  # fmt: skip
     finally:
         if not keep_stack and not stack.already_running:
@@ -160,6 +168,7 @@ def run_pipeline(
     review: bool = False,
     rule_change: PayerRuleChange | None = None,
     domain: DemoDomainName = "rcm",
+    improvement_state: Path | None = None,
 ) -> DemoResult:
     """The whole production path against the broker `kafka` names; files go under `workdir`.
     `rule_change` is made in the sandbox before the queue is worked (the payer's new rule); `domain`
@@ -214,7 +223,23 @@ def run_pipeline(
     if temporal_address is not None:
         truth = _truth(domain, rule_change)
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
+        if improvement_state is not None:
+            _improvement(console, temporal_address, workdir, improvement_state, result)
     return result
+
+
+def _improvement(
+    console: Console, temporal_address: str, workdir: Path, state: Path, result: DemoResult
+) -> None:
+    """Stage 9: an improvement cycle and a second production day with a canary (docs/release.md)."""
+    from loopline.demo.improvement import improvement_stage, print_summary
+
+    summary = improvement_stage(
+        console, temporal_address=temporal_address, workdir=workdir / "improvement", state=state
+    )
+    print_summary(console, summary)
+    result.improvement = summary.decision
+    result.seconds = time.monotonic() - result.started
 
 
 def _change_payer_rule(console: Console, live_url: str, admin_token: str, change: PayerRuleChange) -> None:

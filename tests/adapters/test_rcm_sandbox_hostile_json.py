@@ -14,7 +14,8 @@ def test_a_lone_surrogate_in_a_tool_body_is_refused_with_the_reason(sandbox_url:
     body = b'{"queue": "coding", "recommended_action": "review", "reason": "x\\ud800"}'
     answer = httpx.post(f"{sandbox_url}/claims/CLM-1001/escalations", content=body, headers=JSON)
     assert answer.status_code == 400
-    assert "lone UTF-16 surrogate" in answer.json()["detail"]
+    error = answer.json()["error"]  # the tool routes' own error shape, as documented
+    assert error["kind"] == "validation" and "lone UTF-16 surrogate" in error["message"]
 
 
 def test_a_lone_surrogate_never_reaches_the_stored_world(sandbox_url: str) -> None:

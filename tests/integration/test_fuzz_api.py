@@ -34,7 +34,7 @@ def test_a_short_fuzz_of_both_apps_finds_no_server_error_and_no_undocumented_sta
         # The fuzzing got past auth to real answers, and was refused too.
         assert any(code < 300 for code in statuses), (name, app["by_status"])
         assert any(400 <= code < 500 for code in statuses), (name, app["by_status"])
-        assert app["requests"] >= 100, (name, app["requests"])
+        assert app["requests"] >= 50, (name, app["requests"])
 
 
 def test_a_status_counts_as_documented_by_its_code_a_range_or_default() -> None:

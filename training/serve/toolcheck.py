@@ -56,6 +56,30 @@ def offered_schemas(tools: Sequence[Mapping[str, Any]]) -> dict[str, Mapping[str
     return out
 
 
+def _nullable(schema: Any) -> bool:
+    if not isinstance(schema, Mapping):
+        return False
+    kind = schema.get("type")
+    if kind == "null" or (isinstance(kind, list) and "null" in kind):
+        return True
+    return any(_nullable(option) for option in schema.get("anyOf", ()) or schema.get("oneOf", ()))
+
+
+def lenient(schema: Any) -> Any:
+    """`schema` with nullable properties no longer required, at every depth. OpenAI's strict mode
+    lists every property as required and marks optional ones nullable; a model (and the Toolbox,
+    which fills defaults) may leave them out, which is no reason to refuse the call."""
+    if isinstance(schema, Mapping):
+        out = {key: lenient(value) for key, value in schema.items()}
+        properties = schema.get("properties")
+        if isinstance(properties, Mapping) and isinstance(schema.get("required"), list):
+            out["required"] = [n for n in schema["required"] if not _nullable(properties.get(n))]
+        return out
+    if isinstance(schema, list):
+        return [lenient(item) for item in schema]
+    return schema
+
+
 def check_call(call: ChatToolCall, schemas: Mapping[str, Mapping[str, Any]]) -> str | None:
     """Why `call` cannot run under `schemas`, or None when it can."""
     if not call.name:
@@ -69,7 +93,7 @@ def check_call(call: ChatToolCall, schemas: Mapping[str, Mapping[str, Any]]) -> 
     if not isinstance(arguments, dict):
         return f"arguments are a JSON {type(arguments).__name__}, not an object"
     try:
-        validator = jsonschema_rs.validator_for(dict(schemas[call.name]))
+        validator = jsonschema_rs.validator_for(lenient(schemas[call.name]))
     except (ValueError, jsonschema_rs.ValidationError) as exc:
         return f"the tool's parameter schema is unusable: {exc}"
     errors = [error.message for error in validator.iter_errors(arguments)]

@@ -65,6 +65,7 @@ class ImprovementActivities:
             primary=tuple(load_source(s.primary, root)),
             replay=tuple(load_source(s.replay, root)),
             replay_ratio=s.replay_ratio if s.replay.specs else 0.0,
+            corrupt=s.corrupt,
         )
         built = build_dataset(spec)
         folder = write_dataset(built, Path(s.state_dir) / "datasets")

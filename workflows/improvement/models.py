@@ -56,6 +56,9 @@ class CycleSettings(Contract):
     """Environment seeds of every trial."""
     gate_rules: GateRules | None = None
     """The gate's rules; None: the default rules (docs/training.md)."""
+    corrupt: bool = False
+    """Train on deliberately wrong gold (each task's outcome-changing mutant): a bad adapter, to
+    prove the gate and the canary stop it."""
     force_gate: bool = False
     """Register the adapter even when the gate stops it (an operator's override, recorded)."""
     epochs: int = Field(default=4, ge=1)

@@ -23,6 +23,7 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adapters.json_safe import json_safe
 from adapters.rcm.bulletins import publish_bulletin
@@ -115,6 +116,8 @@ def _tool_route(state: SandboxState, tool: str, endpoint: Endpoint) -> Handler:
             return _error(validation_error(exc), 422)
         except ValueError as exc:  # body is not JSON, or not an object
             return _error(ToolError(kind="validation", message=str(exc)), 400)
+        except StarletteHTTPException as exc:  # a body `RefuseLoneSurrogates` refused while it was read
+            return _error(ToolError(kind="validation", message=str(exc.detail)), exc.status_code)
         response = _run(state, tool, endpoint, args)
         if fault is not None and fault.kind == "timeout":
             await asyncio.sleep(fault.delay_s)  # the change is made; the answer comes too late

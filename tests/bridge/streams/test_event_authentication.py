@@ -12,6 +12,7 @@ import pytest
 
 from bridge.audit.event_keys import EventKey, add_key, load_keyring
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
+from bridge.store.audit import audit_macs
 from bridge.streams.deadletter import DeadLetter, as_mapping
 from bridge.streams.topic_reader import read_topic
 from schemas import EpisodeChain, Event, to_kafka
@@ -122,6 +123,7 @@ def test_forged_foreign_unsigned_and_out_of_order_events_are_dead_lettered_and_n
     assert episode is not None and all(o.amount != Decimal("999999.00") for o in episode.outcomes)
     assert {e.episode_id for e in reader.list_episodes()} == {"ep-real", "ep-after"}
     assert audit_archive(store).ok
+    assert audit_macs(store, load_keyring(worker.keys_file)) == []  # every archived event, MACs kept
 
 
 def test_across_a_key_rotation_a_running_worker_accepts_the_old_key_and_the_new_one(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import getpass
+import os
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
 
+from loopline.stack import postgres
 from loopline.stack.postgres import find_bin_dir, server_argv, throwaway_cluster, wheel_bin_dir
 
 
@@ -50,3 +53,22 @@ def test_the_wheels_postgres_starts_a_cluster_that_takes_writes() -> None:
                 assert "PostgreSQL" in conn.execute(sa.text("SELECT version()")).scalar_one()
         finally:
             engine.dispose()
+
+
+@pytest.mark.integration
+def test_the_server_runs_unprivileged_as_nobody_where_root_has_no_postgres_user(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(postgres, "SERVER_USERS", ("no-such-user-here", "nobody"))
+    assert postgres.server_user() == "nobody"
+    expected = "nobody" if os.geteuid() == 0 else getpass.getuser()  # no privilege drop when not root
+    bin_dir = wheel_bin_dir()
+    assert bin_dir is not None
+    with throwaway_cluster(bin_dir=bin_dir) as cluster, cluster.database() as url:
+        engine = sa.create_engine(url)
+        try:
+            with engine.connect() as conn:
+                assert conn.execute(sa.text("SELECT 1")).scalar_one() == 1
+        finally:
+            engine.dispose()
+        assert (cluster.root / "data").owner() == expected

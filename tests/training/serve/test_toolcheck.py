@@ -56,3 +56,37 @@ def test_only_the_broken_call_of_two_is_reported() -> None:
     bad = ChatToolCall("call-2", "get_claim", "[]")
     checked = check_calls([good, bad], TOOLS)
     assert checked.valid == (good,) and "not an object" in checked.invalid[0].error
+
+
+def test_a_nullable_argument_left_out_is_no_reason_to_refuse_a_strict_call() -> None:
+    strict = [
+        {
+            "type": "function",
+            "function": {
+                "name": "submit",
+                "strict": True,
+                "parameters": {
+                    "type": "object",
+                    "properties": {
+                        "claim_id": {"type": "string"},
+                        "note": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+                        "lines": {
+                            "type": "array",
+                            "items": {
+                                "type": "object",
+                                "properties": {"n": {"type": "integer"}, "mod": {"type": ["string", "null"]}},
+                                "required": ["n", "mod"],
+                                "additionalProperties": False,
+                            },
+                        },
+                    },
+                    "required": ["claim_id", "note", "lines"],
+                    "additionalProperties": False,
+                },
+            },
+        }
+    ]
+    ok = ChatToolCall("call-1", "submit", '{"claim_id": "C1", "lines": [{"n": 2}]}')
+    assert check_calls([ok], strict).valid == (ok,)
+    missing = ChatToolCall("call-2", "submit", '{"note": null, "lines": []}')
+    assert "claim_id" in check_calls([missing], strict).invalid[0].error

@@ -1,0 +1,269 @@
+"""The demo's improvement stage: a second production day, before and after an improvement cycle.
+
+1. The champion: a small structured policy the demo trains once and caches under the state
+   folder (`loopline train bootstrap` trains the full reference policy in about 20 minutes; the
+   demo's stand-in learns three CARC families in under a minute). Two families it never learned
+   stand in for the tasks promotion adds.
+2. `ImprovementCycleWorkflow` runs on the stack's Temporal with a `cpu` and a `gpu` worker beside
+   the demo: dataset (the new families, half replay), LoRA training, paired evaluation, the
+   demo's gate, registration, the canary.
+3. The second production day: fresh cases of the same mix (never trained on, not in the gate's
+   suites), each served
+   through `loopline serve-policy`'s app on a real socket, by the champion or, for the canary's
+   share of work items (sticky by hash), by the adapter loaded at run time under its versioned
+   name; each episode is scored by its task's verifier in the simulated environment and counted
+   for its arm. The workflow runs the sequential test and decides on its own.
+4. The report: the pass rate on the day's new cases before (champion) and after (the adapter),
+   the canary's decision with its evidence, and the release event trail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+
+from adapters.serving import serve_in_thread
+from bridge.runtime.canary import bucket
+from envs.rcm.tasks import generate_base
+from envs.tasksets import TaskSetRegistry
+from loopline.demo.served import ServedPolicy
+from schemas.tasks import Task
+from training.data.sources import task_family
+from training.gate import GateRule, GateRules
+from training.release.manager import ReleaseManager
+from training.release.store import SqlReleaseStore
+from workflows.improvement.models import CycleInput, CycleResult, CycleSettings, Suite, TaskSource
+
+BASE_FAMILIES = ("carc:1", "carc:18", "carc:B7")
+"""What the demo's champion learned."""
+NEW_FAMILIES = ("carc:45", "carc:97")
+"""The families it never learned: the stand-in for newly promoted tasks."""
+DEMO_RULES = GateRules(
+    rules=[GateRule(suite="promoted", min_gain=40.0, gain_at="point"), GateRule(suite="base", max_loss=34.0)]
+)
+"""The demo's gate on its small suites: +40 points on the new families, at most one base task in three lost."""
+BASE_NAME = "demo-champion"
+
+
+@dataclass
+class ImprovementSummary:
+    """What the stage showed."""
+
+    adapter_id: str
+    gate_passed: bool = False
+    decision: str = ""
+    reason: str = ""
+    before: float = 0.0
+    after: float = 0.0
+    new_cases: int = 0
+    day2_episodes: int = 0
+    canary_episodes: int = 0
+    trail: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def day_two(seed: int = 0, per_carc: int = 10, skip: int = 2) -> list[Task]:
+    """Fresh cases of the demo's mix (its base families and the new ones): the generator's cases
+    after the first `skip` of each family, which the gate's suites hold, so no case of the day was
+    trained on or judged by the gate."""
+    wanted = set(BASE_FAMILIES) | set(NEW_FAMILIES)
+    tasks = generate_base(seed, per_carc=per_carc)
+    return [t for t in tasks if task_family(t) in wanted and int(t.task_id.rsplit("-", 1)[1]) >= skip]
+
+
+def champion_model(state: Path, console: Console) -> Path:
+    """The demo's champion, trained once (seconds on a free core) and reused from `state/models`."""
+    from training.data import DatasetSpec, LoadedTaskSet, build_dataset
+    from training.loop import LoopConfig
+    from training.structured.bootstrap import fit_structured
+    from training.structured.store import save_model
+
+    tasks = [t for seed in (1, 2) for t in generate_base(seed, per_carc=2) if task_family(t) in BASE_FAMILIES]
+    key = hashlib.sha256("".join(t.compute_hash() for t in tasks).encode()).hexdigest()[:12]
+    folder = state / "models" / f"demo-champion-{key}"
+    if (folder / "config.json").is_file():
+        return folder
+    with console.status("training the demo's champion (once; cached in the state folder)…"):
+        from envs.tasksets import manifest_hash
+
+        loaded = LoadedTaskSet(
+            label="demo-base", name="demo-base", version=None, seed=None,
+            set_hash=manifest_hash([t.compute_hash() for t in tasks]), tasks=tuple(tasks),
+        )  # fmt: skip
+        rows = build_dataset(DatasetSpec(name="demo-champion", primary=(loaded,))).rows
+        fit = fit_structured(
+            rows, d_model=32, layers=1, heads=2, loop=LoopConfig(epochs=100, batch_size=8, lr=5e-3)
+        )
+        save_model(folder, fit.model, fit.vocab, {"name": BASE_NAME})
+    return folder
+
+
+def publish_sets(root: Path) -> None:
+    """The task sets the cycle reads: the new families (training and evaluation) and the base."""
+    registry = TaskSetRegistry(root)
+    if registry.names():
+        return
+    for seed, per_carc, suffix in ((1, 5, "train"), (0, 2, "eval")):
+        tasks = generate_base(seed, per_carc=per_carc)
+        registry.publish(f"demo-new-{suffix}", [t for t in tasks if task_family(t) in NEW_FAMILIES])
+        registry.publish(f"demo-base-{suffix}", [t for t in tasks if task_family(t) in BASE_FAMILIES])
+
+
+def cycle_input(
+    workdir: Path, base: Path, cycle_id: str, gpu_queue: str, *, corrupt: bool = False
+) -> CycleInput:
+    """The demo's cycle: learn the new families with half base replay; judge on held-out seeds."""
+    return CycleInput(
+        cycle_id=cycle_id,
+        settings=CycleSettings(
+            state_dir=str(workdir / "state"), tasksets_root=str(workdir / "tasksets"),
+            release_db_url=f"sqlite:///{workdir / 'release.db'}", base_model=str(base),
+            primary=TaskSource(specs=("demo-new-train",)), replay=TaskSource(specs=("demo-base-train",)),
+            suites=(Suite(name="base", tasks=TaskSource(specs=("demo-base-eval",))),
+                    Suite(name="promoted", tasks=TaskSource(specs=("demo-new-eval",)))),
+            gate_rules=DEMO_RULES, corrupt=corrupt, force_gate=corrupt, epochs=60, batch_size=4, lr=5e-3,
+            rank=8, checkpoint_every=20, canary_share=0.5, decide_every_s=1.0, canary_max_s=90.0,
+            gpu_queue=gpu_queue, train_heartbeat_s=60.0,
+        ),
+    )  # fmt: skip
+
+
+def run_day(
+    url: str,
+    tasks: list[Task],
+    canary: tuple[str, str] | None,
+    observe: Callable[[str, str | None, bool], bool],
+) -> list[tuple[Task, str, bool]]:
+    """Serve every case by the champion or (its share) the canary `(adapter id, served name)`,
+    score it in the environment, and count it for its arm."""
+    from training.evaluate import run_suite
+
+    out = []
+    for task in tasks:
+        adapter: str | None = None
+        model = BASE_NAME
+        if canary is not None and bucket(canary[0], task.task_id) < 0.5:
+            adapter, model = canary
+        trial = run_suite(ServedPolicy(f"{url}/v1", model), "day-2", [task], [0]).trials[0]
+        observe(f"day2-{task.task_id}", adapter, trial.passed)
+        out.append((task, model, trial.passed))
+    return out
+
+
+def pass_rate(url: str, model: str, tasks: list[Task]) -> float:
+    """Share of `tasks` the served `model` passes."""
+    from training.evaluate import run_suite
+
+    run = run_suite(ServedPolicy(f"{url}/v1", model), "new", tasks, [0])
+    return sum(t.passed for t in run.trials) / max(1, len(run.trials))
+
+
+async def _cycle(
+    address: str, data: CycleInput, manager: ReleaseManager, url: str, day: list[Task], console: Console
+) -> tuple[CycleResult, list[tuple[Task, str, bool]]]:
+    from temporalio.worker import Worker
+
+    from workflows.improvement.activities import ImprovementActivities
+    from workflows.improvement.trigger import start_cycle
+    from workflows.improvement.workflows import ImprovementCycleWorkflow, cycle_workflow_id
+    from workflows.promotion.client import connect
+    from workflows.worker import improvement_functions
+
+    client = await connect(address)
+    cpu = f"demo-cpu-{uuid.uuid4().hex[:8]}"
+    activities = ImprovementActivities()
+    async with (
+        Worker(client, task_queue=cpu, workflows=[ImprovementCycleWorkflow],
+               activities=improvement_functions(activities), activity_executor=ThreadPoolExecutor(2)),
+        Worker(client, task_queue=data.settings.gpu_queue, activities=[activities.train_adapter],
+               activity_executor=ThreadPoolExecutor(1), max_concurrent_activities=1),
+    ):  # fmt: skip
+        await start_cycle(client, data, cpu)
+        handle = client.get_workflow_handle(cycle_workflow_id(data.cycle_id), result_type=CycleResult)
+        outcome = asyncio.ensure_future(handle.result())
+        with console.status("improvement cycle on Temporal…") as status:
+            while True:
+                record = await asyncio.to_thread(manager.store.get, data.cycle_id)
+                if record is not None and record.state == "canary":
+                    break
+                if outcome.done():
+                    return outcome.result(), []
+                stage = await handle.query(ImprovementCycleWorkflow.stage)
+                status.update(f"improvement cycle on Temporal: {stage} (training on the gpu queue)…")
+                await asyncio.sleep(1.0)
+            status.update(f"canary {record.served_name} live for 50% of work items: serving the second day…")
+            load = {"lora_name": record.served_name, "lora_path": record.folder}
+            httpx.post(f"{url}/v1/load_lora_adapter", json=load, timeout=60).raise_for_status()
+            canary = (record.adapter_id, record.served_name)
+            served = await asyncio.to_thread(run_day, url, day, canary, manager.observe)
+            status.update("the sequential test decides…")
+            return await outcome, served
+
+
+def improvement_stage(
+    console: Console, *, temporal_address: str, workdir: Path, state: Path, corrupt: bool = False
+) -> ImprovementSummary:
+    """Run the stage (see the module docstring); `corrupt` trains a deliberately bad adapter that is
+    forced through the gate, to show the canary rolling it back."""
+    from training.policies import load_policy
+    from training.serve.app import create_app
+
+    started = time.monotonic()
+    workdir.mkdir(parents=True, exist_ok=True)
+    base = champion_model(state, console)
+    publish_sets(workdir / "tasksets")
+    cycle_id = f"cycle-{'bad' if corrupt else 'good'}-{uuid.uuid4().hex[:6]}"
+    data = cycle_input(workdir, base, cycle_id, f"demo-gpu-{uuid.uuid4().hex[:8]}", corrupt=corrupt)
+    store = SqlReleaseStore(data.settings.release_db_url)
+    store.create_schema()
+    manager = ReleaseManager(store)
+    summary = ImprovementSummary(adapter_id=cycle_id)
+    day = day_two()
+    new_cases = [t for t in day if task_family(t) in NEW_FAMILIES]
+    app = create_app(lambda adapter, name: load_policy(base, adapter, name=name), BASE_NAME)
+    with serve_in_thread(app, name="serve-policy") as url:
+        console.print(
+            f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases"
+        )
+        result, served = asyncio.run(_cycle(temporal_address, data, manager, url, day, console))
+        summary.before = pass_rate(url, BASE_NAME, new_cases)
+        record = store.get(cycle_id)
+        if record is not None and record.served_name in [
+            m["id"] for m in httpx.get(f"{url}/v1/models").json()["data"]
+        ]:
+            summary.after = pass_rate(url, record.served_name, new_cases)
+    summary.gate_passed, summary.decision, summary.reason = result.gate_passed, result.decision, result.reason
+    summary.new_cases, summary.day2_episodes = len(new_cases), len(served)
+    summary.canary_episodes = sum(model != BASE_NAME for _, model, _ in served)
+    summary.trail = [e["type"] for e in manager.events(cycle_id)]
+    summary.seconds = time.monotonic() - started
+    (workdir / f"{cycle_id}.json").write_text(json.dumps(summary.__dict__, indent=1))
+    return summary
+
+
+def print_summary(console: Console, summary: ImprovementSummary) -> None:
+    """The stage's lines in the demo's report."""
+    gate = "passed" if summary.gate_passed else "[red]stopped it[/] (forced through)"
+    console.print(
+        f"improvement: adapter {summary.adapter_id}, gate {gate}; second day {summary.day2_episodes} episodes, "
+        f"{summary.canary_episodes} served by the canary"
+    )
+    console.print(
+        f"new cases of the day ({summary.new_cases}): pass rate {summary.before:.0%} (champion) → "
+        f"{summary.after:.0%} (adapter)"
+    )
+    colour = "green" if summary.decision == "promote" else "red"
+    console.print(f"canary decision: [{colour}]{summary.decision}[/]: {summary.reason}")
+    console.print(
+        "release events: " + ", ".join(t.removeprefix("loopline.").removesuffix(".v1") for t in summary.trail)
+    )
