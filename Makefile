@@ -4,6 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PIP    := $(PY) -m pip install -q --disable-pip-version-check
+DOMAIN ?= rcm
 
 .PHONY: install demo test test-fast lint bench clean up down
 
@@ -17,8 +18,9 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP) -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
+# `make demo DOMAIN=credit` works credit packages through the bridge against the deal-system sandbox.
 demo: $(STAMP)
-	$(VENV)/bin/loopline demo
+	$(VENV)/bin/loopline demo --domain $(DOMAIN)
 
 test: $(STAMP)
 	$(PY) -m pytest -m "not gpu" -p no:cacheprovider
@@ -36,6 +38,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/env_steps.py
 	$(PY) bench/baselines.py
+	$(PY) bench/baselines.py --domain credit
 	$(PY) bench/capture.py
 	$(PY) bench/projector.py
 	$(PY) bench/verifiers.py

@@ -1,9 +1,11 @@
-"""Benchmark: RCM simulated tool steps per second on one core, and the sandbox's tool calls per
-second over loopback (uvicorn in a subprocess, LiveBackend with keep-alive from a few threads).
+"""Benchmark, for each domain (rcm, credit): simulated tool steps per second on one core, and the
+domain sandbox's tool calls per second over loopback (uvicorn in a subprocess, the domain's
+LiveBackend with keep-alive from a few threads). Credit statements travel as the borrower's
+documents (workbooks and PDF text), so its live reads include writing and reading them.
 
-    .venv/bin/python bench/env_steps.py [--seconds 5] [--threads 4]
+    .venv/bin/python bench/env_steps.py [--seconds 5] [--threads 4] [--domain rcm|credit|both]
 
-Prints a table and writes bench/results/env_steps.json.
+Prints a table and writes bench/results/env_steps.json (one section per domain).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,15 +32,21 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from adapters.credit import CREDIT_TOOLS, CREDIT_TOOLS_BY_NAME  # noqa: E402
+from adapters.credit.conformance.steps import FIGURES, ask, escalate, recommend  # noqa: E402
+from adapters.credit.live import LiveBackend as CreditLive  # noqa: E402
+from adapters.credit.sandbox import seed_world as credit_seed  # noqa: E402
+from adapters.credit.sim import SimBackend as CreditSim  # noqa: E402
 from adapters.rcm import RCM_TOOLS, LiveBackend, SimBackend, seed_world  # noqa: E402
 from adapters.rcm.tools import RCM_TOOLS_BY_NAME  # noqa: E402
+from adapters.spec import ToolSpec  # noqa: E402
 from adapters.toolbox import Toolbox  # noqa: E402
 from schemas.tools import ToolCall  # noqa: E402
 
-EPISODE_STEPS = 8  # the sim rolls back to the seed world every episode, as an env reset would
+Mix = list[tuple[str, dict[str, Any]]]
 
 # A denial-work mix: mostly reads, some writes and refusals, like an agent's episode.
-MIX: list[tuple[str, dict[str, Any]]] = [
+MIX: Mix = [
     ("get_remittance", {"claim_id": "CLM-1016"}),
     ("get_claim", {"claim_id": "CLM-1004"}),
     (
@@ -82,7 +91,47 @@ MIX: list[tuple[str, dict[str, Any]]] = [
         },
     ),
 ]
-READ_MIX = [step for step in MIX if RCM_TOOLS_BY_NAME[step[0]].side_effect.value == "read"]
+
+# A package-work mix: the package, statements of both sources, the bridge and terms, then the writes.
+CREDIT_MIX: Mix = [
+    ("get_package", {"package_id": "PKG-1001"}),
+    ("get_financial_statements", {"package_id": "PKG-1001", "period": "FY2024"}),
+    ("get_financial_statements", {"package_id": "PKG-1002", "period": "2025Q3"}),
+    ("get_ebitda_bridge", {"package_id": "PKG-1002"}),
+    ("get_term_sheet", {"package_id": "PKG-1001"}),
+    ("get_fund_policy", {}),
+    ask("PKG-1003", "restatement_reconciliation"),
+    recommend("PKG-1001", "approve"),
+    escalate("PKG-1006", "sponsor_prior_default", "covenant_lite"),
+]
+assert FIGURES  # the writes carry the conformance suite's figures
+
+
+@dataclass(frozen=True)
+class Domain:
+    """What the benchmark needs of one domain."""
+
+    name: str
+    tools: list[ToolSpec[Any, Any]]
+    tools_by_name: dict[str, ToolSpec[Any, Any]]
+    seed: Callable[[], Any]
+    sim: Callable[[Any], Any]
+    live: Callable[[str], Any]
+    mix: Mix
+    episode_steps: int
+    """The sim rolls back to the seed world every episode, as an env reset would."""
+
+    @property
+    def read_mix(self) -> Mix:
+        return [step for step in self.mix if self.tools_by_name[step[0]].side_effect.value == "read"]
+
+
+DOMAINS = {
+    "rcm": Domain("rcm", RCM_TOOLS, RCM_TOOLS_BY_NAME, seed_world, SimBackend,
+                  lambda url: LiveBackend(url, timeout_s=10), MIX, 8),
+    "credit": Domain("credit", CREDIT_TOOLS, CREDIT_TOOLS_BY_NAME, credit_seed, CreditSim,
+                     lambda url: CreditLive(url, timeout_s=10), CREDIT_MIX, len(CREDIT_MIX)),
+}  # fmt: skip
 
 
 def _pin_one_core() -> str:
@@ -93,20 +142,21 @@ def _pin_one_core() -> str:
     return "not pinned (no sched_setaffinity)"
 
 
-def bench_sim(seconds: float) -> dict[str, float]:
-    seed = seed_world()
-    backend = SimBackend(seed)
-    toolbox = Toolbox(RCM_TOOLS, backend)
-    calls = [ToolCall(call_id=str(n), name=name, arguments=args) for n, (name, args) in enumerate(MIX)]
-    parsed = [(name, RCM_TOOLS_BY_NAME[name].args_model.model_validate(args)) for name, args in MIX]
+def bench_sim(domain: Domain, seconds: float) -> dict[str, float]:
+    seed = domain.seed()
+    backend = domain.sim(seed)
+    toolbox = Toolbox(domain.tools, backend)
+    mix = domain.mix
+    calls = [ToolCall(call_id=str(n), name=name, arguments=args) for n, (name, args) in enumerate(mix)]
+    parsed = [(name, domain.tools_by_name[name].args_model.model_validate(args)) for name, args in mix]
 
     def run(step: Callable[[int], object]) -> float:
         steps, start = 0, time.perf_counter()
         while (elapsed := time.perf_counter() - start) < seconds:
             for n in range(1000):
-                if n % EPISODE_STEPS == 0:
+                if n % domain.episode_steps == 0:
                     backend.rollback(seed)
-                step(n % len(MIX))
+                step(n % len(mix))
             steps += 1000
         return steps / elapsed
 
@@ -129,7 +179,7 @@ def _free_port() -> int:
         return port
 
 
-def bench_sandbox(seconds: float, threads: int) -> dict[str, float]:
+def bench_sandbox(domain: Domain, seconds: float, threads: int) -> dict[str, float]:
     port = _free_port()
     command = [
         sys.executable,
@@ -137,6 +187,8 @@ def bench_sandbox(seconds: float, threads: int) -> dict[str, float]:
         "from loopline.cli import main; main()",
         "sandbox",
         "serve",
+        "--domain",
+        domain.name,
         "--port",
         str(port),
     ]
@@ -156,24 +208,22 @@ def bench_sandbox(seconds: float, threads: int) -> dict[str, float]:
                 )
             time.sleep(0.1)
         return {
-            **_load(url, seconds, threads, READ_MIX, "reads"),
-            **_load(url, seconds, threads, MIX, "mixed"),
+            **_load(domain, url, seconds, threads, domain.read_mix, "reads"),
+            **_load(domain, url, seconds, threads, domain.mix, "mixed"),
         }
     finally:
         server.terminate()
         server.wait(timeout=10)
 
 
-def _load(
-    url: str, seconds: float, threads: int, mix: list[tuple[str, dict[str, Any]]], label: str
-) -> dict[str, float]:
+def _load(domain: Domain, url: str, seconds: float, threads: int, mix: Mix, label: str) -> dict[str, float]:
     latencies: list[list[float]] = [[] for _ in range(threads)]
     failures = [0] * threads
     stop = time.perf_counter() + seconds
 
     def worker(index: int) -> None:
-        backend = LiveBackend(url, timeout_s=10)
-        toolbox = Toolbox(RCM_TOOLS, backend)
+        backend = domain.live(url)
+        toolbox = Toolbox(domain.tools, backend)
         n = index
         while time.perf_counter() < stop:
             name, args = mix[n % len(mix)]
@@ -203,30 +253,38 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--domain", choices=["rcm", "credit", "both"], default="both")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "env_steps.json")
     options = parser.parse_args()
     console = Console()
-    sandbox = bench_sandbox(options.seconds, options.threads)  # before pinning: the server needs its own core
+    names = ["rcm", "credit"] if options.domain == "both" else [options.domain]
+    # The sandboxes first: each server needs its own core, so the sim is pinned only afterwards.
+    sandbox = {name: bench_sandbox(DOMAINS[name], options.seconds, options.threads) for name in names}
     pinning = _pin_one_core()
-    sim = bench_sim(options.seconds)
+    per_domain: dict[str, Any] = {
+        name: {**bench_sim(DOMAINS[name], options.seconds), **sandbox[name]} for name in names
+    }
     results = {
-        **sim,
-        **sandbox,
+        **per_domain,
         "threads": options.threads,
         "seconds": options.seconds,
         "sim": pinning,
         "cpus": os.cpu_count(),
+        "load_average_1m": round(os.getloadavg()[0], 2),
         "python": platform.python_version(),
     }
-    table = Table(title="RCM environment steps")
+    table = Table(title="environment steps")
     table.add_column("measure")
-    table.add_column("value", justify="right")
-    for key, value in results.items():
-        table.add_row(key, f"{value:,.1f}" if isinstance(value, float) else str(value))
+    for name in names:
+        table.add_column(name, justify="right")
+    for key in per_domain[names[0]]:
+        table.add_row(key, *(f"{per_domain[name].get(key, 0.0):,.1f}" for name in names))
+    for key in ("threads", "seconds", "sim", "cpus", "load_average_1m", "python"):
+        table.add_row(key, str(results[key]), *([""] * (len(names) - 1)))
     console.print(table)
     options.out.parent.mkdir(parents=True, exist_ok=True)
     options.out.write_text(json.dumps(results, indent=2) + "\n")
-    console.print(f"wrote {options.out.relative_to(ROOT)}")
+    console.print(f"wrote {options.out}")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from temporalio.testing import WorkflowEnvironment  # noqa: E402
 
-from adapters.rcm.draft_store import DraftStore  # noqa: E402
+from adapters.drafting.store import DraftStore  # noqa: E402
 from bridge.store import ArchiveRecord, SqlEventArchive  # noqa: E402
 from envs.rcm import generate_base  # noqa: E402
 from loopline.demo.episodes import record, redactor  # noqa: E402

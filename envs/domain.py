@@ -62,7 +62,7 @@ class UnknownDomain(KeyError):
     """No domain of that name is registered or built in."""
 
 
-BUILTIN_DOMAINS: dict[str, str] = {"toy": "envs.toy", "rcm": "envs.rcm"}
+BUILTIN_DOMAINS: dict[str, str] = {"toy": "envs.toy", "rcm": "envs.rcm", "credit": "envs.credit"}
 """Domain name → module that registers it on import."""
 
 

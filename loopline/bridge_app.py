@@ -7,9 +7,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from adapters import Toolbox
-from adapters.rcm import RCM_TOOLS, World
-from adapters.rcm.live import LiveBackend
-from adapters.rcm.work_items import work_item_problem
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
@@ -22,6 +19,7 @@ from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
 from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive
+from loopline.bridge_domains import BridgeDomain, LiveClient, bridge_domain
 from loopline.bridge_serve import DrainReport, drain
 from loopline.event_keys import ensure_keyring
 from loopline.settings_bridge import DEV_TOKENS, BridgeSettings
@@ -35,7 +33,7 @@ class BridgeProcess:
     capture: CaptureService
     services: BridgeServices
     tokens: TokenTable
-    live: LiveBackend
+    live: LiveClient
     review_desk: Any = None
     """The Temporal review desk when review is served (closed with the process)."""
     recovered: tuple[str, ...] = ()
@@ -102,13 +100,26 @@ def rcm_services(
     config: RunnerConfig,
     archive: SqlEventArchive,
 ) -> BridgeServices:
-    """What the API serves, over one capture service: recorders that redact by the rcm tools'
-    models and world snapshots by `World`, the runner, outcomes, the read side and PHI reveal.
+    """`domain_services` for the rcm domain (the bridge's default)."""
+    return domain_services(capture, toolbox, policy, config, archive, bridge_domain("rcm"))
+
+
+def domain_services(
+    capture: CaptureService,
+    toolbox: Toolbox,
+    policy: PolicyClient,
+    config: RunnerConfig,
+    archive: SqlEventArchive,
+    domain: BridgeDomain,
+) -> BridgeServices:
+    """What the API serves, over one capture service: recorders that redact by the domain's tool
+    models and world snapshots by its world model, the runner, outcomes, the read side and PHI
+    reveal.
 
     The bridge uses it with the live backend; tests with the sim backend and a scripted policy.
     """
-    args_models = {spec.name: spec.args_model for spec in RCM_TOOLS}
-    snapshot = capture.redactor.snapshot_redactor(World)
+    args_models = {spec.name: spec.args_model for spec in domain.tools}
+    snapshot = capture.redactor.snapshot_redactor(domain.world_model)
     reader = SqlEpisodeReader(archive.engine)
 
     def recorders(episode_id: str) -> Recorder:
@@ -127,7 +138,7 @@ def rcm_services(
         rejected_events=lambda: rejected_events(capture),
         unavailable=(CaptureUnavailable, VaultUnavailable),
         labelling=Labelling.open(archive.engine),
-        work_item_problem=work_item_problem,
+        work_item_problem=domain.work_item_problem,
     )
 
 
@@ -152,11 +163,13 @@ def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -
     recovered = capture.close_interrupted(
         "found open at start-up: the bridge process that ran it stopped without closing it (a crash or a kill)"
     )
-    live = LiveBackend(settings.live_url, timeout_s=settings.live_timeout_s)
+    domain = bridge_domain(settings.domain)
+    live = domain.live(settings.live_url, settings.live_timeout_s)
     config = RunnerConfig(
         max_steps=settings.max_steps,
         max_seconds=settings.max_seconds,
-        escalate_tool="escalate_to_human",  # the rcm domain's only terminal tool, as in envs.rcm
+        escalate_tool=domain.escalate_tool,
+        terminal_tools=domain.terminal_tools,
     )
     archive = SqlEventArchive(settings.db_url)
     archive.create_schema()
@@ -166,8 +179,8 @@ def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -
         capture.close()
         live.close()
         raise
-    services = rcm_services(
-        capture, Toolbox(RCM_TOOLS, live), policy or make_policy(settings), config, archive
+    services = domain_services(
+        capture, Toolbox(domain.tools, live), policy or make_policy(settings), config, archive, domain
     )
     services.review = reviewing
     desk = reviewing.desk if reviewing is not None else None
@@ -187,7 +200,7 @@ def review_services(settings: BridgeSettings) -> Reviewing | None:
     answer: a bridge told to serve review does not start without it."""
     if settings.temporal_address is None:
         return None
-    from adapters.rcm.draft_store import DraftStore
+    from adapters.drafting.store import DraftStore
     from workflows.promotion.client import TemporalReviewDesk
 
     store = DraftStore(settings.drafts_dir)
@@ -208,4 +221,4 @@ def make_policy(settings: BridgeSettings) -> PolicyClient:
         return OpenAIChatPolicy(settings.policy_base_url, settings.policy_model, api_key=key)
     from loopline.reference_policy import ReferencePolicy
 
-    return ReferencePolicy()
+    return ReferencePolicy(settings.domain)

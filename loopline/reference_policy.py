@@ -1,4 +1,4 @@
-"""The reference specialist from `envs.rcm` as a bridge `PolicyClient`.
+"""The reference specialist of a domain (`envs.rcm`, `envs.credit`) as a bridge `PolicyClient`.
 
 The bridge's runtime speaks chat messages; the envs solver plans from (work item, turns). This
 adapter reads both back from the conversation, asks the solver for the next action and answers as a
@@ -9,14 +9,13 @@ whole production path without a model server; the turns it sees are the live sys
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
 
 from bridge.runtime import PolicyReply, ScriptedPolicy, act, ask_human, call, say
 from bridge.runtime.policy import Message
 from bridge.runtime.prompt import read_work_item_message
-from envs.contract import Finish, Turn
-from envs.rcm.solver import reference_plan
+from envs.contract import Action, Finish, Turn
 from schemas import ToolCall, ToolOutcome, ToolResult
 from schemas.events import PolicyRef
 from schemas.tools import ToolError
@@ -51,8 +50,22 @@ def _result(tool_call: ToolCall, body: dict[str, Any]) -> ToolResult:
     )
 
 
-def reference_reply(messages: Sequence[Message]) -> PolicyReply:
+Plan = Callable[[Any, tuple[Turn, ...]], Action]
+
+
+def _plan(domain: str) -> Plan:
+    if domain == "credit":
+        from envs.credit.solver import reference_plan as credit_plan
+
+        return credit_plan
+    from envs.rcm.solver import reference_plan
+
+    return reference_plan
+
+
+def reference_reply(messages: Sequence[Message], domain: str = "rcm") -> PolicyReply:
     """The specialist's next move in this conversation."""
+    reference_plan = _plan(domain)
     item = next((w for w in map(read_work_item_message, messages) if w is not None), None)
     if item is None:
         return say("I was not given a work item I can read; nothing done.")
@@ -70,6 +83,9 @@ def reference_reply(messages: Sequence[Message]) -> PolicyReply:
     return act(call(action.name, action.arguments, call_id=action.call_id))
 
 
-def ReferencePolicy() -> ScriptedPolicy:
-    """The reference specialist behind the bridge's policy port."""
-    return ScriptedPolicy(reference_reply, ref=PolicyRef(model="rcm-reference-specialist", route="scripted"))
+def ReferencePolicy(domain: Literal["rcm", "credit"] = "rcm") -> ScriptedPolicy:
+    """The domain's reference specialist behind the bridge's policy port."""
+    model = "credit-reference-analyst" if domain == "credit" else "rcm-reference-specialist"
+    return ScriptedPolicy(
+        lambda messages: reference_reply(messages, domain), ref=PolicyRef(model=model, route="scripted")
+    )

@@ -38,7 +38,10 @@ class BridgeSettings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Listen address.")
     port: int = Field(default=8700, ge=1, le=65535, description="Listen port.")
     tenant: str = Field(default="demo", pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="Tenant recorded.")
-    source: str = Field(default="loopline://bridge/rcm", description="CloudEvents source of captured events.")
+    domain: Literal["rcm", "credit"] = Field(default="rcm", description="The domain this bridge works.")
+    source: str = Field(
+        default="", description="CloudEvents source of captured events; default `loopline://bridge/<domain>`."
+    )
     state_dir: Path = Field(default=Path(".loopline/bridge"), description="Outbox and vault files.")
     vault_url: str | None = Field(
         default=None, description="PHI vault SQL URL; default: a file in state_dir."
@@ -50,7 +53,7 @@ class BridgeSettings(BaseSettings):
         default_factory=dict, description="SHA-256 hex of each API token → its role (JSON)."
     )
     live_url: str = Field(
-        default="http://127.0.0.1:8835", description="The live system (RCM sandbox) base URL."
+        default="http://127.0.0.1:8835", description="The live system (the domain's sandbox) base URL."
     )
     live_timeout_s: float = Field(
         default=5.0, gt=0, le=300, description="Per-request timeout against the live system."
@@ -61,7 +64,9 @@ class BridgeSettings(BaseSettings):
     policy_base_url: str = Field(
         default="http://127.0.0.1:8000/v1", description="OpenAI-compatible base URL."
     )
-    policy_model: str = Field(default="loopline-rcm", description="Model (or adapter) name to request.")
+    policy_model: str = Field(
+        default="", description="Model (or adapter) name to request; default `loopline-<domain>`."
+    )
     policy_api_key: SecretStr | None = Field(default=None, description="API key for the policy server.")
     max_steps: int = Field(default=16, ge=1, le=200, description="Model turns per episode.")
     max_seconds: float = Field(default=300.0, gt=0, description="Wall time per episode.")
@@ -111,6 +116,13 @@ class BridgeSettings(BaseSettings):
         "are closed as interrupted.",
     )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+
+    @model_validator(mode="after")
+    def _domain_defaults(self) -> BridgeSettings:
+        # The event source and the model name follow the domain unless set.
+        self.source = self.source or f"loopline://bridge/{self.domain}"
+        self.policy_model = self.policy_model or f"loopline-{self.domain}"
+        return self
 
     @model_validator(mode="after")
     def _no_placeholders_outside_dev(self) -> BridgeSettings:

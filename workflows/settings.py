@@ -7,7 +7,7 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from adapters.rcm.drafts import DEFAULT_THRESHOLD
+from adapters.drafting.draft import DEFAULT_THRESHOLD
 
 
 class WorkflowsSettings(BaseSettings):
@@ -28,7 +28,9 @@ class WorkflowsSettings(BaseSettings):
         default=Path(".loopline/tasksets"), description="Where task sets are published."
     )
     promoted_task_set: str = Field(
-        default="rcm-promoted", min_length=1, description="The task set promotions join."
+        default="{domain}-promoted",
+        min_length=1,
+        description="The task set promotions join; {domain} is the edge case's domain.",
     )
     events_topic: str = Field(
         default="loopline.events.v1", min_length=1, description="Where task.promoted goes."

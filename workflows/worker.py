@@ -12,7 +12,7 @@ from typing import Any
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from adapters.rcm.draft_store import DraftStore
+from adapters.drafting.store import DraftStore
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from envs.tasksets import TaskSetRegistry
 from workflows.improvement.activities import ImprovementActivities

@@ -20,17 +20,14 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from adapters.backend import ToolFailure
+from adapters.http_failures import RETRYABLE_READ_STATUS, http_failure, transport_failure
 from adapters.rcm.args import GetRemittanceArgs
 from adapters.rcm.results import RemittanceResult
 from adapters.rcm.tools import RCM_TOOLS_BY_NAME
 from adapters.rcm.views import remittance_view
 from adapters.rcm.wire import ENDPOINTS, X12_MEDIA_TYPE
 from adapters.rcm.x12 import X12ParseError, parse_835
-from schemas.tools import SideEffect, ToolError, ToolOutcome
-
-# Statuses where a write may have been applied before the error: the gateway or app gave up late.
-_AMBIGUOUS_WRITE_STATUS = frozenset({500, 502, 504})
-_RETRYABLE_READ_STATUS = frozenset({429, 500, 502, 503, 504})
+from schemas.tools import SideEffect, ToolError
 
 
 class LiveBackend:
@@ -75,12 +72,12 @@ class LiveBackend:
             try:
                 response = self._client.request(endpoint.method, path, **request)
             except httpx.TransportError as exc:
-                last = _transport_failure(exc, is_read, attempt)
+                last = transport_failure(exc, is_read, attempt)
                 continue
             if response.status_code < 400:
                 return _result(tool, args, response)
-            last = _http_failure(response, is_read, attempt)
-            if not (is_read and response.status_code in _RETRYABLE_READ_STATUS):
+            last = http_failure(response, is_read, attempt)
+            if not (is_read and response.status_code in RETRYABLE_READ_STATUS):
                 raise last
         assert last is not None  # the loop ran at least once and every path set it
         raise last
@@ -108,52 +105,3 @@ def _remittance_result(claim_id: str, response: httpx.Response) -> RemittanceRes
     remittances, names = parse_835(response.text)
     views = [remittance_view(r, names.get(r.payer_id, r.payer_id)) for r in remittances]
     return RemittanceResult(claim_id=claim_id, remittances=views)
-
-
-def _transport_failure(exc: httpx.TransportError, is_read: bool, attempt: int) -> ToolFailure:
-    never_sent = isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout)
-    kind = "timeout" if isinstance(exc, httpx.TimeoutException) else "transport"
-    if is_read or never_sent:
-        note = "" if is_read else " (the request never reached the server)"
-        error = ToolError(kind=kind, message=f"{type(exc).__name__}: {exc}{note}", retryable=True)
-        return ToolFailure(error, attempts=attempt)
-    error = ToolError(
-        kind=kind,
-        message=f"{type(exc).__name__} after sending a write: it may or may not have taken effect; "
-        "check the state before trying again",
-        retryable=False,
-    )
-    return ToolFailure(error, outcome=ToolOutcome.UNKNOWN, attempts=attempt)
-
-
-def _http_failure(response: httpx.Response, is_read: bool, attempt: int) -> ToolFailure:
-    status = response.status_code
-    body: dict[str, Any] = {}
-    try:
-        parsed = response.json()
-        body = parsed.get("error", {}) if isinstance(parsed, dict) else {}
-    except ValueError:
-        pass
-    if body.get("kind") == "domain":
-        # A business refusal: the same error the sim raises, plus the HTTP status.
-        error = ToolError.model_validate({**body, "status_code": status})
-        return ToolFailure(error, attempts=attempt)
-    message = str(body.get("message") or response.reason_phrase or "error")
-    details = {"errors": body["details"]["errors"]} if "errors" in body.get("details", {}) else {}
-    retryable = status in _RETRYABLE_READ_STATUS and is_read
-    if not is_read and status in _AMBIGUOUS_WRITE_STATUS:
-        error = ToolError(
-            kind="http",
-            status_code=status,
-            details=details,
-            message=f"HTTP {status} on a write: it may or may not have taken effect ({message})",
-        )
-        return ToolFailure(error, outcome=ToolOutcome.UNKNOWN, attempts=attempt)
-    error = ToolError(
-        kind="http",
-        message=f"HTTP {status}: {message}",
-        status_code=status,
-        retryable=retryable,
-        details=details,
-    )
-    return ToolFailure(error, attempts=attempt)

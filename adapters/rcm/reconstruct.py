@@ -13,6 +13,7 @@ import re
 from datetime import date
 from typing import Any, Literal
 
+from adapters.drafting.recording import RecordedEpisode, RecordingError
 from adapters.rcm.models import (
     Address,
     Adjustment,
@@ -26,10 +27,9 @@ from adapters.rcm.models import (
     RemitLine,
     Remittance,
 )
-from adapters.rcm.recording import RecordedEpisode, RecordingError
 from adapters.rcm.records import Authorization
-from adapters.rcm.surrogates import Surrogates
 from adapters.rcm.world import ID_PREFIX, World
+from adapters.surrogates import Surrogates
 from schemas.tools import ToolOutcome
 
 _ISSUED = re.compile(r"^(CLM-R|PCN|AUTH-|PA|APL-|WO-|PT-|ESC-)(\d{5,})$")

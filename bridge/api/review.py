@@ -23,7 +23,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 
-from adapters.rcm.draft_store import (
+from adapters.drafting.draft import TaskDraft
+from adapters.drafting.store import (
     DraftStore,
     DraftStoreError,
     GateReport,
@@ -32,7 +33,6 @@ from adapters.rcm.draft_store import (
     ReviewNote,
     Suggestion,
 )
-from adapters.rcm.drafts import TaskDraft
 from bridge.api import review_page
 from bridge.api.auth import Role, TokenTable, require
 from bridge.api.models import Body

@@ -71,6 +71,23 @@ def live_system_rejected_valid_call(event: Event, ctx: RuleContext) -> Iterator[
         )
 
 
+def live_answer_unreadable(event: Event, ctx: RuleContext) -> Iterator[Finding]:
+    """The live system answered, but its answer could not be read or relied on (a document whose
+    figures may be wrong, a response that does not parse): production data no training task has."""
+    data = event.data
+    if isinstance(data, ToolFailed) and data.error.kind == "backend":
+        where = str(data.error.details.get("location", "")) or None
+        yield _finding(
+            event,
+            "tool_failure.unreadable_answer",
+            "medium",
+            f"{data.name}: the live system's answer could not be relied on",
+            {"tool": data.name},
+            message=data.error.message,
+            location=where,
+        )
+
+
 def tool_timeout_or_unknown(event: Event, ctx: RuleContext) -> Iterator[Finding]:
     """A call timed out, or its effect is unknown (a write that may or may not have happened)."""
     data = event.data
@@ -260,6 +277,7 @@ def unusual_latency(event: Event, ctx: RuleContext) -> Iterator[Finding]:
 EVENT_RULES: tuple[Rule, ...] = (
     tool_http_5xx,
     live_system_rejected_valid_call,
+    live_answer_unreadable,
     tool_timeout_or_unknown,
     agent_validation_error,
     invalid_model_reply,

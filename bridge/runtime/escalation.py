@@ -64,13 +64,17 @@ def run_builtin_escalate(call: ToolCall) -> ToolResult:
     )
 
 
-RECOMMENDATION_KEYS = ("recommendation", "recommended_action")
-"""Argument names domains use for the agent's recommendation (rcm: `recommended_action`)."""
+RECOMMENDATION_KEYS = ("recommendation", "recommended_action", "recommended_decision")
+"""Argument names domains use for the agent's recommendation (rcm: `recommended_action`; credit:
+`recommended_decision`)."""
 
 
 def escalation_fields(arguments: dict[str, Any]) -> tuple[str, str | None, str | None]:
-    """(reason, recommendation, queue) from an escalate call's arguments, whatever the domain tool."""
-    reason = _text(arguments.get("reason")) or "the agent asked for a human"
+    """(reason, recommendation, queue) from an escalate call's arguments, whatever the domain tool:
+    a `reason` text, or a list of `reasons` (credit's escalation reasons) joined."""
+    reasons = arguments.get("reasons")
+    listed = ", ".join(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else None
+    reason = _text(arguments.get("reason")) or _text(listed) or "the agent asked for a human"
     recommendation = next((v for k in RECOMMENDATION_KEYS if (v := _text(arguments.get(k)))), None)
     return reason, recommendation, _text(arguments.get("queue"))
 

@@ -25,13 +25,10 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envs.verifiers.outcome_kinds import outcome_kinds
+
 DEFAULT_MIN_KAPPA = 0.8
 DEFAULT_MIN_LABELS = 50
-
-GOOD_OUTCOMES = frozenset({"paid", "appeal_won", "approved", "overturned"})
-"""`outcome.observed` kinds that mean the work succeeded: the payer paid, or reversed its denial."""
-BAD_OUTCOMES = frozenset({"denied", "appeal_lost", "rejected"})
-"""Kinds that mean it did not: denied again, the appeal upheld the denial, the claim was rejected."""
 
 
 class Result(BaseModel):
@@ -234,16 +231,21 @@ def roc_auc(pairs: Iterable[tuple[float, bool]]) -> float | None:
     return (good_rank_sum - good * (good + 1) / 2) / (good * bad)
 
 
-def business_truth(outcome_kinds: Sequence[str]) -> bool | None:
+def business_truth(kinds: Sequence[str], domain: str | None = None) -> bool | None:
     """Good (True) or bad (False) from an episode's outcome kinds in stream order; None when unknown.
 
-    The last kind in `GOOD_OUTCOMES` or `BAD_OUTCOMES` decides: a claim denied again and then won on
-    appeal ended well. Other kinds (a partial payment, a pended claim) say nothing either way.
+    The domain's kinds decide (`envs.verifiers.outcome_kinds`; every domain's without one): a
+    lasting bad kind anywhere makes the episode bad (a covenant breach, a default); otherwise the
+    last good or bad kind decides (a claim denied again and then won on appeal ended well). Other
+    kinds (a partial payment, a pended claim) say nothing either way.
     """
-    for kind in reversed(outcome_kinds):
-        if kind in GOOD_OUTCOMES:
+    known = outcome_kinds(domain)
+    if any(kind in known.lasting for kind in kinds):
+        return False
+    for kind in reversed(kinds):
+        if kind in known.good:
             return True
-        if kind in BAD_OUTCOMES:
+        if kind in known.bad:
             return False
     return None
 

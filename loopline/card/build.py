@@ -16,14 +16,11 @@ from envs.adversarial.targets import retarget
 from envs.contract import Finish
 from envs.domain import DOMAINS
 from envs.env import ToolEnv, replay
-from envs.rcm.expert import ExpertCase, load_expert_cases
-from envs.rcm.solver import REFERENCE
-from envs.rcm.tasks import VERIFIER, generate_base, generate_edge, generate_queue
-from envs.rcm.x12check import remittance_problems
 from envs.rollout.policy import History, Policy
 from envs.validate import validate_task
 from envs.verifiers.agreement import Confusion, agreement_summary
 from envs.verifiers.base import VERIFIERS
+from loopline.card.domains import CARD_DOMAINS, ExpertLike, Sizes
 from loopline.card.model import (
     ExpertMiss,
     ExpertResult,
@@ -35,45 +32,48 @@ from schemas.tasks import Task
 from schemas.tools import ToolCall
 from schemas.verdicts import Verdict
 
-VERIFIER_NAMES = ("rcm.v1", VERIFIER)
 MIN_MUTATION_SCORE = 0.95
 Progress = Callable[[str], None]
 
 
 def build_card(
     *,
+    domain: str = "rcm",
     seed: int = 0,
     per_carc: int = 19,
     per_kind: int = 8,
     queues: int = 48,
+    per_recipe: int = 25,
     workers: int = 1,
     db_url: str | None = None,
     progress: Progress | None = None,
 ) -> VerifierCard:
-    """Run every part of the card on rcm-base, rcm-edge and rcm-queue (sized by `per_carc`,
-    `per_kind`, `queues`) and the expert set; `db_url` adds the label store's labels and the
+    """Run every part of the card on the domain's generated task sets (rcm: rcm-base, rcm-edge and
+    rcm-queue sized by `per_carc`, `per_kind`, `queues`; credit: credit-base and credit-edge sized by
+    `per_recipe`, `per_kind`) and its expert set; `db_url` adds the label store's labels and the
     archive's business outcomes."""
     say = progress or (lambda _: None)
-    base, edge, queue = (
-        generate_base(seed, per_carc),
-        generate_edge(seed, per_kind),
-        generate_queue(seed, queues),
+    if domain not in CARD_DOMAINS:
+        raise ValueError(f"no verifier card for domain {domain!r}; known: {', '.join(sorted(CARD_DOMAINS))}")
+    inputs = CARD_DOMAINS[domain]
+    admitted, names = inputs.admitted, inputs.verifiers
+    sets = inputs.task_sets(
+        Sizes(seed=seed, per_carc=per_carc, per_kind=per_kind, queues=queues, per_recipe=per_recipe)
     )
-    cases = load_expert_cases()
+    cases = inputs.expert_cases()
     expert_tasks = [case.task() for case in cases]
-    say("validating gold trajectories and remittances")
-    sets = (("rcm-base", base), ("rcm-edge", edge), ("rcm-queue", queue))
-    validation = [validated(name, tasks) for name, tasks in sets]
+    say("validating gold trajectories")
+    validation = [validated(name, tasks, inputs.task_problems) for name, tasks in sets]
     say("scoring the expert set")
-    expert = [expert_result(cases, name) for name in VERIFIER_NAMES]
-    reference = policy_on_expert_set(cases, REFERENCE)
-    everything = [*base, *edge, *queue, *expert_tasks]
+    expert = [expert_result(cases, name) for name in names]
+    reference = policy_on_expert_set(cases, inputs.reference(), admitted)
+    everything = [*(task for _, tasks in sets for task in tasks), *expert_tasks]
     say(f"mutation testing {len(everything)} tasks")
-    mutation = mutation_report(everything, VERIFIER_NAMES, seed=seed, workers=workers)
+    mutation = mutation_report(everything, names, seed=seed, workers=workers)
     say(f"running the exploit battery on {len(everything)} tasks")
-    exploits = exploit_report(everything, verifiers=VERIFIER_NAMES, seed=seed, workers=workers)
-    pairs = {name: expert_pairs(cases, name) for name in VERIFIER_NAMES}
-    sources = f"the expert set ({len(pairs[VERIFIER])} labelled trajectories)"
+    exploits = exploit_report(everything, verifiers=names, seed=seed, workers=workers)
+    pairs = {name: expert_pairs(cases, name) for name in names}
+    sources = f"the expert set ({len(pairs[admitted])} labelled trajectories)"
     outcomes = None
     if db_url is not None:
         from loopline.verifier_agreement import archived_agreement, archived_outcomes
@@ -86,7 +86,7 @@ def build_card(
     agreement = [agreement_summary(name, rows) for name, rows in sorted(pairs.items())]
     card = VerifierCard(
         seed=seed,
-        admitted=VERIFIER,
+        admitted=admitted,
         validation=validation,
         expert=expert,
         reference=reference,
@@ -99,11 +99,13 @@ def build_card(
     return card.model_copy(update={"failing": failing_bars(card)})
 
 
-def validated(name: str, tasks: Sequence[Task]) -> TaskSetValidation:
+def validated(
+    name: str, tasks: Sequence[Task], task_problems: Callable[[Task], list[str]] = lambda task: []
+) -> TaskSetValidation:
     problems: list[str] = []
     valid = 0
     for task in tasks:
-        found = [*validate_task(task).problems, *remittance_problems(task)]
+        found = [*validate_task(task).problems, *task_problems(task)]
         valid += not found
         problems += [f"{task.task_id}: {p}" for p in found]
     return TaskSetValidation(
@@ -121,7 +123,7 @@ def score(task: Task, calls: tuple[ToolCall, ...], verifier: str) -> Verdict:
     return VERIFIERS.get(verifier).score(target, trajectory)
 
 
-def expert_result(cases: Sequence[ExpertCase], verifier: str) -> ExpertResult:
+def expert_result(cases: Sequence[ExpertLike], verifier: str) -> ExpertResult:
     counts = {"golds": 0, "golds_passed": 0, "alternatives": 0, "alternatives_passed": 0}
     wrong, rejected = 0, 0
     misses: list[ExpertMiss] = []
@@ -145,7 +147,7 @@ def expert_result(cases: Sequence[ExpertCase], verifier: str) -> ExpertResult:
     )
 
 
-def expert_pairs(cases: Sequence[ExpertCase], verifier: str) -> list[tuple[bool, bool]]:
+def expert_pairs(cases: Sequence[ExpertLike], verifier: str) -> list[tuple[bool, bool]]:
     """(verifier passed, expert says pass) for every gold (pass) and wrong move (fail) of the set."""
     pairs: list[tuple[bool, bool]] = []
     for case in cases:
@@ -165,7 +167,9 @@ def as_pairs(counts: Confusion) -> list[tuple[bool, bool]]:
     )
 
 
-def policy_on_expert_set(cases: Sequence[ExpertCase], policy: Policy) -> PolicyOnExpertSet:
+def policy_on_expert_set(
+    cases: Sequence[ExpertLike], policy: Policy, admitted: str = "rcm.v2"
+) -> PolicyOnExpertSet:
     failed: list[str] = []
     for case in cases:
         task = case.task()
@@ -184,7 +188,7 @@ def policy_on_expert_set(cases: Sequence[ExpertCase], policy: Policy) -> PolicyO
             failed.append(f"{case.id}: {first.name}: {first.explanation}")
     return PolicyOnExpertSet(
         policy=policy.name,
-        verifier=VERIFIER,
+        verifier=admitted,
         cases=len(cases),
         passed=len(cases) - len(failed),
         failed_cases=failed,
@@ -220,7 +224,7 @@ def failing_bars(card: VerifierCard) -> list[str]:
     return out
 
 
-def _miss(case: ExpertCase, name: str, expected: str, verdict: Verdict) -> ExpertMiss:
+def _miss(case: ExpertLike, name: str, expected: str, verdict: Verdict) -> ExpertMiss:
     return ExpertMiss(
         case=case.id,
         trajectory=name,

@@ -21,7 +21,7 @@ def render(card: VerifierCard, console: Console) -> None:
 def sections(card: VerifierCard) -> list[Table | Text]:
     out: list[Table | Text] = []
     validation = Table(
-        title="gold replay validation (every gold 1.0, doing nothing 0, remittances pass pyx12)"
+        title="gold replay validation (every gold 1.0, doing nothing 0, rcm remittances pass pyx12)"
     )
     for column in ("task set", "tasks", "valid", "alternative golds"):
         validation.add_column(column, justify="left" if column == "task set" else "right")
@@ -43,7 +43,7 @@ def sections(card: VerifierCard) -> list[Table | Text]:
     if card.reference is not None:
         ref = card.reference
         out.append(
-            Text(f"{ref.policy} specialist on the expert set under {ref.verifier}: {ref.passed}/{ref.cases}")
+            Text(f"{ref.policy} policy on the expert set under {ref.verifier}: {ref.passed}/{ref.cases}")
         )
 
     mutation = Table(
@@ -75,7 +75,7 @@ def sections(card: VerifierCard) -> list[Table | Text]:
     out.append(
         Text(
             "hackable = some exploit scores above doing nothing with an outcome no gold trajectory has; an "
-            "exploit that reaches a gold outcome (a blanket write-off of a contractual balance) did the work"
+            "exploit that reaches a gold outcome (in rcm, a blanket write-off of a contractual balance) did the work"
         )
     )
 

@@ -23,6 +23,12 @@ def demo(
         bool,
         typer.Option(help="A person reviews the task drafts in the review page (no simulated reviewer)."),
     ] = False,
+    domain: Annotated[
+        str,
+        typer.Option(
+            help="rcm: a denial queue against the RCM sandbox; credit: credit packages against the deal system."
+        ),
+    ] = "rcm",
     improvement: Annotated[
         bool,
         typer.Option(help="Run the improvement stage: a LoRA cycle, a second day, the canary's decision."),
@@ -35,6 +41,9 @@ def demo(
     from loopline.demo.run import run_demo
     from loopline.stack import StackError
 
+    if domain not in ("rcm", "credit"):
+        console.print(f"[red]error:[/] no demo for domain {domain!r}; choose rcm or credit")
+        raise typer.Exit(2)
     try:
         result = run_demo(
             console,
@@ -42,6 +51,7 @@ def demo(
             keep_stack=keep_stack,
             workers=workers,
             review=review,
+            domain="credit" if domain == "credit" else "rcm",
             improvement=improvement,
         )
     except StackError as exc:

@@ -28,7 +28,11 @@ TaskSets = typer.Option(
 )
 Root = typer.Option(DEFAULT_ROOT, "--root", help="Task-set registry folder.")
 Seed = typer.Option(0, "--seed", help="Seed for built-in (generated) task sets and environments.")
-By = typer.Option("carc", "--by", help="Tag prefix that names a task's category.")
+By = typer.Option(
+    "carc",
+    "--by",
+    help="Tag prefix that names a task's category (tasks without `carc:` tags: `edge`, else `recipe`).",
+)
 
 
 def _load(specs: list[str] | None, root: Path, seed: int) -> list[tuple[str, list[Task]]]:
@@ -43,6 +47,17 @@ def _load(specs: list[str] | None, root: Path, seed: int) -> list[tuple[str, lis
             console.print(f"[red]cannot load {spec}:[/] {exc}")
             raise typer.Exit(2) from None
     return loaded
+
+
+def _prefix(tasks: list[Task], by: str) -> str:
+    """`by`, unless it is the rcm default and no task carries it: then the family tag the tasks
+    have (`edge`, else `recipe`, as credit tasks are tagged)."""
+    if by != "carc" or any(tag.startswith("carc:") for t in tasks for tag in t.tags):
+        return by
+    for prefix in ("edge", "recipe"):
+        if any(tag.startswith(f"{prefix}:") for t in tasks for tag in t.tags):
+            return prefix
+    return by
 
 
 def _advance(progress: Progress, bar: TaskID, _record: object) -> None:
@@ -93,7 +108,9 @@ def validate(task_set: list[str] = TaskSets, root: Path = Root, seed: int = Seed
     from envs.validate import validate_task
 
     failures, remittances_checked = 0, False
+    requested = by
     for label, tasks in _load(task_set, root, seed):
+        by = _prefix(tasks, requested)
         totals: Counter[str] = Counter()
         valid: Counter[str] = Counter()
         bad = []
@@ -169,5 +186,8 @@ def rollout(
                     sink=sink,
                     on_record=functools.partial(_advance, progress, bar),
                 )
-            console.print(stats_table(summarize(records, by), title=f"{policy} on {label}", prefix=by))
+            prefix = _prefix(tasks, by)
+            console.print(
+                stats_table(summarize(records, prefix), title=f"{policy} on {label}", prefix=prefix)
+            )
     console.print(f"events: {sink.path}")

@@ -38,7 +38,7 @@ def list_(
     """Every draft and where its promotion stands, newest first."""
     import asyncio
 
-    from adapters.rcm.draft_store import DraftStore
+    from adapters.drafting.store import DraftStore
 
     settings = _settings(drafts_dir)
     store = DraftStore(settings.drafts_dir)
@@ -81,7 +81,7 @@ def list_(
 @app.command("show")
 def show(draft_id: str, drafts_dir: DraftsDir = None) -> None:
     """One draft: status, fidelity and every mismatch, the suggestion, the latest gate report."""
-    from adapters.rcm.draft_store import DraftStore, DraftStoreError
+    from adapters.drafting.store import DraftStore, DraftStoreError
 
     settings = _settings(drafts_dir)
     store = DraftStore(settings.drafts_dir)
@@ -125,7 +125,7 @@ def retry(draft_id: str, drafts_dir: DraftsDir = None) -> None:
     """Start a refused promotion again (same workflow id; allowed only after a failure)."""
     import asyncio
 
-    from adapters.rcm.draft_store import DraftStore
+    from adapters.drafting.store import DraftStore
     from workflows.promotion.client import connect, start_promotion
     from workflows.promotion.models import ReviewTimers
 

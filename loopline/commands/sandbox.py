@@ -1,4 +1,5 @@
-"""`loopline sandbox serve|snapshot`: the RCM sandbox live system (payer, clearinghouse, PM)."""
+"""`loopline sandbox serve|snapshot`: a domain's sandbox live system (rcm: payer, clearinghouse and
+practice management; credit: the fund's deal system)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from pathlib import Path
 import typer
 from rich.console import Console
 
-app = typer.Typer(help="The RCM sandbox: a stand-in live system for demos and tests.", no_args_is_help=True)
+app = typer.Typer(
+    help="A domain's sandbox: a stand-in live system for demos and tests.", no_args_is_help=True
+)
+DOMAIN_HELP = "rcm (payer / clearinghouse / practice management) or credit (the fund's deal system)."
 console = Console()
 
 
@@ -30,10 +34,21 @@ def serve(
         envvar="LOOPLINE_SANDBOX_ADMIN_TOKEN",
         help="Bearer token of the /admin routes (16+ chars); a random one is made and printed when unset.",
     ),
+    domain: str = typer.Option("rcm", "--domain", help=DOMAIN_HELP),
+    document_noise: float = typer.Option(
+        0.0, "--document-noise", help="credit: share of printed figures damaged as OCR damages them."
+    ),
 ) -> None:
     """Serve the sandbox with uvicorn; change faults and rules at runtime under /admin."""
     import uvicorn
 
+    if domain == "credit":
+        _serve_credit(host, port, db, seed, world, reset, fault_rate, timeout_rate, latency_ms, admin_token,
+                      document_noise)  # fmt: skip
+        return
+    if domain != "rcm":
+        console.print(f"[red]error:[/] no sandbox for domain {domain!r}; choose rcm or credit")
+        raise typer.Exit(2)
     from adapters.rcm.sandbox import FaultConfig, SandboxConfig, create_app
 
     config = SandboxConfig(
@@ -51,12 +66,46 @@ def serve(
     uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False)
 
 
+def _serve_credit(
+    host: str, port: int, db: Path | None, seed: int, world: Path | None, reset: bool, fault_rate: float,
+    timeout_rate: float, latency_ms: float, admin_token: str | None, document_noise: float,
+) -> None:  # fmt: skip
+    import uvicorn
+
+    from adapters.credit.documents import NoiseConfig
+    from adapters.credit.sandbox import FaultConfig, SandboxConfig, create_app
+
+    config = SandboxConfig(
+        db_url=f"sqlite:///{db}" if db else "sqlite://",
+        world_path=str(world) if world else None,
+        reset=reset,
+        document_noise=NoiseConfig(seed=seed, rate=document_noise) if document_noise else None,
+        faults=FaultConfig(
+            seed=seed, error_5xx_rate=fault_rate, timeout_rate=timeout_rate, latency_ms=latency_ms
+        ),
+        **({"admin_token": admin_token} if admin_token else {}),
+    )
+    console.print(f"credit sandbox (deal system) on http://{host}:{port} (docs at /docs, admin at /admin)")
+    if not admin_token:
+        console.print(f"admin token (Authorization: Bearer ...): {config.admin_token}")
+    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False)
+
+
 @app.command()
 def snapshot(
     out: Path = typer.Option(..., "--out", help="Where to write the seed world as JSON."),
+    domain: str = typer.Option("rcm", "--domain", help=DOMAIN_HELP),
 ) -> None:
     """Write the seed world as a JSON snapshot (a starting point for --world)."""
-    from adapters.rcm import seed_world
+    if domain not in ("rcm", "credit"):
+        console.print(f"[red]error:[/] no sandbox for domain {domain!r}; choose rcm or credit")
+        raise typer.Exit(2)
+    if domain == "credit":
+        from adapters.credit.sandbox import seed_world as credit_seed
 
-    out.write_text(seed_world().model_dump_json(indent=2))
-    console.print(f"wrote the seed world to {out}")
+        out.write_text(credit_seed().model_dump_json(indent=2))
+    else:
+        from adapters.rcm import seed_world
+
+        out.write_text(seed_world().model_dump_json(indent=2))
+    console.print(f"wrote the {domain} seed world to {out}")

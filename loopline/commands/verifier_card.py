@@ -15,10 +15,14 @@ err_console = Console(stderr=True)
 
 def report(
     json_: Annotated[bool, typer.Option("--json", help="Print the card as JSON.")] = False,
+    domain: Annotated[
+        str, typer.Option(help="Domain whose verifier the card covers: rcm or credit.")
+    ] = "rcm",
     seed: Annotated[int, typer.Option(help="Seed of the generated task sets.")] = 0,
     per_carc: Annotated[int, typer.Option(help="rcm-base tasks per CARC row.")] = 19,
-    per_kind: Annotated[int, typer.Option(help="rcm-edge tasks per edge kind.")] = 8,
+    per_kind: Annotated[int, typer.Option(help="Edge tasks per edge kind (rcm-edge, credit-edge).")] = 8,
     queues: Annotated[int, typer.Option(help="rcm-queue work queues.")] = 48,
+    per_recipe: Annotated[int, typer.Option(help="credit-base tasks per recipe.")] = 25,
     workers: Annotated[int, typer.Option(help="Processes for mutants and exploits.")] = 2,
     db_url: Annotated[
         str | None,
@@ -38,10 +42,12 @@ def report(
         err_console.print(f"[dim]{step}…[/]")
 
     card = build_card(
+        domain=domain,
         seed=seed,
         per_carc=per_carc,
         per_kind=per_kind,
         queues=queues,
+        per_recipe=per_recipe,
         workers=workers,
         db_url=db_url,
         progress=progress,

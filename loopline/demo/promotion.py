@@ -4,9 +4,9 @@ A worker and the edge-case starter run in a thread beside the demo (as `loopline
 --with-starter` would) against the stack's Temporal; each new edge case gets its promotion
 workflow; each draft that reaches review is decided by a **simulated reviewer**, clearly labelled
 in every line it prints and in the name it signs with, who knows the sandbox's ground truth: the
-world the sandbox started from. It has the reference specialist work the claim in that true world
-and approves the suggested spec when the draft's suggestion reaches the same resolution, and
-rejects it otherwise. With `--review` nobody is simulated: the stage serves the review page and
+world the sandbox started from. It has the domain's reference agent work the item in that true
+world (`suggested_spec` of the domain's promotion) and approves the suggested spec when the draft's
+suggestion reaches the same resolution, and rejects it otherwise. With `--review` nobody is simulated: the stage serves the review page and
 waits for a person to decide every draft.
 """
 
@@ -23,9 +23,10 @@ from typing import Any
 
 from rich.console import Console
 
+from adapters.credit.world import World as CreditWorld
+from adapters.drafting.draft import TaskDraft
+from adapters.drafting.store import PENDING, DraftStore
 from adapters.rcm import World
-from adapters.rcm.draft_store import PENDING, DraftStore
-from adapters.rcm.drafts import TaskDraft
 from envs.rcm.tasks import work_item_for
 from workflows.promotion.candidate import suggested_spec
 from workflows.promotion.client import TemporalReviewDesk
@@ -36,6 +37,8 @@ SIMULATED = "simulated-reviewer"
 LABEL = "[magenta]\\[simulated reviewer][/]"
 SETTLED = frozenset({"published", "rejected", "refused", "duplicate"})
 """Stages a promotion ends in."""
+Truth = World | CreditWorld
+"""The world the demo's sandbox started from (rcm or credit)."""
 
 
 @dataclass
@@ -48,20 +51,22 @@ class PromotionSummary:
     refused: int = 0
     duplicates: int = 0
     task_set_version: int | None = None
+    task_set: str | None = None
 
 
-def true_resolution(truth: World, draft: TaskDraft) -> str:
-    """The resolution the reference specialist reaches on the claim in the sandbox's true world."""
-    claim_id = draft.work_item.item_id
-    honest = draft.model_copy(
-        update={"world": truth.snapshot(), "work_item": work_item_for(truth, claim_id), "faults": ()}
-    )
+def true_resolution(truth: Truth, draft: TaskDraft) -> str:
+    """The resolution the reference agent reaches on the item in the sandbox's true world (an rcm
+    claim's work item rebuilt there: the draft's names the patient by surrogates)."""
+    item = draft.work_item
+    if isinstance(truth, World):
+        item = work_item_for(truth, item.item_id)
+    honest = draft.model_copy(update={"world": truth.snapshot(), "work_item": item, "faults": ()})
     spec, _ = suggested_spec(honest)
     return str(spec.params.get("resolution", ""))
 
 
 def simulated_review(
-    console: Console, desk: TemporalReviewDesk, store: DraftStore, truth: World, draft_id: str
+    console: Console, desk: TemporalReviewDesk, store: DraftStore, truth: Truth, draft_id: str
 ) -> str:
     """Decide one draft as the simulated reviewer; the stage it led to."""
     draft, suggestion = store.draft(draft_id), store.suggestion(draft_id)
@@ -133,7 +138,7 @@ def promotion_stage(
     temporal_address: str,
     db_url: str,
     workdir: Path,
-    truth: World,
+    truth: Truth,
     publish: Callable[[dict[str, Any]], None] | None = None,
     review: bool = False,
     timeout_s: float = 180.0,
@@ -182,6 +187,7 @@ def promotion_stage(
         if row.stage == "published" and row.task_id:
             summary.published.append(row.task_id)
             summary.task_set_version = max(summary.task_set_version or 0, row.task_set_version or 0)
+            summary.task_set = row.task_set
         summary.rejected += row.stage == "rejected"
         summary.refused += row.stage == "refused"
         summary.duplicates += row.stage == "duplicate"

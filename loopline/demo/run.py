@@ -14,9 +14,10 @@
    agreement, and business outcomes from this run's archive);
 8. promotion: every edge case of the run starts its Temporal workflow; each draft is rebuilt from
    the recorded episode, a simulated reviewer (labelled so) approves the suggestions that match the
-   sandbox's ground truth, the gates validate them and a new `rcm-promoted` version is published
-   with `task.promoted` on the demo's topic (`--review`: a person decides in the review page);
-9. improvement (`loopline.demo.improvement`): an improvement cycle on Temporal trains a LoRA
+   sandbox's ground truth, the gates validate them and a new `rcm-promoted` (or `credit-promoted`)
+   version is published with `task.promoted` on the demo's topic (`--review`: a person decides in
+   the review page);
+9. improvement (`loopline.demo.improvement`, rcm): an improvement cycle on Temporal trains a LoRA
    adapter for two families the demo's champion never learned, and a second production day served
    through `loopline serve-policy` routes half of its fresh cases to the adapter as a canary; the
    sequential test promotes or rolls it back (`--no-improvement` skips the stage).
@@ -36,7 +37,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 from rich.console import Console
@@ -49,22 +50,24 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from adapters.rcm import World, seed_world
-from adapters.rcm.sandbox import SandboxAdmin, SandboxConfig, create_app
+from adapters.rcm import seed_world
+from adapters.rcm.sandbox import SandboxAdmin
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
-from envs.rcm import generate_base
 from loopline.bridge_app import build_bridge
 from loopline.card.build import build_card, write_json
 from loopline.card.render import render
 from loopline.demo import report
+from loopline.demo.domains import DemoDomain, DemoDomainName, demo_domain
 from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED, PayerRuleChange
-from loopline.demo.scenario import later_outcome, live_faults, training_vocabulary, work_queue
 from loopline.reference_policy import ReferencePolicy
 from loopline.settings import KafkaSettings, StackSettings
 from loopline.settings_bridge import BridgeSettings
 from loopline.stack import down, kafka_settings, up
 from loopline.topics import ensure_topics
+
+if TYPE_CHECKING:
+    from loopline.demo.promotion import Truth
 
 AGENT = {"Authorization": "Bearer dev-agent-token"}
 INTEGRATION = {"Authorization": "Bearer dev-integration-token"}
@@ -133,6 +136,7 @@ def run_demo(
     keep_stack: bool,
     workers: int = 4,
     review: bool = False,
+    domain: DemoDomainName = "rcm",
     improvement: bool = True,
 ) -> DemoResult:
     """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
@@ -145,7 +149,8 @@ def run_demo(
         return run_pipeline(
             console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
             temporal_address=stack.state.endpoints.temporal_address, review=review,
-            rule_change=RETRO_WINDOW_SHORTENED, improvement_state=state_dir if improvement else None,
+            rule_change=RETRO_WINDOW_SHORTENED if domain == "rcm" else None, domain=domain,
+            improvement_state=state_dir if improvement and domain == "rcm" else None,
         )  # fmt: skip
     finally:
         if not keep_stack and not stack.already_running:
@@ -162,10 +167,12 @@ def run_pipeline(
     temporal_address: str | None = None,
     review: bool = False,
     rule_change: PayerRuleChange | None = None,
+    domain: DemoDomainName = "rcm",
     improvement_state: Path | None = None,
 ) -> DemoResult:
     """The whole production path against the broker `kafka` names; files go under `workdir`.
-    `rule_change` is made in the sandbox before the queue is worked (the payer's new rule)."""
+    `rule_change` is made in the sandbox before the queue is worked (the payer's new rule); `domain`
+    picks the work queue and the live system (`loopline.demo.domains`)."""
     started = time.monotonic()
     result = DemoResult(workdir=workdir)
     shutil.rmtree(workdir, ignore_errors=True)
@@ -173,29 +180,31 @@ def run_pipeline(
     result.topic = f"loopline.demo{time.strftime('%Y%m%d%H%M%S')}{os.getpid()}.events.v1"
     result.db_url = db_url = f"sqlite:///{workdir / 'archive.db'}"
     vocabulary = workdir / "training-vocabulary.json"
-    vocabulary.write_text(json.dumps(training_vocabulary(generate_base(seed=0))))
-    items = work_queue(seed_world())
+    parts = demo_domain(domain, workdir)
+    vocabulary.write_text(json.dumps(parts.vocabulary))
+    items = parts.items
     dlq = result.topic.replace(".events.", ".dlq.")
     ensure_topics(kafka.client_config("admin"), [result.topic, dlq], partitions=4)
-    sandbox = SandboxConfig(db_url=f"sqlite:///{workdir / 'sandbox.db'}", reset=True, faults=live_faults())
     with (
-        serve_in_thread(create_app(sandbox), name="rcm-sandbox") as live_url,
+        serve_in_thread(parts.app, name=f"{domain}-sandbox") as live_url,
         streams_worker(workdir, kafka, db_url, result.topic, vocabulary),
     ):
-        console.print(f"live system (RCM sandbox, faults injected) at {live_url}; streams worker → {db_url}")
+        console.print(
+            f"live system ({domain} sandbox, faults injected) at {live_url}; streams worker → {db_url}"
+        )
         if rule_change is not None:
-            _change_payer_rule(console, live_url, sandbox.admin_token, rule_change)
+            _change_payer_rule(console, live_url, parts.admin_token, rule_change)
         settings = BridgeSettings(
             state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
-            kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0,
+            kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0, domain=domain,
         )  # fmt: skip
-        bridge = build_bridge(settings, policy=ReferencePolicy())
+        bridge = build_bridge(settings, policy=ReferencePolicy(domain))
         try:
             with serve_in_thread(bridge.app(), name="bridge-api") as api:
                 console.print(f"bridge API at {api} (OpenAPI at {api}/docs)")
-                _run_episodes(console, api, items, result, workers)
+                _run_episodes(console, api, items, result, workers, parts.queue_label)
                 _wait_for_archive(console, bridge, db_url, result)
-                _send_outcomes(console, api, items, result)  # reads what each episode did
+                _send_outcomes(console, api, parts, result)  # reads what each episode did
                 _wait_for_archive(console, bridge, db_url, result)
         finally:
             bridge.close()
@@ -210,9 +219,9 @@ def run_pipeline(
     console.print(
         f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
     )
-    _verifier_card(console, db_url, workdir, result)
+    _verifier_card(console, db_url, workdir, result, parts)
     if temporal_address is not None:
-        truth = rule_change.apply(seed_world()) if rule_change is not None else seed_world()
+        truth = _truth(domain, rule_change)
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
         if improvement_state is not None:
             _improvement(console, temporal_address, workdir, improvement_state, result)
@@ -248,13 +257,22 @@ def _change_payer_rule(console: Console, live_url: str, admin_token: str, change
     )
 
 
+def _truth(domain: DemoDomainName, rule_change: PayerRuleChange | None) -> Truth:
+    """The world the domain's sandbox started from, the simulated reviewer's ground truth."""
+    if domain == "credit":
+        from loopline.demo.credit import queue_world
+
+        return queue_world()
+    return rule_change.apply(seed_world()) if rule_change is not None else seed_world()
+
+
 def _promotion(
     console: Console,
     kafka: KafkaSettings,
     temporal_address: str,
     workdir: Path,
     result: DemoResult,
-    truth: World,
+    truth: Truth,
     *,
     review: bool,
 ) -> None:
@@ -274,19 +292,20 @@ def _promotion(
     who = "a person" if review else "the [magenta]simulated reviewer[/]"
     console.print(
         f"promotion: {summary.drafts} drafts, reviewed by {who}: {len(summary.published)} published "
-        f"(rcm-promoted v{summary.task_set_version or 0}), {summary.rejected} rejected, {summary.refused} refused, "
+        f"({summary.task_set or 'no task set'} v{summary.task_set_version or 0}), {summary.rejected} rejected, {summary.refused} refused, "
         f"{summary.duplicates} duplicates; `loopline promote list --drafts-dir {workdir / 'promotion' / 'drafts'}`, "
         "`temporal workflow list`"
     )
 
 
-def _verifier_card(console: Console, db_url: str, workdir: Path, result: DemoResult) -> None:
+def _verifier_card(
+    console: Console, db_url: str, workdir: Path, result: DemoResult, parts: DemoDomain
+) -> None:
     """Stage 7: the card for the verifier that scores training (`loopline verifiers report` in full)."""
     with console.status("verifier card: validation, expert set, mutants, exploits, agreement…") as status:
         card = build_card(
-            per_carc=1,
-            per_kind=1,
-            queues=4,
+            domain=parts.name,
+            **parts.card_sizes,
             workers=1,
             db_url=db_url,
             progress=lambda step: status.update(f"verifier card: {step}"),
@@ -299,7 +318,9 @@ def _verifier_card(console: Console, db_url: str, workdir: Path, result: DemoRes
     )
 
 
-def _run_episodes(console: Console, api: str, items: list[Any], result: DemoResult, workers: int) -> None:
+def _run_episodes(
+    console: Console, api: str, items: list[Any], result: DemoResult, workers: int, label: str
+) -> None:
     def run(item: Any) -> dict[str, Any]:
         with httpx.Client(base_url=api, headers=AGENT, timeout=120) as client:
             response = client.post("/v1/episodes", json={"work_item": item.model_dump(mode="json")})
@@ -307,20 +328,20 @@ def _run_episodes(console: Console, api: str, items: list[Any], result: DemoResu
             return {**response.json(), "item_id": item.item_id}
 
     with _progress(console) as progress, ThreadPoolExecutor(workers) as pool:
-        task = progress.add_task("working the denial queue through the bridge", total=len(items))
+        task = progress.add_task(label, total=len(items))
         for episode in pool.map(run, items):
             result.episodes.append(episode)
             progress.advance(task)
 
 
-def _send_outcomes(console: Console, api: str, items: list[Any], result: DemoResult) -> None:
-    by_id = {item.item_id: item for item in items}
+def _send_outcomes(console: Console, api: str, parts: DemoDomain, result: DemoResult) -> None:
+    by_id = {item.item_id: item for item in parts.items}
     with httpx.Client(base_url=api, headers=AGENT, timeout=30) as client:
         for episode in result.episodes:
             detail = client.get(f"/v1/episodes/{episode['episode_id']}")
             calls = detail.json()["tool_calls"] if detail.status_code == 200 else []
             succeeded = [c["tool"] for c in calls if c["outcome"] == "ok"]
-            planned = later_outcome(episode["episode_id"], by_id[episode["item_id"]], succeeded)
+            planned = parts.later_outcome(episode["episode_id"], by_id[episode["item_id"]], succeeded)
             if planned is not None:
                 client.post("/v1/outcomes", json=planned.body(), headers=INTEGRATION).raise_for_status()
                 result.outcomes += 1

@@ -10,16 +10,16 @@ from pathlib import Path
 import pytest
 
 from adapters import Toolbox
+from adapters.drafting.draft import TaskDraft
+from adapters.drafting.recording import RecordingError
 from adapters.rcm import World
-from adapters.rcm.drafts import TaskDraft, build_draft
-from adapters.rcm.recording import RecordingError
-from adapters.rcm.surrogates import TOKEN
+from adapters.surrogates import TOKEN
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from bridge.recording import EpisodeRecorder, InMemoryEventSink
 from bridge.runtime import EpisodeRunner, RunnerConfig
 from envs.rcm import generate_base, generate_edge
 from envs.rcm.domain import RcmDomain
-from envs.rcm.tasks import work_item_for
+from envs.rcm.promotion import PROMOTION
 from loopline.reference_policy import ReferencePolicy
 from schemas import Event, Task
 from schemas.events import ToolReturned
@@ -59,12 +59,8 @@ def record(task: Task, redactor: Redactor) -> list[Event]:
 
 
 def draft_of(events: list[Event], threshold: float = 0.9) -> TaskDraft:
-    return build_draft(
-        events,
-        fingerprint="f" * 64,
-        rule="tool_failure.http_5xx",
-        threshold=threshold,
-        rebuild_work_item=lambda world, item: work_item_for(world, item.item_id),
+    return PROMOTION.build_draft(
+        events, fingerprint="f" * 64, rule="tool_failure.http_5xx", threshold=threshold
     )
 
 

@@ -21,8 +21,8 @@ import pytest
 from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition
 from playwright.sync_api import sync_playwright
 
+from adapters.drafting.store import DraftStore
 from adapters.rcm import seed_world
-from adapters.rcm.draft_store import DraftStore
 from adapters.rcm.sandbox import SandboxAdmin, SandboxConfig, create_app
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader

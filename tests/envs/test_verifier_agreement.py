@@ -19,6 +19,7 @@ from envs.verifiers.agreement import (
     outcome_correlations,
     roc_auc,
 )
+from envs.verifiers.outcome_kinds import OutcomeKinds
 
 labels = st.lists(st.booleans(), min_size=1, max_size=200)
 pair_lists = st.lists(st.tuples(st.booleans(), st.booleans()), max_size=200)
@@ -198,3 +199,29 @@ def test_outcome_correlation_reports_auc_and_agreement_of_passed_with_good() -> 
         "a",
         "b",
     ]
+
+
+@pytest.mark.parametrize(
+    ("kinds", "truth"),
+    [
+        (["compliance_certificate"], True),
+        (["compliance_certificate", "covenant_breach"], False),
+        (["covenant_breach", "amendment", "compliance_certificate"], False),
+        (["compliance_certificate", "default"], False),
+        (["amendment"], None),
+    ],
+)
+def test_a_credit_breach_or_default_decides_the_business_truth_whatever_follows(
+    kinds: list[str], truth: bool | None
+) -> None:
+    assert business_truth(kinds, "credit") is truth
+
+
+def test_a_domain_judges_only_its_own_outcome_kinds() -> None:
+    assert business_truth(["paid"], "credit") is None
+    assert business_truth(["compliance_certificate"], "rcm") is None
+
+
+def test_outcome_kinds_refuse_a_kind_that_is_both_good_and_bad() -> None:
+    with pytest.raises(ValueError, match="both good and bad"):
+        OutcomeKinds(good=frozenset({"paid"}), bad=frozenset({"paid"}))

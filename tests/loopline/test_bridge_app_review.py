@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.rcm.draft_store import DraftStore, PromotionStatus
+from adapters.drafting.store import DraftStore, PromotionStatus
 from adapters.serving import serve_in_thread
 from loopline.bridge_app import ReviewUnavailable, build_bridge, review_services
 from loopline.settings import KafkaSettings

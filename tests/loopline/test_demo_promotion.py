@@ -14,9 +14,11 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.rcm import seed_world
 from bridge.store import ArchiveRecord, SqlEventArchive
+from envs.credit.domain import DOMAIN as CREDIT
 from envs.rcm.domain import DOMAIN
 from envs.rcm.tasks import work_item_for
 from envs.tasksets import TaskSetRegistry
+from loopline.demo.credit import queue_world, work_queue
 from loopline.demo.promotion import SIMULATED, promotion_stage
 from loopline.stack.binaries import temporal_bin
 from schemas.chain import EpisodeChain
@@ -95,3 +97,48 @@ async def _in_thread(job):  # type: ignore[no-untyped-def]
     import asyncio
 
     return await asyncio.get_running_loop().run_in_executor(None, job)
+
+
+@pytest.mark.integration
+async def test_the_credit_demos_edge_cases_are_promoted_to_credit_promoted(
+    dev_server: WorkflowEnvironment, tmp_path: Path
+) -> None:
+    world = queue_world()
+    archive = SqlEventArchive(f"sqlite:///{tmp_path / 'archive.db'}")
+    archive.create_schema()
+    redact = redactor(tmp_path)
+    items = work_queue(world)[-3:]  # edge families: the last packages of the queue
+    for index, item in enumerate(items):
+        task = Task(
+            task_id=item.item_id, domain="credit", work_item=item, initial_world=world.snapshot(),
+            tools=tuple(s.name for s in CREDIT.tool_specs()), gold_solution=(),
+            verifier=VerifierSpec(verifier="credit.v1"), provenance=Provenance(kind="synthetic"),
+        )  # fmt: skip
+        episode = record(task, redact)
+        archive.append([ArchiveRecord.of(e) for e in episode])
+        fingerprint = f"{index:02d}" + "d" * 30
+        detected = EpisodeChain(
+            f"edgecase:{fingerprint}", tenant="fund-a", source="loopline://test/detector"
+        ).append(
+            EdgeCaseDetected(
+                fingerprint=fingerprint, rule="unknown_vocabulary", severity="low", summary="demo",
+                source_episode_id=episode[0].episodeid,
+            )
+        )  # fmt: skip
+        archive.append([ArchiveRecord.of(detected)])
+    out = io.StringIO()
+    summary = await _in_thread(
+        lambda: promotion_stage(
+            Console(file=out, width=200),
+            temporal_address=dev_server.client.service_client.config.target_host,
+            db_url=f"sqlite:///{tmp_path / 'archive.db'}",
+            workdir=tmp_path / "demo",
+            truth=world,
+            timeout_s=120,
+        )
+    )
+    assert summary.drafts == len(items) and len(summary.published) == len(items), out.getvalue()
+    assert summary.task_set == "credit-promoted"
+    tasks = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("credit-promoted").tasks
+    assert sorted(t.task_id for t in tasks) == sorted(summary.published)
+    assert all(t.domain == "credit" and t.provenance.reviewer == SIMULATED for t in tasks)

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from adapters.rcm.draft_store import DraftStore, PromotionStatus
-from adapters.rcm.drafts import build_draft
+from adapters.drafting.store import DraftStore, PromotionStatus
 from envs.rcm import generate_base
-from envs.rcm.tasks import work_item_for
+from envs.rcm.promotion import PROMOTION
 from loopline.cli import app
 from tests.workflows.episodes import record, redactor
 
@@ -20,10 +19,9 @@ from tests.workflows.episodes import record, redactor
 @pytest.fixture
 def store(tmp_path: Path) -> DraftStore:
     task = next(t for t in generate_base(seed=0, per_carc=1) if "carc:45" in t.tags)
-    draft = build_draft(
-        record(task, redactor(tmp_path)), fingerprint="ab" * 16, rule="escalation",
-        rebuild_work_item=lambda world, item: work_item_for(world, item.item_id),
-    )  # fmt: skip
+    draft = PROMOTION.build_draft(
+        record(task, redactor(tmp_path)), fingerprint="ab" * 16, rule="escalation", threshold=0.9
+    )
     store = DraftStore(tmp_path / "drafts")
     store.put_draft(draft)
     store.put_status(

@@ -18,8 +18,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
-from adapters.rcm.draft_store import DraftStore
-from adapters.rcm.surrogates import TOKEN
+from adapters.drafting.store import DraftStore
+from adapters.surrogates import TOKEN
+from envs.credit import generate_edge as generate_credit_edge
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from schemas import Event
@@ -236,3 +237,23 @@ async def test_one_episode_reported_by_two_rules_becomes_one_task(desk: Desk, ep
     assert results[1].task_id == results[0].task_id
     assert [t.task_id for t in desk.registry.load("rcm-promoted").tasks] == [results[0].task_id]
     assert len(desk.published) == 1
+
+
+async def test_a_credit_edge_case_is_drafted_validated_and_published_to_its_own_task_set(
+    desk: Desk, tmp_path: Path
+) -> None:
+    source = next(t for t in generate_credit_edge(seed=11, per_kind=1) if "edge:currency_mismatch" in t.tags)
+    episode = record(source, redactor(tmp_path))
+    handle = await desk.start("c7" * 16, episode)
+    state = await desk.wait_for(handle, "awaiting_review")
+    assert state.spec_hash and state.draft_id
+    outcome = await send_review(
+        desk.client, handle.id, ReviewDecision(decision="approve", reviewer="lee", spec_hash=state.spec_hash)
+    )
+    assert outcome.stage == "published"
+    assert desk.registry.versions("rcm-promoted") == []
+    [task] = desk.registry.load("credit-promoted").tasks
+    assert task.domain == "credit" and task.verifier.verifier == "credit.v1"
+    assert task.verifier.outcome == source.verifier.outcome  # the generator's own spec, rebuilt
+    assert desk.published[0]["data"]["task_set"] == "credit-promoted"
+    await replayer().replay_workflow(await handle.fetch_history())

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from adapters.rcm.draft_store import DraftStore, PromotionStatus
+from adapters.drafting.store import DraftStore, PromotionStatus
 from bridge.store import ArchiveRecord, SqlEventArchive
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry

@@ -3,7 +3,7 @@
 What is PHI comes from the models (`schemas.phi.phi_field`): each tool call's arguments are read
 with the tool's argument model and each result with its result model, so a field marked PHI is
 found wherever it sits. Identifiers (names, birth dates, member ids, addresses) get surrogates of
-their own kind from `adapters.rcm.surrogates.Surrogates`, keyed by the recorded value, so the same
+their own kind from `adapters.surrogates.Surrogates`, keyed by the recorded value, so the same
 value gets the same surrogate in every message and every row: a member id copied from the claim
 into an eligibility call stays one value, which is what a policy learns to copy.
 
@@ -25,8 +25,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from adapters.chat import Message, arguments_text
-from adapters.rcm.surrogates import Surrogates
 from adapters.spec import ToolSpec
+from adapters.surrogates import Surrogates
 from training.data.rows import ChatRow
 
 TEXT_FIELD = "text"

@@ -130,7 +130,11 @@ def _not_taken(stream: Sequence[Event]) -> str | None:
     humans = [e.data for e in stream if isinstance(e.data, HumanIntervened)]
     if any(h.action in ("override", "takeover", "reject") for h in humans):
         return "a human overrode or took over"
-    truth = business_truth([e.data.kind for e in stream if isinstance(e.data, OutcomeObserved)])
+    started = next((e.data for e in stream if isinstance(e.data, EpisodeStarted)), None)
+    truth = business_truth(
+        [e.data.kind for e in stream if isinstance(e.data, OutcomeObserved)],
+        started.work_item.domain if started else None,
+    )
     if truth is None:
         return "no confirming outcome yet"
     return None if truth else "outcome contradicted it"

@@ -21,10 +21,10 @@ from typing import Any
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from adapters.rcm.draft_store import DraftStore, Notification, PromotionStatus, Suggestion
-from adapters.rcm.drafts import DEFAULT_THRESHOLD, TaskDraft, build_draft, draft_id_for
-from adapters.rcm.recording import RecordingError
-from envs.rcm.tasks import work_item_for
+from adapters.drafting.draft import DEFAULT_THRESHOLD, TaskDraft, draft_id_for
+from adapters.drafting.recording import RecordingError, episode_domain
+from adapters.drafting.store import DraftStore, Notification, PromotionStatus, Suggestion
+from envs.promotion import UnknownPromotion, promotion
 from envs.tasksets import TaskSetError, TaskSetRegistry
 from envs.validate import validate_task
 from schemas.chain import EpisodeChain
@@ -50,7 +50,8 @@ from workflows.promotion.models import (
     ValidateCandidateResult,
 )
 
-PROMOTED_SET = "rcm-promoted"
+PROMOTED_SET = "{domain}-promoted"
+"""The task set a draft's task joins; `{domain}` is the draft's domain (`rcm-promoted`)."""
 EventSource = Callable[[str], list[Event]]
 """An episode's archived events, in `seq` order."""
 Publisher = Callable[[dict[str, Any]], None]
@@ -90,14 +91,10 @@ class PromotionActivities:
                     f"no archived events for episode {data.episode_id} yet", type="EpisodeNotArchived"
                 )  # retried: the projector may not have caught up
             try:
-                draft = build_draft(
-                    events,
-                    fingerprint=data.fingerprint,
-                    rule=data.rule,
-                    threshold=self.threshold,
-                    rebuild_work_item=lambda world, item: work_item_for(world, item.item_id),
+                draft = promotion(episode_domain(events) or "").build_draft(
+                    events, fingerprint=data.fingerprint, rule=data.rule, threshold=self.threshold
                 )
-            except (RecordingError, ValueError) as exc:
+            except (RecordingError, UnknownPromotion, ValueError) as exc:
                 raise ApplicationError(
                     f"episode {data.episode_id} cannot be drafted: {type(exc).__name__}",
                     type="NotDraftable",
@@ -116,7 +113,7 @@ class PromotionActivities:
         """A task of the current task set that already covers the draft's case."""
         draft = self._draft(data.draft_id)
         marks = {f"fingerprint:{draft.fingerprint}", f"draft:{draft.content_hash[:20]}"}
-        for task in self._current():
+        for task in self._current(self._set(draft)):
             if marks & set(task.tags):
                 return FindDuplicateResult(duplicate_of=task.task_id)
         return FindDuplicateResult()
@@ -127,7 +124,14 @@ class PromotionActivities:
         found = self.store.suggestion(data.draft_id)
         if found is None:
             draft = self._draft(data.draft_id)
-            spec, gold = suggested_spec(draft)
+            try:
+                spec, gold = suggested_spec(draft)
+            except ValueError as exc:  # the reference agent cannot work the draft: no retry helps
+                raise ApplicationError(
+                    f"draft {draft.draft_id}: no suggestion ({type(exc).__name__}: {exc})",
+                    type="NotSuggestible",
+                    non_retryable=True,
+                ) from None
             validation = validate_task(candidate_task(draft, spec, gold))
             found = Suggestion(
                 draft_id=draft.draft_id,
@@ -182,29 +186,30 @@ class PromotionActivities:
         task = self._task(data.draft_id, data.spec_hash, reviewer=data.reviewer)
         content_hash = task.compute_hash()
         draft = self._draft(data.draft_id)
-        with self._locked():
+        task_set = self._set(draft)
+        with self._locked(task_set):
             twin = next(
                 (
                     t
-                    for t in self._current()
+                    for t in self._current(task_set)
                     if t.task_id != task.task_id and f"draft:{draft.content_hash[:20]}" in t.tags
                 ),
                 None,
             )
             if twin is not None:  # the same episode, promoted meanwhile through another edge case
                 return PublishTaskResult(
-                    task_id=twin.task_id, task_set=self.task_set, version=self.registry.versions(self.task_set)[-1],
+                    task_id=twin.task_id, task_set=task_set, version=self.registry.versions(task_set)[-1],
                     content_hash=twin.compute_hash(), duplicate_of=twin.task_id,
                 )  # fmt: skip
-            version = self._version_holding(task.task_id, content_hash)
+            version = self._version_holding(task_set, task.task_id, content_hash)
             if version is None:
-                tasks = [t for t in self._current() if t.task_id != task.task_id]
+                tasks = [t for t in self._current(task_set) if t.task_id != task.task_id]
                 manifest = self.registry.publish(
-                    self.task_set, [*tasks, task], notes=f"promoted {task.task_id} ({data.workflow_id})"
+                    task_set, [*tasks, task], notes=f"promoted {task.task_id} ({data.workflow_id})"
                 )
                 version = manifest.version
         event = self.store.put_event(
-            task.task_id, self._seal(task, version, content_hash, draft, data.reviewer)
+            task.task_id, self._seal(task, task_set, version, content_hash, draft, data.reviewer)
         )
         if self.publish is not None:
             self.publish(event)
@@ -212,13 +217,13 @@ class PromotionActivities:
         if known is not None:
             self.store.put_status(
                 known.model_copy(
-                    update={"stage": "published", "task_id": task.task_id, "task_set": self.task_set,
+                    update={"stage": "published", "task_id": task.task_id, "task_set": task_set,
                             "task_set_version": version, "updated_at": self.clock()}
                 )
             )  # fmt: skip
         return PublishTaskResult(
             task_id=task.task_id,
-            task_set=self.task_set,
+            task_set=task_set,
             version=version,
             content_hash=content_hash,
             event_id=str(event["id"]),
@@ -237,15 +242,18 @@ class PromotionActivities:
             )
         return candidate_task(draft, spec, suggestion.gold, reviewer=reviewer)
 
-    def _current(self) -> tuple[Task, ...]:
+    def _set(self, draft: TaskDraft) -> str:
+        return self.task_set.format(domain=draft.domain)
+
+    def _current(self, task_set: str) -> tuple[Task, ...]:
         try:
-            return self.registry.load(self.task_set).tasks
+            return self.registry.load(task_set).tasks
         except TaskSetError:
             return ()
 
-    def _version_holding(self, task_id: str, content_hash: str) -> int | None:
-        for version in reversed(self.registry.versions(self.task_set)):
-            loaded = self.registry.load(self.task_set, version)
+    def _version_holding(self, task_set: str, task_id: str, content_hash: str) -> int | None:
+        for version in reversed(self.registry.versions(task_set)):
+            loaded = self.registry.load(task_set, version)
             if content_hash in loaded.manifest.task_hashes:
                 return version
             if task_id in loaded.manifest.task_ids:
@@ -253,9 +261,9 @@ class PromotionActivities:
         return None
 
     @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _locked(self, task_set: str) -> Iterator[None]:
         self.registry.root.mkdir(parents=True, exist_ok=True)
-        with (self.registry.root / f".{self.task_set}.lock").open("w") as handle:
+        with (self.registry.root / f".{task_set}.lock").open("w") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
             try:
                 yield
@@ -263,13 +271,13 @@ class PromotionActivities:
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
     def _seal(
-        self, task: Task, version: int, content_hash: str, draft: TaskDraft, reviewer: str
+        self, task: Task, task_set: str, version: int, content_hash: str, draft: TaskDraft, reviewer: str
     ) -> dict[str, Any]:
         chain = EpisodeChain(f"task:{task.task_id}", tenant=self.tenant, source=self.source, clock=self.clock)
         event = chain.append(
             TaskPromoted(
                 task_id=task.task_id,
-                task_set=self.task_set,
+                task_set=task_set,
                 task_set_version=version,
                 content_hash=content_hash,
                 source_episode_id=draft.source_episode_id,

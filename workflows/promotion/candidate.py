@@ -1,60 +1,23 @@
-"""From a draft to a candidate task: the suggested outcome spec, the task itself, and its gates. Pure.
+"""From a draft to a candidate task: the suggested outcome spec, the task itself, and its gates.
 
-The suggestion is the reference specialist's own resolution of the draft, written down the way the
-generator writes a case's intent: each record the specialist's writes left in the world becomes an
-assertion (the replacement with its corrected fields, the appeal and its basis, the amounts written
-off or billed to the patient, the hand-off and its queue), every write tool it did not use must
-not have happened, and no patient may be billed for a contractual amount. A reviewer approves it as
-it is or edits it; the gates then decide whether the task may join a task set (design.md §5): the
-gold scores 1.0, doing nothing 0, no outcome-changing mutant of the gold is accepted, and no exploit
-that reaches a wrong outcome scores above doing nothing.
+The draft's domain (`TaskDraft.domain`) builds the task and suggests its spec from its reference
+agent's own resolution (`envs.promotion`, e.g. `envs/rcm/promotion.py`); a reviewer approves the
+spec as it is or edits it. The gates, the same for every domain, then decide whether the task may
+join a task set (design.md §5): the gold scores 1.0, doing nothing 0, no outcome-changing mutant of
+the gold is accepted, and no exploit that reaches a wrong outcome scores above doing nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from adapters.rcm.draft_store import GateReport
-from adapters.rcm.drafts import TaskDraft
-from adapters.rcm.replay import LiveFault
+from adapters.drafting.draft import TaskDraft
+from adapters.drafting.store import GateReport
 from envs.adversarial.battery import exploit_task
 from envs.adversarial.mutation import mutate_task
 from envs.adversarial.report import BASELINE
-from envs.env import replay
-from envs.rcm.domain import DOMAIN
-from envs.rcm.faults import FAULTS_KEY, Fault
-from envs.rcm.intents import WRITES
-from envs.rcm.specs import never
-from envs.rcm.tasks import OUTCOME_PATHS, solve
+from envs.promotion import promotion
 from envs.validate import validate_task
-from schemas.tasks import Assertion, CallConstraint, OutcomeSpec, Provenance, Task, VerifierSpec, content_hash
+from schemas.tasks import Task, VerifierSpec
 from schemas.tools import ToolCall
-
-VERIFIER = "rcm.v2"
-_CLAIM_KEYS = (
-    "payer_id", "payer_sequence", "frequency_code", "member_id", "rendering_npi", "prior_auth_number",
-    "diagnosis_codes",
-)  # fmt: skip
-_LINE_KEYS = ("procedure_code", "modifiers", "place_of_service", "units")
-
-
-def task_id_for(draft: TaskDraft) -> str:
-    """One task per edge case: the id comes from the fingerprint."""
-    return f"promoted-{draft.fingerprint[:20]}"
-
-
-def fault_plan(faults: Sequence[LiveFault]) -> list[Fault]:
-    """The live faults the rcm environment can replay: server errors (as 503) and timeouts."""
-    plan = []
-    for fault in faults:
-        if fault.kind == "http" and (fault.status_code or 0) >= 500:
-            plan.append(Fault(tool=fault.tool, occurrence=fault.occurrence, kind="http_503"))
-        elif fault.kind == "timeout":
-            plan.append(
-                Fault(tool=fault.tool, occurrence=fault.occurrence, kind="timeout", applied=fault.applied)
-            )
-    return plan
 
 
 def candidate_task(
@@ -64,135 +27,13 @@ def candidate_task(
     *,
     reviewer: str | None = None,
 ) -> Task:
-    """The task a draft becomes under `spec`, with `gold` as its gold solution."""
-    world: dict[str, Any] = dict(draft.world)
-    plan = fault_plan(draft.faults)
-    if plan:
-        world[FAULTS_KEY] = {"plan": [f.model_dump() for f in plan], "calls": {}}
-    return Task(
-        task_id=task_id_for(draft),
-        domain="rcm",
-        work_item=draft.work_item,
-        initial_world=world,
-        tools=tuple(s.name for s in DOMAIN.tool_specs()),
-        gold_solution=gold,
-        verifier=spec,
-        provenance=Provenance(kind="promoted", episode_id=draft.source_episode_id, reviewer=reviewer),
-        tags=(
-            "dist:promoted",
-            f"rule:{draft.rule}",
-            f"fingerprint:{draft.fingerprint}",
-            f"draft:{draft.content_hash[:20]}",
-            f"spec:{content_hash(spec.model_dump(mode='json'))[:20]}",
-            *(f"resolution:{spec.params['resolution']}" for _ in [0] if "resolution" in spec.params),
-        ),
-    )
+    """The task a draft becomes under `spec`, with `gold` as its gold solution (by its domain)."""
+    return promotion(draft.domain).candidate_task(draft, spec, gold, reviewer=reviewer)
 
 
 def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
-    """The reference specialist works the draft; its resolution, written as a spec, and its calls."""
-    blank = candidate_task(draft, VerifierSpec(verifier=VERIFIER, outcome=OutcomeSpec()))
-    gold = solve(blank)
-    final = replay(DOMAIN, blank, gold).final_world
-    facts = DOMAIN.outcome_facts(blank.initial_world, final)
-    claim_id = draft.work_item.item_id
-    outcome, used = _assertions(facts)
-    must = [*outcome, *(never(tool) for tool in WRITES if tool not in used)]
-    must.append(
-        Assertion(
-            name="no_patient_billing_on_co",
-            reason="billing a patient for a contractual (CO) adjustment breaks the payer contract",
-            collection="violations",
-            where={"new": True},
-            min_count=0,
-            max_count=0,
-        )
-    )
-    resolution = "+".join(tool for tool in WRITES if tool in used) or "nothing"
-    spec = VerifierSpec(
-        verifier=VERIFIER,
-        outcome=OutcomeSpec(must=tuple(must)),
-        outcome_paths=OUTCOME_PATHS,
-        forbidden_calls=tuple(
-            CallConstraint(tool=tool, reason="the specialist's resolution does not use it")
-            for tool in WRITES
-            if tool not in used and tool != "escalate_to_human"
-        ),
-        must_escalate="escalate_to_human" in used,
-        params={"resolution": resolution, "claim_id": claim_id},
-    )
-    return spec, gold
-
-
-def _assertions(facts: dict[str, list[dict[str, Any]]]) -> tuple[list[Assertion], set[str]]:
-    """An assertion per kind of record the specialist created, and the write tools behind them."""
-    out: list[Assertion] = []
-    used: set[str] = set()
-    for claim in (c for c in facts["claims"] if c["new"]):
-        tool, link = _claim_tool(claim)
-        used.add(tool)
-        where: dict[str, Any] = {"new": True, link: claim[link]}
-        where |= {key: claim[key] for key in _CLAIM_KEYS}
-        for i, line in enumerate(claim["lines"]):
-            where |= {f"lines.{i}.{key}": line[key] for key in _LINE_KEYS}
-        out.append(
-            _fact(
-                f"{tool}.{claim[link]}", f"the specialist sent this {tool.replace('_', ' ')}", "claims", where
-            )
-        )
-    for claim in (c for c in facts["claims"] if c["closed_now"] and not c["new"]):
-        used.add("close_claim")
-        out.append(_fact(f"closed.{claim['claim_id']}", "the claim needs no more work", "claims",
-                         {"claim_id": claim["claim_id"], "closed_now": True}))  # fmt: skip
-    for appeal in (a for a in facts["appeals"] if a["new"]):
-        used.add("submit_appeal")
-        out.append(_fact(f"appeal.{appeal['claim_id']}", f"appeal on {appeal['basis']} grounds", "appeals",
-                         {"new": True, "claim_id": appeal["claim_id"], "basis": appeal["basis"]}))  # fmt: skip
-    for auth in (a for a in facts["authorizations"] if a["new"]):
-        used.add("request_authorization")
-        out.append(_fact(f"authorization.{auth['claim_id']}", "an authorization is requested", "authorizations",
-                         {"new": True, "claim_id": auth["claim_id"], "retro": auth["retro"]}))  # fmt: skip
-    for collection, tool, kind, why in (
-        ("write_offs", "post_write_off", "reason_code", "the amount is not recoverable"),
-        ("patient_transfers", "transfer_to_patient_responsibility", "reason", "the patient owes this amount"),
-    ):
-        totals: dict[tuple[str, str], float] = {}
-        for row in (r for r in facts[collection] if r["new"]):
-            key = (str(row["claim_id"]), str(row[kind]))
-            totals[key] = round(totals.get(key, 0.0) + float(row["amount"]), 2)
-        for (claim_id, reason), total in totals.items():
-            used.add(tool)
-            out.append(
-                Assertion(
-                    name=_name(f"{collection}.{claim_id}.{reason}"), reason=f"{why} ({reason})",
-                    collection=collection, where={"new": True, "claim_id": claim_id, kind: reason},
-                    min_count=1, total_of="amount", total=total,
-                )
-            )  # fmt: skip
-    for row in (r for r in facts["escalations"] if r["new"]):
-        used.add("escalate_to_human")
-        out.append(_fact(f"escalation.{row['claim_id']}", f"a human decides ({row['queue']})", "escalations",
-                         {"new": True, "claim_id": row["claim_id"], "queue": row["queue"],
-                          "recommended_action": row["recommended_action"]}))  # fmt: skip
-    return out, used
-
-
-def _claim_tool(claim: dict[str, Any]) -> tuple[str, str]:
-    if claim.get("replaces_claim_id"):
-        return "submit_replacement_claim", "replaces_claim_id"
-    if claim.get("resubmits_claim_id"):
-        return "submit_new_claim", "resubmits_claim_id"
-    return "bill_other_payer", "billed_from_claim_id"
-
-
-def _name(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "_.:-" else "_" for ch in text.lower())[:128]
-
-
-def _fact(name: str, reason: str, collection: str, where: dict[str, Any]) -> Assertion:
-    return Assertion(
-        name=_name(name), reason=reason, collection=collection, where=where, min_count=1, max_count=1
-    )
+    """The draft's domain's reference agent works it; its resolution as a spec, and its calls."""
+    return promotion(draft.domain).suggested_spec(draft)
 
 
 def gates(task: Task) -> GateReport:

@@ -25,7 +25,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
-from adapters.rcm.draft_store import PENDING, DraftStore, ReviewNote
+from adapters.drafting.store import PENDING, DraftStore, ReviewNote
 from schemas.tasks import VerifierSpec
 from workflows.promotion.models import PromoteInput, ReviewDecision, ReviewOutcome, ReviewTimers
 from workflows.promotion.workflows import PromoteEdgeCaseWorkflow, workflow_id_for

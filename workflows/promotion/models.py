@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from adapters.rcm.draft_store import Stage
+from adapters.drafting.store import Stage
 from schemas.base import Contract
 
 

@@ -18,7 +18,7 @@ from temporalio.common import RetryPolicy
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from adapters.rcm.draft_store import Stage
+    from adapters.drafting.store import Stage
     from workflows.promotion.activities import PromotionActivities
     from workflows.promotion.models import (
         BuildDraftInput,

@@ -20,10 +20,10 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from adapters import Toolbox
+from adapters.drafting.store import DraftStore
 from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
-from adapters.rcm.draft_store import DraftStore
-from adapters.rcm.surrogates import TOKEN
 from adapters.serving import serve_in_thread
+from adapters.surrogates import TOKEN
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.api.review import Reviewing

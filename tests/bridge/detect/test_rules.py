@@ -33,6 +33,24 @@ def test_a_5xx_from_the_live_system_is_a_tool_failure_edge_case_and_a_4xx_is_not
     assert _detector().evaluate(ep.failed("c2", "submit_appeal", status_code=404)) == []
 
 
+def test_a_live_answer_that_cannot_be_relied_on_is_an_edge_case_with_its_location() -> None:
+    ep = EpisodeBuilder()
+    damaged = ep.failed(
+        "c1", "get_financial_statements", kind="backend", status_code=200,
+        details={"location": "Income statement!B16", "problem": "a figure may be wrong"},
+    )  # fmt: skip
+    (finding,) = _detector().evaluate(damaged)
+    assert (finding.rule, finding.features) == (
+        "tool_failure.unreadable_answer",
+        {"tool": "get_financial_statements"},
+    )
+    assert finding.evidence["location"] == "Income statement!B16"
+    assert (
+        _detector().evaluate(ep.failed("c2", "get_financial_statements", kind="domain", status_code=404))
+        == []
+    )
+
+
 def test_a_422_from_the_live_system_for_a_schema_valid_call_is_drift() -> None:
     ep = EpisodeBuilder()
     (finding,) = _detector().evaluate(ep.failed("c1", "check_eligibility", status_code=422))

@@ -60,3 +60,13 @@ def test_escalation_fields_read_the_rcm_recommended_action_too() -> None:
     }
     assert escalation_fields(rcm) == ("over $500", "approve_write_off", "supervisor")
     assert escalation_fields({}) == ("the agent asked for a human", None, None)
+
+
+def test_escalation_fields_read_a_credit_committee_hand_off() -> None:
+    credit = {
+        "package_id": "PKG-1006",
+        "reasons": ["sponsor_prior_default", "covenant_lite"],
+        "recommended_decision": "decline",
+        "memo": "the sponsor defaulted before and the terms carry no covenant",
+    }
+    assert escalation_fields(credit) == ("sponsor_prior_default, covenant_lite", "decline", None)

@@ -7,10 +7,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from envs.catalog import generate
+from envs.domain import DOMAINS
 from envs.rcm.domain import DOMAIN
+from envs.tasksets import manifest_hash
 from schemas.events import EpisodeStarted
 from tests.training.data.production_events import archived
-from training.data import DatasetSpec, LoadedTaskSet, build_dataset, raw_phi_values, task_rows, write_dataset
+from training.data import (
+    DatasetSpec,
+    LoadedTaskSet,
+    PhiScrubber,
+    build_dataset,
+    raw_phi_values,
+    task_rows,
+    write_dataset,
+)
 from training.data.production import episode_set
 from training.data.rows import ChatRow
 
@@ -127,3 +138,20 @@ def test_a_chart_keeps_its_coding_and_names_the_patient_by_the_surrogate(small_b
     text = next(b["document"]["text"] for b in bodies if "document" in b)
     assert text.startswith(f"{claim['patient_first_name']} was seen")
     assert "Coding summary" in text and "(NPI " in text
+
+
+def test_a_credit_dataset_keeps_its_rows_because_credit_marks_no_field_as_phi(tmp_path: Path) -> None:
+    tasks = generate("credit-base", 0)[:4]
+    loaded = LoadedTaskSet(
+        label="credit-base (seed 0)", name="credit-base", version=None, seed=0,
+        set_hash=manifest_hash([t.compute_hash() for t in tasks]), tasks=tuple(tasks),
+    )  # fmt: skip
+    specs = {spec.name: spec for spec in DOMAINS.get("credit").tool_specs()}
+    rows = source_rows(loaded)
+    names = {str(t.initial_world["packages"][t.work_item.item_id]["borrower"]["name"]) for t in tasks}
+    texts = [s for row in rows for s in strings(row.model_dump(mode="json"))]
+    assert names and all(any(n in text for text in texts) for n in names)  # company names reach rows
+    assert raw_phi_values(rows, specs) == set()
+    scrubber = PhiScrubber(specs).fit(rows)
+    assert [scrubber.row(r) for r in rows] == rows
+    assert scrubber.replaced == 0

@@ -1,5 +1,5 @@
-"""An rcm episode as its archived events recorded it: the work item and every tool call with what
-came back, ready to be replayed. Pure.
+"""An episode as its archived events recorded it: the work item and every tool call with what came
+back, ready to be replayed. Pure and domain-neutral: the domain's tool specs say what is PHI.
 
 `recorded_episode` reads the production event types (`episode.started`, `tool.called`,
 `tool.returned`, `tool.failed`); `with_surrogates` swaps every PHI value (a capture token) for a
@@ -10,24 +10,26 @@ member id), so a recorded failure keeps only its kind, status, retryability and 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from pydantic import Field
 
-from adapters.rcm.surrogates import Surrogates
-from adapters.rcm.tools import RCM_TOOLS
+from adapters.spec import ToolSpec
+from adapters.surrogates import Surrogates
 from schemas.base import Contract
 from schemas.envelope import Event
 from schemas.events import EpisodeStarted, ToolCalled, ToolFailed, ToolReturned
 from schemas.tasks import WorkItem
 from schemas.tools import ToolCall, ToolError, ToolOutcome
 
-SPECS = {spec.name: spec for spec in RCM_TOOLS}
+Specs = Mapping[str, ToolSpec[Any, Any]]
+"""A domain's tool specs by name."""
 WITHHELD = "live error text withheld from drafts (not PHI-scrubbed at capture)"
 
 
 class RecordingError(ValueError):
-    """Events that do not make an rcm episode a draft can be built from."""
+    """Events that do not make an episode of the domain a draft can be built from."""
 
 
 class RecordedCall(Contract):
@@ -54,8 +56,8 @@ class RecordedEpisode(Contract):
     """Every answered tool call, in order."""
 
 
-def recorded_episode(events: Iterable[Event]) -> RecordedEpisode:
-    """The episode the events (one stream, `seq` order) record."""
+def recorded_episode(events: Iterable[Event], domain: str) -> RecordedEpisode:
+    """The `domain` episode the events (one stream, `seq` order) record."""
     started: EpisodeStarted | None = None
     episode_id = ""
     pending: dict[str, ToolCall] = {}
@@ -77,16 +79,21 @@ def recorded_episode(events: Iterable[Event]) -> RecordedEpisode:
             calls.append(RecordedCall(call=pending.pop(data.call_id), outcome=data.outcome, error=error))
     if started is None:
         raise RecordingError("no episode.started event: not a whole episode")
-    if started.work_item.domain != "rcm":
-        raise RecordingError(f"episode {episode_id} works a {started.work_item.domain!r} item, not rcm")
+    if started.work_item.domain != domain:
+        raise RecordingError(f"episode {episode_id} works a {started.work_item.domain!r} item, not {domain}")
     return RecordedEpisode(episode_id=episode_id, work_item=started.work_item, calls=tuple(calls))
 
 
-def with_surrogates(episode: RecordedEpisode, surrogates: Surrogates) -> RecordedEpisode:
+def episode_domain(events: Iterable[Event]) -> str | None:
+    """The domain of the work item the episode's `episode.started` names (None without one)."""
+    return next((e.data.work_item.domain for e in events if isinstance(e.data, EpisodeStarted)), None)
+
+
+def with_surrogates(episode: RecordedEpisode, surrogates: Surrogates, specs: Specs) -> RecordedEpisode:
     """The episode with every PHI value (token or raw) replaced by its surrogate."""
     calls = []
     for recorded in episode.calls:
-        spec = SPECS.get(recorded.call.name)
+        spec = specs.get(recorded.call.name)
         arguments = surrogates.model_data(spec.args_model if spec else None, recorded.call.arguments)
         result = (
             surrogates.model_data(spec.result_model if spec else None, recorded.result)

@@ -1,5 +1,7 @@
 """Replay an episode's own calls against a reconstructed world and measure how faithful it is. Pure.
 
+Domain-neutral: the domain gives its tool specs and a simulated backend over the rebuilt world.
+
 A call is reproduced when the sim answers it exactly as the live system did: the same result
 (field by field), or the same failure (kind, HTTP status, domain code). Failures of the live system
 itself (a 5xx, a timeout, a lost connection) are not business logic the sim can derive: they are
@@ -11,15 +13,14 @@ outcome was unknown may or may not have landed; replay tries both and keeps the 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from adapters.backend import ToolFailure
-from adapters.rcm.recording import RecordedCall, RecordedEpisode
-from adapters.rcm.sim import SimBackend
-from adapters.rcm.tools import RCM_TOOLS
-from adapters.rcm.world import World
+from adapters.backend import ToolBackend, ToolFailure
+from adapters.drafting.recording import RecordedCall, RecordedEpisode
+from adapters.spec import ToolSpec
 from adapters.toolbox import Toolbox
 from schemas.base import Contract
 from schemas.tools import ToolError, ToolOutcome, ToolResult
@@ -27,6 +28,8 @@ from schemas.tools import ToolError, ToolOutcome, ToolResult
 LIVE_FAULT_KINDS = frozenset({"http", "timeout", "transport", "backend"})
 MAX_UNKNOWN_WRITES = 4  # 2**4 replays at most when guessing which unknown writes landed
 MAX_DIFFS = 5
+BackendFactory = Callable[[], ToolBackend]
+"""A fresh simulated backend over the rebuilt world (one per replay)."""
 
 
 class LiveFault(Contract):
@@ -79,8 +82,8 @@ class Fidelity(Contract):
 class _FaultyReplay:
     """The sim, with the live faults injected at their calls."""
 
-    def __init__(self, world: World, faults: list[LiveFault]) -> None:
-        self.inner = SimBackend(world)
+    def __init__(self, inner: ToolBackend, faults: list[LiveFault]) -> None:
+        self.inner = inner
         self.faults = faults
         self.counts: dict[str, int] = {}
 
@@ -122,7 +125,10 @@ def live_faults(episode: RecordedEpisode) -> list[LiveFault]:
 
 
 def replay(
-    world: World, episode: RecordedEpisode, faults: list[LiveFault]
+    make_backend: BackendFactory,
+    specs: Sequence[ToolSpec[Any, Any]],
+    episode: RecordedEpisode,
+    faults: list[LiveFault],
 ) -> tuple[Fidelity, list[LiveFault]]:
     """Replay every call; with unknown writes, the landed/lost guess that reproduces the most."""
     unknown = [i for i, f in enumerate(faults) if f.outcome is ToolOutcome.UNKNOWN][:MAX_UNKNOWN_WRITES]
@@ -131,15 +137,14 @@ def replay(
         plan = list(faults)
         for index, applied in zip(unknown, guess, strict=True):
             plan[index] = plan[index].model_copy(update={"applied": applied})
-        fidelity = _replay_once(world, episode, plan)
+        fidelity = _replay_once(Toolbox(specs, _FaultyReplay(make_backend(), plan)), episode)
         if best is None or fidelity.reproduced > best[0].reproduced:
             best = (fidelity, plan)
     assert best is not None
     return best
 
 
-def _replay_once(world: World, episode: RecordedEpisode, faults: list[LiveFault]) -> Fidelity:
-    toolbox = Toolbox(RCM_TOOLS, _FaultyReplay(world, faults))
+def _replay_once(toolbox: Toolbox, episode: RecordedEpisode) -> Fidelity:
     mismatches: list[Mismatch] = []
     injected = 0
     for index, recorded in enumerate(episode.calls):

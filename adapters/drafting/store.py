@@ -28,7 +28,7 @@ from typing import Literal, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
-from adapters.rcm.drafts import TaskDraft
+from adapters.drafting.draft import TaskDraft
 from schemas.base import Contract
 from schemas.tasks import VerifierSpec, content_hash
 from schemas.tools import ToolCall

@@ -7,6 +7,10 @@ document text), computed from a keyed hash of what was recorded there: the same 
 same surrogate everywhere in a draft (the member id in an eligibility call and in the claim stay
 one value), different tokens give different surrogates, and nothing about the token survives.
 Tokens found anywhere else (free text) are replaced too. Pure.
+
+Domain-neutral: what is PHI comes from each domain's models (`schemas.phi.phi_field`), and the kind
+of surrogate from the field's name (`…first_name`, `…last_name`, `…birth_date`, `…member_id`,
+`address`, `text`; any other field gets an opaque `SYN-…` value).
 """
 
 from __future__ import annotations

@@ -1,0 +1,199 @@
+"""A credit deal-system world rebuilt from what the live system answered during one episode, and
+the credit side of `adapters.drafting.draft.Rebuild`. Pure.
+
+The package is rebuilt as it stood when the analyst opened it: its overview (`get_package`: the
+borrower, the sponsor, the periods delivered, FX rates, status, answers already received), every
+delivered period's statements, the EBITDA bridge, the term sheet, the existing debt and the fund
+policy, each from its first answer. The borrower's answers to an information request become the
+package's hidden answers (a period an answer delivered joins the answer, not the package); an
+item whose answer the episode never saw (not asked, or the request failed) is "to follow", since
+the deal team does not have it and nothing says the borrower would supply it. Ids the
+episode's writes were issued (`REC-7`) set the world's counters, so the sim issues the same ids
+again; the date those writes were stamped with is the world's today. Whatever the episode never
+read is left out: a package whose overview, statements, bridge or term sheet were never read is
+refused with a `RecordingError`, since no faithful world can be made up for it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, get_args
+
+from adapters.backend import ToolBackend
+from adapters.credit.models import (
+    BorrowerAnswer,
+    CreditPackage,
+    EbitdaBridge,
+    ExistingDebt,
+    FinancialPeriod,
+    FundPolicy,
+    TermSheet,
+)
+from adapters.credit.records import InformationItem
+from adapters.credit.sim import SimBackend
+from adapters.credit.tools import CREDIT_TOOLS
+from adapters.credit.world import ID_PREFIX, World
+from adapters.drafting.recording import RecordedCall, RecordedEpisode, RecordingError
+from adapters.spec import ToolSpec
+from adapters.surrogates import Surrogates
+from schemas.tasks import WorkItem
+from schemas.tools import ToolOutcome
+
+_ANSWER = re.compile(r"^(\w+) \((delivered|to follow)\): (.*)$", re.DOTALL)
+UNSEEN = "the borrower's answer is not in the episode: to follow"
+"""What an item the episode never saw answered holds: the deal team does not have it."""
+_DELIVERS_A_PERIOD = "missing_quarter"
+"""The one information item whose answer can bring a period (the quarter the package lacked)."""
+_STAMP = {"recommendation": "recorded_on", "request": "requested_on", "escalation": "escalated_on"}
+_ISSUED = {"record_recommendation": "recommendation", "request_information": "request",
+           "escalate_to_committee": "escalation"}  # fmt: skip
+WorkItemRebuild = Callable[[World, WorkItem], WorkItem]
+"""Rebuilds a work item's payload from the world (for payloads capture tokenises wholesale)."""
+
+
+def reconstruct_world(episode: RecordedEpisode) -> World:
+    """The world the episode's answers imply (raises `RecordingError` when they imply none)."""
+    try:
+        return _reconstruct(episode)
+    except (KeyError, TypeError, AttributeError) as exc:  # an answer without the shape its tool gives
+        raise RecordingError(
+            f"the recorded answers do not make a credit package ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def _reconstruct(episode: RecordedEpisode) -> World:
+    ok = [c for c in episode.calls if c.outcome is ToolOutcome.OK and c.result is not None]
+    first: dict[tuple[str, str], dict[str, Any]] = {}
+    for recorded in ok:
+        key = (recorded.call.name, str(recorded.call.arguments.get("period", "")))
+        first.setdefault(key, dict(recorded.result or {}))
+    overview = _needed(first, ("get_package", ""), "the package overview (get_package)")
+    answers, delivered = _answers(ok)
+    revealed = {answer.item for answer in answers}
+    answers += [
+        BorrowerAnswer(item=item, available=False, text=UNSEEN)
+        for item in get_args(InformationItem)
+        if item not in revealed
+    ]
+    periods = []
+    for summary in overview["periods"]:
+        found = _needed(first, ("get_financial_statements", summary["label"]),
+                        f"the statements of {summary['label']}")  # fmt: skip
+        periods.append(FinancialPeriod.model_validate(found["period"]))
+    answers = [_with_period(answer, delivered.get(answer.item), first) for answer in answers]
+    bridge = _needed(first, ("get_ebitda_bridge", ""), "the EBITDA bridge")["bridge"]
+    terms = _needed(first, ("get_term_sheet", ""), "the term sheet")["term_sheet"]
+    debts = first.get(("get_existing_debt", ""), {}).get("debts", [])
+    policy = first.get(("get_fund_policy", ""), {}).get("policy")
+    package = CreditPackage(
+        package_id=overview["package_id"],
+        received=overview["received"],
+        borrower=overview["borrower"],
+        sponsor=overview["sponsor"],
+        periods=tuple(periods),
+        bridge=EbitdaBridge.model_validate(bridge),
+        term_sheet=TermSheet.model_validate(terms),
+        existing_debt=tuple(ExistingDebt.model_validate(d) for d in debts),
+        fx_to_facility=overview["fx_to_facility"],
+        answers=tuple(answers),
+        status=overview["status"],
+        received_answers=tuple(overview["answers_received"]),
+    )
+    counters, today = _issued(ok)
+    return World(
+        today=today or _worked_on(episode.work_item) or package.received,
+        policy=FundPolicy.model_validate(policy) if policy is not None else FundPolicy(),
+        packages={package.package_id: package},
+        counters=counters,
+    )
+
+
+def _needed(first: dict[tuple[str, str], dict[str, Any]], key: tuple[str, str], what: str) -> dict[str, Any]:
+    if key not in first:
+        raise RecordingError(f"the episode never read {what}: the package cannot be rebuilt")
+    return first[key]
+
+
+def _with_period(
+    answer: BorrowerAnswer, label: str | None, first: dict[tuple[str, str], dict[str, Any]]
+) -> BorrowerAnswer:
+    """`answer` with the period it delivered, as the episode read it."""
+    if label is None:
+        return answer
+    found = _needed(first, ("get_financial_statements", label), f"the delivered period {label}")
+    return answer.model_copy(update={"period": FinancialPeriod.model_validate(found["period"])})
+
+
+def _answers(ok: Sequence[RecordedCall]) -> tuple[list[BorrowerAnswer], dict[str, str]]:
+    """The borrower's answers the requests revealed, and the period label each delivered answer
+    brought (a request's delivered periods, in the order of its delivered items)."""
+    answers: list[BorrowerAnswer] = []
+    delivered: dict[str, str] = {}
+    for recorded in (c for c in ok if c.call.name == "request_information"):
+        result: dict[str, Any] = dict(recorded.result or {})
+        labels = list(result.get("delivered_periods", []))
+        for text in result.get("answers", []):
+            match = _ANSWER.match(str(text))
+            if match is None:  # "<item>: the borrower has nothing further to provide"
+                continue
+            item, state, said = match.groups()
+            answers.append(BorrowerAnswer(item=item, available=state == "delivered", text=said))
+            if state == "delivered" and labels and item == _DELIVERS_A_PERIOD:
+                delivered[item] = labels.pop(0)
+        if labels:
+            raise RecordingError(f"periods {', '.join(labels)} were delivered by an unknown answer")
+    return answers, delivered
+
+
+def _issued(ok: Sequence[RecordedCall]) -> tuple[dict[str, int], date | None]:
+    """Counters one below the first id of each kind the writes were issued, and their date."""
+    counters: dict[str, int] = {}
+    today: date | None = None
+    for recorded in ok:
+        kind = _ISSUED.get(recorded.call.name)
+        if kind is None:
+            continue
+        record = next(iter((recorded.result or {}).values()), None)
+        if not isinstance(record, dict):
+            continue
+        number = str(record.get(f"{kind}_id", "")).removeprefix(ID_PREFIX[kind])
+        if number.isdigit():
+            counters.setdefault(kind, int(number) - 1)
+        stamp = record.get(_STAMP[kind])
+        if today is None and isinstance(stamp, str):
+            today = date.fromisoformat(stamp)
+    return counters, today
+
+
+def _worked_on(item: WorkItem) -> date | None:
+    try:
+        return date.fromisoformat(str(item.payload.get("worked_on", "")))
+    except ValueError:
+        return None
+
+
+@dataclass(frozen=True)
+class CreditRebuild:
+    """The credit side of `adapters.drafting.draft.Rebuild`."""
+
+    rebuild_work_item: WorkItemRebuild | None = None
+    """How a tokenised payload is rebuilt (the environment's work item for the package)."""
+    domain: str = "credit"
+    specs: Sequence[ToolSpec[Any, Any]] = tuple(CREDIT_TOOLS)
+
+    def world(self, episode: RecordedEpisode, surrogates: Surrogates) -> dict[str, Any]:
+        """The credit world the answers imply (credit marks no PHI: nothing to substitute)."""
+        return reconstruct_world(episode).snapshot()
+
+    def backend(self, world: dict[str, Any]) -> ToolBackend:
+        """The credit sim over `world`."""
+        return SimBackend(World.from_snapshot(world))
+
+    def work_item(self, world: dict[str, Any], item: WorkItem) -> WorkItem:
+        """`item` rebuilt from `world`, when a rebuild is given."""
+        if self.rebuild_work_item is None:
+            return item
+        return self.rebuild_work_item(World.from_snapshot(world), item)

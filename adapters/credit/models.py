@@ -1,0 +1,295 @@
+"""The credit package a fund's deal team screens: borrower, sponsor, financial periods, the EBITDA
+bridge, the proposed facility, existing debt, covenants, and the fund's policy.
+
+Entities are immutable (`Contract` is frozen) and every collection is a tuple, so a world snapshot
+shares every untouched entity with its successor. Money is in the currency the entity names; the
+package's `fx_to_facility` converts any of them into the facility's currency.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import Field
+
+from schemas.base import Contract
+
+Currency = Literal["USD", "EUR", "GBP", "CAD"]
+PeriodKind = Literal["FY", "Q"]
+SourceFormat = Literal["workbook", "pdf_table"]
+Seniority = Literal["senior_secured", "senior_unsecured", "subordinated"]
+CovenantMetric = Literal[
+    "max_total_leverage", "max_senior_leverage", "min_interest_coverage", "min_fccr", "min_liquidity"
+]
+AddBackCategory = Literal[
+    "non_recurring", "restructuring", "owner_compensation", "projected_synergy", "recurring_cost"
+]
+PackageStatus = Literal["open", "information_requested", "recommended", "escalated"]
+
+
+class Sponsor(Contract):
+    """The private-equity sponsor that owns the borrower."""
+
+    sponsor_id: str
+    """Sponsor id in the fund's deal system."""
+    name: str
+    """Sponsor name."""
+    prior_default: bool = False
+    """Whether a company this sponsor controlled has defaulted on a loan from this fund or its peers."""
+    default_note: str | None = None
+    """What the prior default was, when there was one."""
+
+
+class Borrower(Contract):
+    """The company that would borrow."""
+
+    borrower_id: str
+    """Borrower id in the fund's deal system."""
+    name: str
+    """Legal name."""
+    industry: str
+    """Industry, in words."""
+    reporting_currency: Currency
+    """Currency the financial statements are reported in."""
+    fiscal_year_end_month: int = Field(ge=1, le=12)
+    """Month the current fiscal year ends in (1-12)."""
+    largest_customer_share_pct: float = Field(ge=0, le=100)
+    """Share of TTM revenue from the single largest customer, in percent."""
+
+
+class IncomeStatement(Contract):
+    """Income statement of one period."""
+
+    revenue: float
+    """Net revenue."""
+    ebitda: float
+    """Reported EBITDA (before management add-backs)."""
+    depreciation_amortisation: float
+    """Depreciation and amortisation."""
+    interest_expense: float
+    """Interest expense booked in the period."""
+    net_income: float
+    """Net income."""
+
+
+class BalanceSheet(Contract):
+    """Balance sheet at the period's end."""
+
+    cash: float
+    """Cash and equivalents."""
+    total_debt: float
+    """Funded debt on the balance sheet."""
+    total_equity: float
+    """Shareholders' equity."""
+
+
+class CashFlowStatement(Contract):
+    """Cash-flow statement of one period."""
+
+    capex: float = Field(ge=0)
+    """Capital expenditure (a positive number is cash spent)."""
+    cash_taxes: float = Field(ge=0)
+    """Cash taxes paid."""
+    change_in_working_capital: float
+    """Increase in working capital (a positive number is cash absorbed)."""
+    cash_interest: float = Field(ge=0)
+    """Cash interest paid in the period."""
+
+
+class FinancialPeriod(Contract):
+    """One reporting period: a fiscal year or a quarter, as the borrower delivered it."""
+
+    label: str
+    """Period label, e.g. `FY2024` or `2025Q1`."""
+    kind: PeriodKind
+    """Fiscal year or quarter."""
+    start: date
+    """First day of the period."""
+    end: date
+    """Last day of the period."""
+    months: int = Field(ge=1, le=15)
+    """Length in months (a short stub year after a change of fiscal year end has fewer than 12)."""
+    currency: Currency
+    """Currency of every amount in the period."""
+    source: SourceFormat = "workbook"
+    """How the period arrived: an Excel workbook or a table taken from a PDF."""
+    restated: bool = False
+    """Whether these figures restate ones delivered earlier."""
+    restated_on: date | None = None
+    """When the restatement was issued."""
+    original_ebitda: float | None = None
+    """EBITDA as first reported, before the restatement."""
+    income: IncomeStatement
+    """Income statement."""
+    balance: BalanceSheet
+    """Balance sheet at `end`."""
+    cash_flow: CashFlowStatement
+    """Cash-flow statement."""
+
+
+class AddBack(Contract):
+    """One management adjustment in the EBITDA bridge."""
+
+    addback_id: str
+    """Id of the line in the bridge."""
+    description: str
+    """What management adds back, in its words."""
+    category: AddBackCategory
+    """Kind of adjustment."""
+    amount: float
+    """Amount added to EBITDA, in the bridge's currency."""
+    supported: bool
+    """Whether evidence (invoices, a quality-of-earnings report) supports it."""
+    recurring: bool = False
+    """Whether the cost recurs (a recurring cost is not an add-back)."""
+
+
+class EbitdaBridge(Contract):
+    """Management's bridge from reported to adjusted EBITDA over the trailing twelve months."""
+
+    currency: Currency
+    """Currency of the bridge."""
+    reported_ebitda: float
+    """TTM EBITDA as reported."""
+    addbacks: tuple[AddBack, ...] = ()
+    """Management's add-backs."""
+    management_adjusted_ebitda: float
+    """Management's adjusted EBITDA (reported plus every add-back, accepted or not)."""
+
+
+class Covenant(Contract):
+    """A maintenance covenant on the term sheet, tested quarterly."""
+
+    metric: CovenantMetric
+    """What is tested; `max_` covenants cap the ratio, `min_` covenants floor it."""
+    level: float = Field(gt=0)
+    """Covenant level (a multiple, or an amount in the facility currency for liquidity)."""
+
+
+class Facility(Contract):
+    """The facility the fund is asked to provide."""
+
+    facility_id: str
+    """Facility id."""
+    kind: Literal["unitranche", "senior_term_loan", "delayed_draw_term_loan"]
+    """Kind of loan."""
+    amount: float = Field(gt=0)
+    """Principal amount."""
+    currency: Currency
+    """Currency of the loan; every ratio is computed in it."""
+    tenor_years: float = Field(gt=0, le=10)
+    """Tenor in years."""
+    all_in_rate_pct: float = Field(gt=0, le=30)
+    """Cash interest rate, base rate plus margin, in percent a year."""
+    amortisation_pct: float = Field(ge=0, le=100)
+    """Scheduled principal a year, in percent of the amount."""
+    revolver_commitment: float = Field(default=0.0, ge=0)
+    """Committed revolving facility alongside the loan."""
+    revolver_drawn: float = Field(default=0.0, ge=0)
+    """Revolver drawn at closing."""
+
+
+class TermSheet(Contract):
+    """The proposed terms."""
+
+    facility: Facility
+    """The facility."""
+    covenants: tuple[Covenant, ...] = ()
+    """Maintenance covenants; none at all is covenant-lite."""
+    covenant_lite: bool = False
+    """Whether the terms carry no maintenance covenant."""
+    equity_contribution_pct: float = Field(ge=0, le=100)
+    """Sponsor equity as a percentage of total sources."""
+    collateral: str
+    """What secures the facility, in words."""
+
+
+class ExistingDebt(Contract):
+    """A debt the borrower already carries."""
+
+    debt_id: str
+    """Id of the instrument."""
+    lender: str
+    """Who holds it."""
+    seniority: Seniority
+    """Ranking."""
+    outstanding: float = Field(ge=0)
+    """Principal outstanding."""
+    currency: Currency
+    """Currency of the debt."""
+    rate_pct: float = Field(ge=0, le=30)
+    """Cash interest rate, percent a year."""
+    annual_principal: float = Field(ge=0)
+    """Scheduled principal a year."""
+    refinanced: bool = False
+    """Whether the proposed facility repays it at closing."""
+
+
+class FundPolicy(Contract):
+    """The fund's underwriting policy: the thresholds that decide the decision class."""
+
+    target_total_leverage: float = 5.0
+    """Total leverage above this needs a condition (lower amount)."""
+    escalate_total_leverage: float = 6.0
+    """Total leverage above this goes to investment committee."""
+    decline_total_leverage: float = 7.5
+    """Total leverage above this is declined."""
+    decline_interest_coverage: float = 1.5
+    """Interest coverage below this is declined."""
+    min_fccr: float = 1.2
+    """Fixed-charge coverage below this needs more equity."""
+    min_headroom_pct: float = 15.0
+    """Covenant headroom under this percentage goes to investment committee."""
+    addback_cap_pct: float = 20.0
+    """Projected synergies are accepted up to this percentage of reported EBITDA."""
+    max_customer_share_pct: float = 30.0
+    """A single customer above this share of revenue needs a concentration condition or IC."""
+    restatement_lookback_years: int = 2
+    """A restatement issued within this many years needs information before any decision."""
+    ratio_tolerance_pct: float = 2.0
+    """Tolerance on a recorded ratio or amount, in percent of the right figure."""
+    headroom_tolerance_pts: float = 2.0
+    """Tolerance on recorded covenant headroom, in percentage points."""
+
+
+class BorrowerAnswer(Contract):
+    """What the borrower can supply when the deal team asks for one item."""
+
+    item: str
+    """Information item (see `InformationItem`)."""
+    available: bool
+    """Whether the borrower supplies it now; otherwise it is to follow."""
+    text: str
+    """The borrower's answer."""
+    period: FinancialPeriod | None = None
+    """A period the answer delivers (a missing quarter)."""
+
+
+class CreditPackage(Contract):
+    """Everything the deal team received for one credit request."""
+
+    package_id: str
+    """Package id, e.g. `PKG-1001`."""
+    received: date
+    """When the package arrived."""
+    borrower: Borrower
+    """The borrower."""
+    sponsor: Sponsor
+    """The sponsor."""
+    periods: tuple[FinancialPeriod, ...]
+    """Fiscal years and quarters as delivered; a quarter may be missing."""
+    bridge: EbitdaBridge
+    """Management's TTM EBITDA bridge."""
+    term_sheet: TermSheet
+    """The proposed terms."""
+    existing_debt: tuple[ExistingDebt, ...] = ()
+    """Debt the borrower already carries."""
+    fx_to_facility: dict[str, float] = Field(default_factory=dict)
+    """Rate converting one unit of each currency into the facility currency."""
+    answers: tuple[BorrowerAnswer, ...] = ()
+    """What the borrower would answer to each information item (hidden until requested)."""
+    status: PackageStatus = "open"
+    """Where the package stands."""
+    received_answers: tuple[str, ...] = ()
+    """The borrower's answers received so far, in order."""

@@ -1,0 +1,33 @@
+"""The fund policy in words, from its thresholds: what `get_fund_policy` tells the analyst."""
+
+from __future__ import annotations
+
+from adapters.credit.models import FundPolicy
+
+
+def policy_rules(p: FundPolicy) -> list[str]:
+    """The policy's rules, in the order they apply."""
+    return [
+        f"Before any decision, request information on a package with a period restated in the last "
+        f"{p.restatement_lookback_years} years (restatement_reconciliation) or a quarter missing from the "
+        "trailing twelve months (missing_quarter); if it is still to follow, make no decision.",
+        "Compute every figure on the latest four quarters, pro forma for the facility (debt after closing: "
+        "the facility, the drawn revolver and the existing debt it does not refinance), in the facility currency.",
+        f"Accept only supported, non-recurring add-backs; projected synergies up to {p.addback_cap_pct:g}% of "
+        "reported EBITDA.",
+        "Adjusted EBITDA zero or negative (leverage stated as 99.0): decline, or escalate (non_positive_ebitda).",
+        f"Total leverage above {p.decline_total_leverage:g}x or interest coverage below "
+        f"{p.decline_interest_coverage:g}x: decline.",
+        f"Total leverage above {p.escalate_total_leverage:g}x (leverage_above_policy), any covenant headroom "
+        f"under {p.min_headroom_pct:g}% (thin_covenant_headroom), or a sponsor with a prior default "
+        "(sponsor_prior_default): escalate to investment committee, naming each reason.",
+        f"Otherwise approve with conditions when: total leverage above {p.target_total_leverage:g}x "
+        f"(lower_amount, at most the amount that gives {p.target_total_leverage:g}x); FCCR under "
+        f"{p.min_fccr:g}x (more_equity); earnings in another currency than the facility (currency_hedge); "
+        "covenant-lite terms (tighter_covenant, or escalate: covenant_lite); one customer above "
+        f"{p.max_customer_share_pct:g}% of revenue (concentration_limit, or escalate: customer_concentration).",
+        "Otherwise approve, without conditions.",
+        f"Recorded figures must be within {p.ratio_tolerance_pct:g}% of the right ones, covenant headroom within "
+        f"{p.headroom_tolerance_pts:g} points; the memo cites adjusted EBITDA, total leverage, interest coverage "
+        "and each covenant's headroom.",
+    ]

@@ -1,0 +1,149 @@
+"""Fund policy applied to a package: the acceptable decision classes and what each needs.
+
+`assess` is what a senior associate signs off: from the figures and the package's flags it gives
+every decision class the policy allows, the conditions an approval must carry, the reasons an
+escalation must give, and the information to ask for first. Where the policy leaves a choice
+(covenant-lite terms, customer concentration, non-positive EBITDA), more than one class is right.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import date
+
+from adapters.credit.models import CreditPackage, FundPolicy
+from adapters.credit.records import ConditionKind, DecisionClass, EscalationReason, Figures, InformationItem
+from envs.credit.ratios import Inputs, figures, max_amount_for, missing_quarter, restated_recently
+
+
+@dataclass(frozen=True)
+class Assessment:
+    """The policy's answer for one package."""
+
+    classes: tuple[DecisionClass, ...]
+    """Acceptable decision classes, the preferred one first."""
+    figures: Figures | None = None
+    """The right figures; None when the TTM cannot be built."""
+    conditions: tuple[ConditionKind, ...] = ()
+    """Conditions an approval with conditions must carry."""
+    max_amount: float | None = None
+    """Largest facility amount within the target leverage (for a lower-amount condition)."""
+    escalation_reasons: tuple[EscalationReason, ...] = ()
+    """Reasons an escalation must name."""
+    ask_first: tuple[InformationItem, ...] = ()
+    """Information to request before any decision."""
+    may_ask: tuple[InformationItem, ...] = ()
+    """Information an analyst may reasonably ask for too (customer contracts for a concentrated
+    book, support for unsupported add-backs, a bridge across a short fiscal year)."""
+    flags: tuple[str, ...] = field(default=())
+    """Edge facts found, for tags and memos."""
+
+
+def inputs_of(package: CreditPackage, policy: FundPolicy) -> Inputs:
+    """The computation inputs of a package as it stands."""
+    return Inputs(
+        periods=package.periods,
+        bridge=package.bridge,
+        term_sheet=package.term_sheet,
+        debts=package.existing_debt,
+        fx_to_facility=dict(package.fx_to_facility),
+        policy=policy,
+    )
+
+
+def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[InformationItem, ...]:
+    """What must be requested before deciding on the package as delivered."""
+    items: list[InformationItem] = []
+    if restated_recently(package.periods, today, policy.restatement_lookback_years):
+        items.append("restatement_reconciliation")
+    if missing_quarter(package.periods):
+        items.append("missing_quarter")
+    return tuple(items)
+
+
+def may_ask(package: CreditPackage, policy: FundPolicy) -> tuple[InformationItem, ...]:
+    """What an analyst may ask for on top of what policy says to ask first."""
+    items: list[InformationItem] = []
+    if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
+        items.append("customer_contracts")
+    if any(not a.supported and not a.recurring for a in package.bridge.addbacks):
+        items.append("addback_support")
+    if any(p.kind == "FY" and p.months < 12 for p in package.periods):
+        items.append("fiscal_year_bridge")
+    return tuple(items)
+
+
+def after_answers(package: CreditPackage, items: tuple[InformationItem, ...]) -> CreditPackage:
+    """The package once the borrower answered `items` (delivered periods join it)."""
+    delivered = tuple(
+        a.period for a in package.answers if a.item in items and a.available and a.period is not None
+    )
+    return package.model_copy(update={"periods": (*package.periods, *delivered)})
+
+
+def assess(package: CreditPackage, policy: FundPolicy, today: date) -> Assessment:
+    """The acceptable classes for `package` under `policy`."""
+    items = ask_first(package, policy, today)
+    optional = may_ask(package, policy)
+    answers = {a.item: a for a in package.answers}
+    if any(not (answers.get(i) and answers[i].available) for i in items):
+        return Assessment(classes=("request_information",), ask_first=items, may_ask=optional, flags=items)
+    worked = after_answers(package, items)
+    return replace(decide(worked, policy, items), may_ask=optional)
+
+
+def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationItem, ...] = ()) -> Assessment:
+    """The classes for a package whose information is complete (`items`: what was asked first)."""
+    inputs = inputs_of(package, policy)
+    f = figures(inputs)
+    base = Assessment(classes=(), figures=f, ask_first=items)
+    if f.adjusted_ebitda <= 0:
+        return replace(
+            base,
+            classes=("decline", "escalate"),
+            escalation_reasons=("non_positive_ebitda",),
+            flags=("non_positive_ebitda",),
+        )
+    if (
+        f.total_leverage > policy.decline_total_leverage
+        or f.interest_coverage < policy.decline_interest_coverage
+    ):
+        return replace(base, classes=("decline",), flags=("beyond_policy",))
+    reasons: list[EscalationReason] = []
+    if f.total_leverage > policy.escalate_total_leverage:
+        reasons.append("leverage_above_policy")
+    if f.covenant_headroom and min(h.headroom_pct for h in f.covenant_headroom) < policy.min_headroom_pct:
+        reasons.append("thin_covenant_headroom")
+    if package.sponsor.prior_default:
+        reasons.append("sponsor_prior_default")
+    if reasons:
+        return replace(base, classes=("escalate",), escalation_reasons=tuple(reasons), flags=tuple(reasons))
+    conditions: list[ConditionKind] = []
+    max_amount: float | None = None
+    if f.total_leverage > policy.target_total_leverage:
+        conditions.append("lower_amount")
+        max_amount = round(max_amount_for(inputs, policy.target_total_leverage), 0)
+    if f.fixed_charge_coverage < policy.min_fccr:
+        conditions.append("more_equity")
+    if package.borrower.reporting_currency != package.term_sheet.facility.currency:
+        conditions.append("currency_hedge")
+    alternatives: list[EscalationReason] = []
+    if package.term_sheet.covenant_lite:
+        conditions.append("tighter_covenant")
+        alternatives.append("covenant_lite")
+    if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
+        conditions.append("concentration_limit")
+        alternatives.append("customer_concentration")
+    if not conditions:
+        return replace(base, classes=("approve",))
+    classes: tuple[DecisionClass, ...] = (
+        ("approve_with_conditions", "escalate") if alternatives else ("approve_with_conditions",)
+    )
+    return replace(
+        base,
+        classes=classes,
+        conditions=tuple(conditions),
+        max_amount=max_amount,
+        escalation_reasons=tuple(alternatives),
+        flags=tuple(conditions),
+    )

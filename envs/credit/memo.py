@@ -1,0 +1,78 @@
+"""What the reference analyst writes: conditions, memos and requests, from the figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adapters.credit.models import CreditPackage, FundPolicy
+from adapters.credit.records import ConditionKind, Figures, InformationItem
+
+ITEM_WORDS: dict[str, str] = {
+    "restatement_reconciliation": "a reconciliation of the restated figures to those first reported",
+    "missing_quarter": "the missing quarter's management accounts, so the trailing twelve months are complete",
+    "addback_support": "support for the add-backs in the EBITDA bridge",
+    "customer_contracts": "the main customer contracts",
+    "fiscal_year_bridge": "a bridge across the change of fiscal year end",
+}
+METRIC_WORDS: dict[str, str] = {
+    "max_total_leverage": "total leverage covenant",
+    "max_senior_leverage": "senior leverage covenant",
+    "min_interest_coverage": "interest coverage covenant",
+    "min_fccr": "fixed-charge coverage covenant",
+    "min_liquidity": "liquidity covenant",
+}
+
+
+def money(ccy: str, amount: float) -> str:
+    """`USD 12,345,000`."""
+    return f"{ccy} {amount:,.0f}"
+
+
+def request_message(package_id: str, items: tuple[InformationItem, ...]) -> str:
+    """The request as the borrower reads it."""
+    wanted = "; ".join(ITEM_WORDS[i] for i in items)
+    return f"For package {package_id}, before we can take a credit view please send: {wanted}."
+
+
+def condition(
+    kind: ConditionKind, package: CreditPackage, f: Figures, policy: FundPolicy, max_amount: float | None
+) -> dict[str, Any]:
+    """One condition of an approval, as `record_recommendation` takes it."""
+    ccy = package.term_sheet.facility.currency
+    if kind == "lower_amount":
+        value = float(max_amount or 0)
+        detail = f"Reduce the facility to {money(ccy, value)} so total leverage is at most {policy.target_total_leverage:.1f}x"
+    elif kind == "more_equity":
+        value = min(package.term_sheet.equity_contribution_pct + 10, 100.0)
+        detail = f"Sponsor equity of at least {value:.0f}% of sources, so fixed charges are covered"
+    elif kind == "currency_hedge":
+        value = 75.0
+        detail = (
+            f"Hedge at least 75% of {package.borrower.reporting_currency} earnings against {ccy} debt service"
+        )
+    elif kind == "tighter_covenant":
+        value = round(f.total_leverage * 1.25, 2)
+        detail = f"Add a maintenance total leverage covenant at {value:.2f}x, tested quarterly"
+    else:
+        value = policy.max_customer_share_pct
+        detail = f"Event of default if the largest customer's share of revenue exceeds {value:.0f}% without consent"
+    return {"kind": kind, "detail": detail, "value": value}
+
+
+def memo(package: CreditPackage, f: Figures, decision: str, why: str) -> str:
+    """The credit memo: the figures relied on, the covenant headroom, the decision and why."""
+    ccy = package.term_sheet.facility.currency
+    lines = [
+        f"{package.borrower.name} ({package.borrower.industry}), sponsor {package.sponsor.name}: "
+        f"{money(ccy, package.term_sheet.facility.amount)} {package.term_sheet.facility.kind.replace('_', ' ')}.",
+        f"Adjusted TTM EBITDA {money(ccy, f.adjusted_ebitda)}; total leverage {f.total_leverage:.2f}x, "
+        f"senior leverage {f.senior_leverage:.2f}x, interest coverage {f.interest_coverage:.2f}x, "
+        f"FCCR {f.fixed_charge_coverage:.2f}x, DSCR {f.dscr:.2f}x, liquidity {money(ccy, f.liquidity)}.",
+    ]
+    if f.covenant_headroom:
+        rows = ", ".join(f"{METRIC_WORDS[h.metric]} {h.headroom_pct:.1f}%" for h in f.covenant_headroom)
+        lines.append(f"Covenant headroom: {rows}.")
+    else:
+        lines.append("Covenant headroom: none to measure, the terms are covenant-lite.")
+    lines.append(f"Recommendation: {decision.replace('_', ' ')}. {why}")
+    return " ".join(lines)

@@ -1,0 +1,81 @@
+"""How a credit edge case becomes a task (`envs.promotion.Promotion`): the draft rebuilt from the
+episode's recorded answers (`adapters.credit.drafts`), and an outcome spec suggested the way the
+generator writes one (`envs.credit.specs.outcome_spec`) from the environment's own assessment of the
+rebuilt package: the information policy says to ask for first, nothing asked without cause, and
+the acceptable decision classes with their figures, conditions and committee reasons. The gold is
+the reference analyst's work on the task. Pure.
+
+The credit environment has no fault plan, so live-system failures the draft recorded (a statement
+read answered 503, a committee hand-off that timed out) are reproduced when the draft's fidelity is
+measured but are not replayed in the task: the task is the package, worked without them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from adapters.credit.drafts import CreditRebuild
+from adapters.credit.world import World
+from adapters.drafting.draft import DEFAULT_THRESHOLD, TaskDraft, build_draft
+from envs.credit.assess import assess
+from envs.credit.domain import DOMAIN
+from envs.credit.specs import outcome_spec
+from envs.credit.tasks import VERIFIER, solve, work_item
+from envs.promotion import promoted_task
+from schemas.envelope import Event
+from schemas.tasks import Task, VerifierSpec
+from schemas.tools import ToolCall
+
+_REBUILD = CreditRebuild(
+    rebuild_work_item=lambda world, item: work_item(world.package(item.item_id), world.today.isoformat())
+)
+
+
+class CreditPromotion:
+    """The credit domain's `envs.promotion.Promotion`."""
+
+    name = "credit"
+
+    def build_draft(
+        self,
+        events: Iterable[Event],
+        *,
+        fingerprint: str,
+        rule: str,
+        threshold: float = DEFAULT_THRESHOLD,
+    ) -> TaskDraft:
+        """The draft of a credit episode (the package's work item rebuilt when capture tokenised it)."""
+        return build_draft(events, _REBUILD, fingerprint=fingerprint, rule=rule, threshold=threshold)
+
+    def candidate_task(
+        self,
+        draft: TaskDraft,
+        spec: VerifierSpec,
+        gold: tuple[ToolCall, ...] = (),
+        *,
+        reviewer: str | None = None,
+    ) -> Task:
+        """The task over the rebuilt deal system, with every credit tool."""
+        tools = [spec.name for spec in DOMAIN.tool_specs()]
+        return promoted_task(
+            draft, world=dict(draft.world), tools=tools, spec=spec, gold=gold, reviewer=reviewer
+        )
+
+    def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
+        """The environment's assessment of the rebuilt package as a spec, and the reference
+        analyst's calls under it (raises `ValueError` when the draft's package is not in its world)."""
+        world = World.from_snapshot(draft.world)
+        package = world.packages.get(draft.work_item.item_id)
+        if package is None:
+            raise ValueError(f"draft {draft.draft_id} has no package {draft.work_item.item_id}")
+        a = assess(package, world.policy, world.today)
+        spec = VerifierSpec(
+            verifier=VERIFIER,
+            outcome=outcome_spec(a, world.policy),
+            must_escalate=True if a.classes == ("escalate",) else (None if "escalate" in a.classes else False),
+            params={"classes": list(a.classes), "ask_first": list(a.ask_first), "resolution": "|".join(a.classes)},
+        )  # fmt: skip
+        return spec, solve(self.candidate_task(draft, spec))
+
+
+PROMOTION = CreditPromotion()

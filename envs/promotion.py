@@ -1,0 +1,109 @@
+"""How a domain's edge cases become tasks: each domain registers a `Promotion`, looked up by the
+domain name an archived episode's work item carries (`TaskDraft.domain`), so the promotion workflow,
+its activities and the review desk name no domain.
+
+Domains register theirs when their package is imported (`envs/rcm/__init__.py`,
+`envs/credit/__init__.py`); a lookup of a built-in domain imports it first.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from adapters.drafting.draft import TaskDraft
+from envs.domain import BUILTIN_DOMAINS
+from schemas.envelope import Event
+from schemas.tasks import Provenance, Task, VerifierSpec, content_hash
+from schemas.tools import ToolCall
+
+
+class Promotion(Protocol):
+    """What promotion needs from one domain."""
+
+    @property
+    def name(self) -> str:
+        """The domain, as in `WorkItem.domain`."""
+        ...
+
+    def build_draft(
+        self, events: Iterable[Event], *, fingerprint: str, rule: str, threshold: float
+    ) -> TaskDraft:
+        """The draft of the episode `events` record (raises `RecordingError` or `ValueError` when
+        they cannot make one)."""
+        ...
+
+    def candidate_task(
+        self,
+        draft: TaskDraft,
+        spec: VerifierSpec,
+        gold: tuple[ToolCall, ...] = (),
+        *,
+        reviewer: str | None = None,
+    ) -> Task:
+        """The task `draft` becomes under `spec`, with `gold` as its gold solution."""
+        ...
+
+    def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
+        """The reference agent works the draft: its resolution written as a spec, and its calls."""
+        ...
+
+
+class UnknownPromotion(KeyError):
+    """No domain of that name registered a promotion."""
+
+
+_PROMOTIONS: dict[str, Promotion] = {}
+
+
+def register_promotion(promotion: Promotion) -> None:
+    """Offer `promotion` for its domain (replacing any earlier one)."""
+    _PROMOTIONS[promotion.name] = promotion
+
+
+def promotion(domain: str) -> Promotion:
+    """The promotion of `domain`, importing the domain if it is a built-in."""
+    if domain not in _PROMOTIONS and domain in BUILTIN_DOMAINS:
+        importlib.import_module(BUILTIN_DOMAINS[domain])
+    try:
+        return _PROMOTIONS[domain]
+    except KeyError:
+        known = ", ".join(sorted(_PROMOTIONS)) or "(none)"
+        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}") from None
+
+
+def task_id_for(draft: TaskDraft) -> str:
+    """One task per edge case: the id comes from the fingerprint."""
+    return f"promoted-{draft.fingerprint[:20]}"
+
+
+def promoted_task(
+    draft: TaskDraft,
+    *,
+    world: dict[str, Any],
+    tools: Sequence[str],
+    spec: VerifierSpec,
+    gold: tuple[ToolCall, ...],
+    reviewer: str | None,
+) -> Task:
+    """The task of `draft` over `world`, with the provenance and tags every promoted task carries:
+    its rule, fingerprint, draft and spec, and the resolution the spec names."""
+    return Task(
+        task_id=task_id_for(draft),
+        domain=draft.domain,
+        work_item=draft.work_item,
+        initial_world=world,
+        tools=tuple(tools),
+        gold_solution=gold,
+        verifier=spec,
+        provenance=Provenance(kind="promoted", episode_id=draft.source_episode_id, reviewer=reviewer),
+        tags=(
+            "dist:promoted",
+            f"rule:{draft.rule}",
+            f"fingerprint:{draft.fingerprint}",
+            f"draft:{draft.content_hash[:20]}",
+            f"spec:{content_hash(spec.model_dump(mode='json'))[:20]}",
+            *(f"resolution:{spec.params['resolution']}" for _ in [0] if "resolution" in spec.params),
+        ),
+    )
