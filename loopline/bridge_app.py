@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from adapters import Toolbox
 from bridge.api.app import create_app
@@ -17,6 +17,7 @@ from bridge.capture import CaptureConfig, CaptureService
 from bridge.phi import OPERATOR_ROLE, VaultUnavailable
 from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
+from bridge.runtime.canary import CanaryRouter
 from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from loopline.bridge_domains import BridgeDomain, LiveClient, bridge_domain
@@ -111,10 +112,11 @@ def domain_services(
     config: RunnerConfig,
     archive: SqlEventArchive,
     domain: BridgeDomain,
+    router: CanaryRouter | None = None,
 ) -> BridgeServices:
     """What the API serves, over one capture service: recorders that redact by the domain's tool
     models and world snapshots by its world model, the runner, outcomes, the read side and PHI
-    reveal.
+    reveal. `router`, when given, picks the policy per work item (the release's champion and canary).
 
     The bridge uses it with the live backend; tests with the sim backend and a scripted policy.
     """
@@ -126,7 +128,7 @@ def domain_services(
         return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
 
     return BridgeServices(
-        runner=EpisodeRunner(policy, toolbox, recorders, config),
+        runner=EpisodeRunner(policy, toolbox, recorders, config, router=router),
         toolbox=toolbox,
         recorders=recorders,
         record_outcome=lambda episode_id, outcome: capture.record_outcome(
@@ -179,8 +181,9 @@ def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -
         capture.close()
         live.close()
         raise
+    router = release_router(settings) if policy is None else None
     services = domain_services(
-        capture, Toolbox(domain.tools, live), policy or make_policy(settings), config, archive, domain
+        capture, Toolbox(domain.tools, live), policy or make_policy(settings), config, archive, domain, router
     )
     services.review = reviewing
     desk = reviewing.desk if reviewing is not None else None
@@ -213,6 +216,30 @@ def review_services(settings: BridgeSettings) -> Reviewing | None:
             "the bridge without review"
         ) from None
     return Reviewing(store, desk)
+
+
+def release_router(settings: BridgeSettings) -> CanaryRouter | None:
+    """The router that follows the release store, when `settings.release_db_url` is set: the
+    champion and the canary are served by their versioned names from the policy server."""
+    if settings.release_db_url is None:
+        return None
+    from loopline.release_routing import ReleaseRouter
+    from training.release.manager import ReleaseManager
+    from training.release.store import SqlReleaseStore
+
+    store = SqlReleaseStore(settings.release_db_url)
+    store.create_schema()
+    key = settings.policy_api_key.get_secret_value() if settings.policy_api_key else None
+
+    def client_for(name: str, adapter_id: str | None, route: Literal["champion", "canary"]) -> PolicyClient:
+        return OpenAIChatPolicy(
+            settings.policy_base_url, name, api_key=key, adapter_id=adapter_id, route=route
+        )
+
+    return ReleaseRouter(
+        ReleaseManager(store, tenant=settings.tenant), client_for, base_name=settings.policy_model,
+        check_s=settings.release_check_s,
+    )  # fmt: skip
 
 
 def make_policy(settings: BridgeSettings) -> PolicyClient:

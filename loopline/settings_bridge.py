@@ -115,6 +115,14 @@ class BridgeSettings(BaseSettings):
         description="On SIGTERM or SIGINT: how long running episodes may take to finish before the rest "
         "are closed as interrupted.",
     )
+    release_db_url: str | None = Field(
+        default=None,
+        description="The adapter release store (`loopline adapters --db-url`); set, the bridge routes "
+        "episodes to the release's champion and canary by their served names (policy `openai`).",
+    )
+    release_check_s: float = Field(
+        default=2.0, gt=0, le=3600, description="Seconds between looks at the release store's routing."
+    )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
 
     @model_validator(mode="after")
@@ -122,6 +130,14 @@ class BridgeSettings(BaseSettings):
         # The event source and the model name follow the domain unless set.
         self.source = self.source or f"loopline://bridge/{self.domain}"
         self.policy_model = self.policy_model or f"loopline-{self.domain}"
+        return self
+
+    @model_validator(mode="after")
+    def _release_needs_a_served_policy(self) -> BridgeSettings:
+        if self.release_db_url is not None and self.policy != "openai":
+            raise ValueError(
+                "LOOPLINE_BRIDGE_RELEASE_DB_URL routes to served adapters: set LOOPLINE_BRIDGE_POLICY=openai"
+            )
         return self
 
     @model_validator(mode="after")
