@@ -1,6 +1,7 @@
-"""`loopline adapters list | register | canary | decide | promote | rollback | events`: the adapter
+"""`loopline adapters list | register | canary | observe | decide | promote | rollback | events`: the adapter
 release registry for operators (docs/release.md). Every change is stored with its event and its
-evidence; `decide` runs the canary's sequential test and acts on it."""
+evidence; `observe` counts the canary's production episodes from the archive and `decide` runs
+the canary's sequential test and acts on it."""
 
 from __future__ import annotations
 
@@ -124,6 +125,55 @@ def decide(
     except ReleaseError as exc:
         raise _fail(exc) from None
     console.print(f"[bold]{result.decision}[/]: {result.reason}")
+
+
+@app.command()
+def observe(
+    archive_url: Annotated[
+        str,
+        typer.Option(
+            "--archive-url", envvar="LOOPLINE_DB_URL", help="The event archive the bridge's episodes are in."
+        ),
+    ] = "sqlite:///.loopline/archive.db",
+    domain: Annotated[
+        str | None, typer.Option("--domain", help="Whose outcome kinds judge (default: all).")
+    ] = None,
+    require_outcome: Annotated[
+        bool,
+        typer.Option("--require-outcome", help="Count an episode only once a business outcome is known."),
+    ] = False,
+    then_decide: Annotated[
+        bool, typer.Option("--decide/--no-decide", help="Run the test after counting.")
+    ] = True,
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """Count the live canary's finished production episodes from the archive (each once: by its
+    verdicts and later outcomes), then run the sequential test and act on it."""
+    from bridge.store import SqlEventArchive
+    from loopline.release_observe import observe_episodes, served_episodes
+    from training.release.states import ReleaseError
+
+    manager = open_manager(state, db_url)
+    try:
+        archive = SqlEventArchive(archive_url)
+        episodes = served_episodes(archive.iter_streams())
+    except Exception as exc:  # the archive's driver errors vary (a bad URL, a missing file)
+        raise _fail(RuntimeError(f"cannot read the archive at {archive_url}: {exc}")) from None
+    report = observe_episodes(manager, episodes.values(), domain=domain, require_outcome=require_outcome)
+    if report.canary_id is None:
+        console.print("no canary is live: nothing to count")
+        return
+    console.print(
+        f"{report.canary_id}: {report.counted} episodes counted now, {report.not_counted} counted before or "
+        f"not served by champion or canary, {report.waiting} waiting for a verdict or an outcome"
+    )
+    if then_decide:
+        try:
+            result = manager.decide(report.canary_id)
+        except ReleaseError as exc:
+            raise _fail(exc) from None
+        console.print(f"[bold]{result.decision}[/]: {result.reason}")
 
 
 @app.command()
