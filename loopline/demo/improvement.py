@@ -36,6 +36,7 @@ from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
 from envs.rcm.tasks import generate_base
 from envs.tasksets import TaskSetRegistry
+from loopline.commands.train_card import REPO_CARD, card_evidence
 from loopline.demo.served import ServedPolicy
 from schemas.tasks import Task
 from training.data.sources import task_family
@@ -131,7 +132,7 @@ def cycle_input(
             primary=TaskSource(specs=("demo-new-train",)), replay=TaskSource(specs=("demo-base-train",)),
             suites=(Suite(name="base", tasks=TaskSource(specs=("demo-base-eval",))),
                     Suite(name="promoted", tasks=TaskSource(specs=("demo-new-eval",)))),
-            gate_rules=DEMO_RULES, corrupt=corrupt, force_gate=corrupt, epochs=40, batch_size=8, lr=5e-3,
+            gate_rules=DEMO_RULES, verifier_cards=tuple(card_evidence(REPO_CARD)), corrupt=corrupt, force_gate=corrupt, epochs=40, batch_size=8, lr=5e-3,
             rank=8, checkpoint_every=20, canary_share=0.5, decide_every_s=1.0, canary_max_s=90.0,
             gpu_queue=gpu_queue, train_heartbeat_s=60.0,
         ),

@@ -150,14 +150,22 @@ class ImprovementActivities:
     def gate_adapter(self, step: AdapterStep) -> GateResult:
         """Apply the gate to the stored evaluation and keep the verdict with the adapter."""
         from training.gate import DEFAULT_RULES, judge
-        from training.registry import read_evaluation, store_verdict
+        from training.registry import champion_cards, read_evaluation, store_verdict
 
         folder = Path(step.adapter_folder)
         report, stored = read_evaluation(folder)
         if stored is not None:  # judged already (a retried activity)
             return GateResult(passed=stored.passed, reasons=tuple(stored.reasons))
         rules = step.cycle.settings.gate_rules or DEFAULT_RULES
-        verdict = judge(report, rules)
+        cards = step.cycle.settings.verifier_cards
+        verdict = judge(
+            report,
+            rules,
+            cards=cards,
+            champion_cards=champion_cards(Path(step.cycle.settings.state_dir), report.champion)
+            if cards
+            else (),
+        )
         store_verdict(folder, report, rules, verdict)
         return GateResult(passed=verdict.passed, reasons=tuple(verdict.reasons))
 

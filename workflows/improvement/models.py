@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from schemas.base import Contract
+from schemas.gate import VerifierCardEvidence
 from training.gate import GateRules
 
 
@@ -56,6 +57,9 @@ class CycleSettings(Contract):
     """Environment seeds of every trial."""
     gate_rules: GateRules | None = None
     """The gate's rules; None: the default rules (docs/training.md)."""
+    verifier_cards: tuple[VerifierCardEvidence, ...] | None = None
+    """The verifier cards the gate's card rule reads (`loopline.commands.train_card.card_evidence`);
+    None: the rule is skipped and the verdict records no card evidence."""
     corrupt: bool = False
     """Train on deliberately wrong gold (each task's outcome-changing mutant): a bad adapter, to
     prove the gate and the canary stop it."""
