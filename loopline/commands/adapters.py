@@ -1,4 +1,4 @@
-"""`loopline adapters list | register | canary | observe | decide | promote | rollback | events`: the adapter
+"""`loopline adapters list | register | canary | observe | decide | promote | rollback | events | publish`: the adapter
 release registry for operators (docs/release.md). Every change is stored with its event and its
 evidence; `observe` counts the canary's production episodes from the archive and `decide` runs
 the canary's sequential test and acts on it."""
@@ -28,9 +28,20 @@ DbUrl = Annotated[
     ),
 ]
 
+Publish = Annotated[
+    bool,
+    typer.Option(
+        "--publish/--no-publish",
+        envvar="LOOPLINE_RELEASE_PUBLISH",
+        help="Also send the decision's events to Kafka, MACed with the release key (LOOPLINE_KAFKA_*, "
+        "LOOPLINE_EVENTS_TOPIC, LOOPLINE_EVENT_KEYS_FILE), for the stream worker to archive.",
+    ),
+]
 
-def open_manager(state: Path, db_url: str | None) -> ReleaseManager:
-    """The release manager over the store `db_url` names (SQLite under STATE by default)."""
+
+def open_manager(state: Path, db_url: str | None, publish: bool = False) -> ReleaseManager:
+    """The release manager over the store `db_url` names (SQLite under STATE by default); with
+    `publish`, its events also go to Kafka (`loopline.release_publish`)."""
     from training.release.manager import ReleaseManager
     from training.release.store import SqlReleaseStore
 
@@ -39,7 +50,22 @@ def open_manager(state: Path, db_url: str | None) -> ReleaseManager:
         db_url = f"sqlite:///{state / 'release.db'}"
     store = SqlReleaseStore(db_url)
     store.create_schema()
-    return ReleaseManager(store)
+    if not publish:
+        return ReleaseManager(store)
+    from loopline.release_publish import release_publisher
+
+    try:
+        return ReleaseManager(store, publish=release_publisher())
+    except Exception as exc:  # the Kafka client's errors vary; nothing is stored yet
+        raise _fail(RuntimeError(f"cannot publish release events: {exc}")) from None
+
+
+def _undelivered(exc: RuntimeError) -> typer.Exit:
+    return _fail(
+        RuntimeError(
+            f"stored, but not published ({exc}); send the trail again with `loopline adapters publish`"
+        )
+    )
 
 
 def _fail(exc: Exception) -> typer.Exit:
@@ -70,6 +96,7 @@ def register(
     served_name: Annotated[str | None, typer.Option("--served-name", help="Versioned serving name.")] = None,
     state: State = DEFAULT_STATE,
     db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
     """Enter a gated adapter as a candidate (its stored verdict is read; `--force` overrides a stop)."""
     from training.lora import read_lineage
@@ -83,12 +110,14 @@ def register(
             raise ReleaseError(f"{folder.name} has no gate verdict: run `loopline train gate {folder.name}`")
         lineage = read_lineage(folder) if (folder / "lineage.json").is_file() else {}
         base = str((lineage.get("base_model") or {}).get("name") or "base")
-        record = open_manager(state, db_url).register(
+        record = open_manager(state, db_url, publish).register(
             folder, base_model=base, gate_passed=verdict.passed, gate_reasons=verdict.reasons, force=force,
             served_name=served_name, parent_adapter_id=lineage.get("parent_adapter_id"),
         )  # fmt: skip
     except (FileNotFoundError, ReleaseError) as exc:
         raise _fail(exc) from None
+    except RuntimeError as exc:
+        raise _undelivered(exc) from None
     console.print(f"{record.adapter_id} registered as a candidate (served as {record.served_name})")
 
 
@@ -98,14 +127,17 @@ def canary(
     share: Annotated[float, typer.Option("--share", help="Share of live work items, 0 < share < 1.")] = 0.1,
     state: State = DEFAULT_STATE,
     db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
     """Route a share of live episodes to a candidate."""
     from training.release.states import ReleaseError
 
     try:
-        open_manager(state, db_url).deploy_canary(adapter_id, share)
+        open_manager(state, db_url, publish).deploy_canary(adapter_id, share)
     except ReleaseError as exc:
         raise _fail(exc) from None
+    except RuntimeError as exc:
+        raise _undelivered(exc) from None
     console.print(f"{adapter_id} is the canary for {share:.0%} of work items")
 
 
@@ -115,15 +147,18 @@ def decide(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the test; change nothing.")] = False,
     state: State = DEFAULT_STATE,
     db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
     """Run the canary's sequential test and act on it: promote, keep collecting, or roll back."""
     from training.release.states import ReleaseError
 
-    manager = open_manager(state, db_url)
+    manager = open_manager(state, db_url, publish and not dry_run)
     try:
         result = manager.evaluate(adapter_id) if dry_run else manager.decide(adapter_id)
     except ReleaseError as exc:
         raise _fail(exc) from None
+    except RuntimeError as exc:
+        raise _undelivered(exc) from None
     console.print(f"[bold]{result.decision}[/]: {result.reason}")
 
 
@@ -147,6 +182,7 @@ def observe(
     ] = True,
     state: State = DEFAULT_STATE,
     db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
     """Count the live canary's finished production episodes from the archive (each once: by its
     verdicts and later outcomes), then run the sequential test and act on it."""
@@ -154,7 +190,7 @@ def observe(
     from loopline.release_observe import observe_episodes, served_episodes
     from training.release.states import ReleaseError
 
-    manager = open_manager(state, db_url)
+    manager = open_manager(state, db_url, publish)
     try:
         archive = SqlEventArchive(archive_url)
         episodes = served_episodes(archive.iter_streams())
@@ -173,6 +209,8 @@ def observe(
             result = manager.decide(report.canary_id)
         except ReleaseError as exc:
             raise _fail(exc) from None
+        except RuntimeError as exc:
+            raise _undelivered(exc) from None
         console.print(f"[bold]{result.decision}[/]: {result.reason}")
 
 
@@ -184,16 +222,19 @@ def promote(
     ] = "promoted by an operator",
     state: State = DEFAULT_STATE,
     db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
     """Make the canary the champion by hand (the event says an operator decided)."""
     from training.release.states import ReleaseError
 
-    manager = open_manager(state, db_url)
+    manager = open_manager(state, db_url, publish)
     try:
         evidence = manager.evaluate(adapter_id).evidence()
         manager.promote(adapter_id, decided_by="operator", reason=reason, evidence=evidence)
     except ReleaseError as exc:
         raise _fail(exc) from None
+    except RuntimeError as exc:
+        raise _undelivered(exc) from None
     console.print(f"{adapter_id} is the champion")
 
 
@@ -203,15 +244,18 @@ def rollback(
     reason: Annotated[str, typer.Option("--reason", help="Why (kept in the event).")],
     state: State = DEFAULT_STATE,
     db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
     """Withdraw the canary, or the champion (the one it replaced serves again)."""
     from training.release.states import ReleaseError
 
-    manager = open_manager(state, db_url)
+    manager = open_manager(state, db_url, publish)
     try:
         record = manager.roll_back(adapter_id, reason=reason, metrics=manager.evaluate(adapter_id).evidence())
     except ReleaseError as exc:
         raise _fail(exc) from None
+    except RuntimeError as exc:
+        raise _undelivered(exc) from None
     champion = manager.routing().champion
     console.print(
         f"{record.adapter_id} rolled back; serving: {champion.adapter_id if champion else 'the base model'}"
@@ -227,3 +271,25 @@ def events(
     """The release event trail as CloudEvents JSON lines."""
     for doc in open_manager(state, db_url).events(adapter_id):
         print(json.dumps(doc, sort_keys=True))
+
+
+@app.command("publish")
+def publish_(
+    adapter_id: Annotated[str | None, typer.Argument(help="One adapter's trail (default: all).")] = None,
+    state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+) -> None:
+    """Send the stored release events to Kafka again, MACed (the archive keeps each event once):
+    what to run after a decision whose events were stored but not delivered."""
+    from loopline.release_publish import release_publisher, republish
+
+    manager = open_manager(state, db_url)
+    try:
+        publisher = release_publisher()
+        try:
+            sent = republish(publisher, manager.events(adapter_id))
+        finally:
+            publisher.close()
+    except Exception as exc:  # the Kafka client's errors vary
+        raise _fail(RuntimeError(f"release events not delivered: {exc}")) from None
+    console.print(f"{sent} release events sent")

@@ -47,7 +47,7 @@ class KafkaPublisher:
             on_delivery=lambda err, _msg: failures.append(str(err)) if err else None,
         )  # fmt: skip
         if self._producer.flush(30) or failures:
-            raise RuntimeError(f"task.promoted not delivered to {self.topic}: {failures or 'timed out'}")
+            raise RuntimeError(f"{doc['type']} not delivered to {self.topic}: {failures or 'timed out'}")
 
     def close(self) -> None:
         """Flush and drop the producer (its threads stop once it is garbage)."""
