@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import socket
+import time
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -90,9 +91,17 @@ def ensure_free(ports: StackPorts, fields: Iterable[str]) -> None:
                 )
 
 
-def all_free(ports: StackPorts, fields: Iterable[str]) -> bool:
-    """True when every port among `fields` (and SeaweedFS's twins) is free."""
-    return all(port_is_free(p) for field in fields for p in _ports_to_check(field, getattr(ports, field)))
+def all_free(ports: StackPorts, fields: Iterable[str], wait_s: float = 0.0) -> bool:
+    """True when every port among `fields` (and SeaweedFS's twins) is free, or becomes free within
+    `wait_s` seconds (processes just stopped can hold their listeners a moment after they exit)."""
+    wanted = [p for field in fields for p in _ports_to_check(field, getattr(ports, field))]
+    deadline = time.monotonic() + wait_s
+    while True:
+        if all(port_is_free(p) for p in wanted):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.1)
 
 
 def _ephemeral_floor() -> int:

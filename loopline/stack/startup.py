@@ -81,7 +81,13 @@ def _round_trip(kafka: KafkaSettings, deadline: float) -> str | None:
     return None
 
 
-def choose_ports(settings: StackSettings, last: StackPorts | None = None) -> StackPorts:
+PORTS_RELEASE_WAIT_S = 10.0
+"""How long `up` waits for the last ports to be released by the processes it just stopped."""
+
+
+def choose_ports(
+    settings: StackSettings, last: StackPorts | None = None, release_wait_s: float = PORTS_RELEASE_WAIT_S
+) -> StackPorts:
     """The ports to use: in `auto` mode the `last` ones when all are free (clients that know them
     reconnect by themselves), else free ones; in `fixed` mode the configured ones, checked free."""
     fields = ports.needed_fields(
@@ -90,7 +96,7 @@ def choose_ports(settings: StackSettings, last: StackPorts | None = None) -> Sta
         with_postgres=settings.sql == "postgres",
     )
     if settings.port_mode == "auto":
-        if last is not None and ports.all_free(last, fields):
+        if last is not None and ports.all_free(last, fields, wait_s=release_wait_s):
             return last
         return ports.pick_free_ports(fields)
     ports.ensure_free(settings.ports, fields)

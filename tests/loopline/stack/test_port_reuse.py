@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -38,8 +39,22 @@ def test_auto_mode_picks_new_ports_when_a_last_one_is_taken(tmp_path: Path) -> N
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", last.kafka))
         holder.listen()
-        chosen = choose_ports(auto(tmp_path), last)
+        chosen = choose_ports(auto(tmp_path), last, release_wait_s=0.2)
     assert chosen.kafka != last.kafka
+
+
+def test_auto_mode_waits_for_a_last_port_that_a_stopping_process_releases(tmp_path: Path) -> None:
+    last = pick_free_ports(FIELDS)
+    holder = socket.socket()
+    holder.bind(("127.0.0.1", last.kafka))
+    holder.listen()
+    release = threading.Timer(0.5, holder.close)
+    release.start()
+    try:
+        chosen = choose_ports(auto(tmp_path), last, release_wait_s=5.0)
+    finally:
+        release.join()
+    assert chosen == last
 
 
 def test_an_unreadable_ports_file_counts_as_none(tmp_path: Path) -> None:
