@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, ValidationError
@@ -60,7 +61,10 @@ class LiveBackend:
         if spec is None or endpoint is None:
             raise ToolFailure(ToolError(kind="unknown_tool", message=f"no RCM tool {tool!r}"))
         payload = args.model_dump(mode="json")
-        path = endpoint.path.format(**{name: payload.pop(name) for name in endpoint.path_params})
+        # Quoted, so an identifier with `/` or `..` names one resource and never another route.
+        path = endpoint.path.format(
+            **{name: quote(str(payload.pop(name)), safe="") for name in endpoint.path_params}
+        )
         query = {k: v for k, v in payload.items() if v is not None}  # an absent optional argument
         request: dict[str, Any] = {"json": payload} if endpoint.method == "POST" else {"params": query}
         is_read = spec.side_effect is SideEffect.READ
