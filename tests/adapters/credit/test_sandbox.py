@@ -103,9 +103,9 @@ def test_the_store_writes_only_the_rows_a_step_changed(tmp_path: Path) -> None:
     _, world = apply(store.world, "record_recommendation", args)
     store.commit(world)
     assert sorted(statements) == [
-        "INSERT INTO credit_entity",  # the recommendation
-        "UPDATE credit_entity SET",  # the package's status
-        "UPDATE credit_meta SET",  # the counters
+        "INSERT INTO sandbox_entity",  # the recommendation
+        "UPDATE sandbox_entity SET",  # the package's status
+        "UPDATE sandbox_meta SET",  # the counters
     ]
     assert SqlWorldStore(f"sqlite:///{tmp_path / 'deals.db'}").load() == world
 
