@@ -60,7 +60,8 @@ def test_store_writes_only_the_rows_a_step_changed(tmp_path: Path) -> None:
     )
     _, new = apply(store.world, "escalate_to_human", escalate)
     store.commit(new)
-    assert sorted(statements) == ["INSERT sandbox_entity", "UPDATE sandbox_meta"]  # the escalation, the counters
+    # the escalation, the counters
+    assert sorted(statements) == ["INSERT sandbox_entity", "UPDATE sandbox_meta"]
     assert store.load() == new
 
 
