@@ -10,7 +10,7 @@ import importlib.util
 import sys
 from pathlib import Path
 
-PACKAGES = ("schemas", "adapters", "envs", "bridge", "training", "workflows", "loopline")
+PACKAGES = ("schemas", "adapters", "engine", "envs", "bridge", "training", "workflows", "loopline")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -1,0 +1,51 @@
+"""What a domain tells the engine about its episodes: which tool hands the work to a human, which
+tools end the episode, and how to read an escalation out of the domain's escalate call.
+
+The engine never parses domain argument names itself; each domain supplies its `EpisodeRules`
+(usually a `DomainRules` built from its tool definitions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class EscalationFields:
+    """An escalation as the domain's escalate call states it."""
+
+    reason: str
+    recommendation: str | None = None
+    queue: str | None = None
+
+
+class EpisodeRules(Protocol):
+    """A domain's rules of engagement for one episode."""
+
+    @property
+    def escalate_tool(self) -> str:
+        """The tool that hands the work item to a human."""
+        ...
+
+    @property
+    def terminal_tools(self) -> frozenset[str]:
+        """Tools whose successful call ends the episode (the escalate tool need not be listed)."""
+        ...
+
+    def escalation(self, arguments: Mapping[str, Any]) -> EscalationFields:
+        """The reason, recommendation and queue of a successful escalate call."""
+        ...
+
+
+@dataclass(frozen=True)
+class DomainRules:
+    """`EpisodeRules` from plain values and a reader of the escalate call's arguments."""
+
+    escalate_tool: str
+    read_escalation: Callable[[Mapping[str, Any]], EscalationFields]
+    terminal_tools: frozenset[str] = frozenset()
+
+    def escalation(self, arguments: Mapping[str, Any]) -> EscalationFields:
+        return self.read_escalation(arguments)
