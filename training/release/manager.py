@@ -263,6 +263,10 @@ class ReleaseManager:
         return out
 
     def _publish(self, events: Sequence[StoredEvent]) -> None:
-        if self.publish is not None:
-            for event in events:
-                self.publish(event.doc)
+        """Send the adapter's whole stream, not just the new events: an earlier step stored without
+        publishing (a gate run offline) is sent first, so the archive never sees a gap, and it
+        keeps each event once (a redelivery is recognised by source and id)."""
+        if self.publish is None or not events:
+            return
+        for doc in self.store.events(events[0].adapter_id):
+            self.publish(doc)

@@ -64,8 +64,25 @@ def test_training_the_gate_and_release_write_one_chain_per_adapter(tmp_path: Pat
     assert kinds == ["trained", "evaluated", "registered", "deployed"]
     assert [e.seq for e in stream] == [0, 1, 2, 3] and verify_chain(stream) is None
     assert {e.episodeid for e in stream} == {"adapter:cycle-1"}
-    # Everything stored was also handed to the publisher, in order: the archive sees one chain.
-    assert [from_structured(doc).id for doc in published] == [e.id for e in stream]
+    # Each publish sends the stream from its start, so what the archive keeps (once per id) is
+    # the one chain in order, and no step waits on an earlier one that was never sent.
+    first_seen = list(dict.fromkeys(from_structured(doc).id for doc in published))
+    assert first_seen == [e.id for e in stream]
+
+
+def test_a_step_published_after_an_offline_gate_sends_the_gate_verdict_first(tmp_path: Path) -> None:
+    store = SqlReleaseStore(f"sqlite:///{tmp_path / 'release.db'}")
+    store.create_schema()
+    folder = _trained(tmp_path, "cycle-2")
+    report = EvalReport(candidate="cycle-2", champion="base", seeds=[0], suites=[])
+    verdict = GateVerdict(passed=True, checks=[], reasons=[])
+    store_verdict(folder, report, DEFAULT_RULES, verdict, ReleaseManager(store))  # not published
+    published: list[dict[str, object]] = []
+    ReleaseManager(store, publish=published.append).register(folder, base_model="b", gate_passed=True)
+    assert [(d["seq"], d["type"]) for d in published] == [
+        (0, "loopline.adapter.evaluated.v1"),
+        (1, "loopline.adapter.registered.v1"),
+    ]
 
 
 def test_the_champions_cards_come_from_its_own_stream(tmp_path: Path) -> None:
