@@ -51,10 +51,10 @@ from adapters.serving import serve_in_thread as serve_app
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.capture import CaptureConfig, CaptureService
-from bridge.runtime import RunnerConfig
+from engine import EpisodeConfig
 from bridge.store import ArchiveRecord, SqlEventArchive
 from envs.rcm.tasks import work_item_for
-from loopline.bridge_app import rcm_services
+from loopline.bridge.app import rcm_services
 from loopline.reference_policy import ReferencePolicy
 from schemas.codec import from_structured
 
@@ -155,7 +155,7 @@ def serve_both(workdir: Path) -> Iterator[Served]:
             capture,
             Toolbox(RCM_TOOLS, live),
             ReferencePolicy(),
-            RunnerConfig(max_steps=8, max_seconds=30, escalate_tool="escalate_to_human"),
+            EpisodeConfig(max_steps=8, max_seconds=30, escalate_tool="escalate_to_human"),
             archive,
         )
         tokens = TokenTable.from_tokens({token: Role(role) for role, token in bridge_tokens.items()})

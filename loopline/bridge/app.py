@@ -16,14 +16,15 @@ from bridge.api.services import BridgeServices
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.phi import OPERATOR_ROLE, VaultUnavailable
 from bridge.recording import CaptureUnavailable
-from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, PolicyClient, RunnerConfig
+from bridge.runtime import EpisodeRunner, OpenAIChatPolicy
 from bridge.runtime.canary import CanaryRouter
-from bridge.runtime.recorder import Recorder
 from bridge.store import SqlEpisodeReader, SqlEventArchive
-from loopline.bridge_domains import BridgeDomain, LiveClient, bridge_domain
-from loopline.bridge_serve import DrainReport, drain
-from loopline.event_keys import ensure_keyring
-from loopline.settings_bridge import DEV_TOKENS, BridgeSettings
+from engine import EpisodeConfig, Policy, Recorder
+from engine.domain import LiveClient, ToolDomain
+from envs.domain import DOMAINS
+from loopline.bridge.serve import DrainReport, drain
+from loopline.bridge.settings import DEV_TOKENS, BridgeSettings
+from loopline.streams.event_keys import ensure_keyring
 
 
 @dataclass
@@ -49,7 +50,7 @@ class BridgeProcess:
 
     def drain(self, deadline_s: float) -> DrainReport:
         """Stop taking work, let running episodes finish up to `deadline_s`, close the rest with a
-        record, flush the relay (`loopline.bridge_serve.drain`), then close the live client."""
+        record, flush the relay (`loopline.bridge.serve.drain`), then close the live client."""
         report = drain(self.app(), self.capture, self.services.executor, deadline_s=deadline_s)
         self.live.close()
         if self.review_desk is not None:
@@ -97,21 +98,21 @@ def token_table(settings: BridgeSettings) -> TokenTable:
 def rcm_services(
     capture: CaptureService,
     toolbox: Toolbox,
-    policy: PolicyClient,
-    config: RunnerConfig,
+    policy: Policy,
+    config: EpisodeConfig,
     archive: SqlEventArchive,
 ) -> BridgeServices:
     """`domain_services` for the rcm domain (the bridge's default)."""
-    return domain_services(capture, toolbox, policy, config, archive, bridge_domain("rcm"))
+    return domain_services(capture, toolbox, policy, config, archive, DOMAINS.get("rcm").tool)
 
 
 def domain_services(
     capture: CaptureService,
     toolbox: Toolbox,
-    policy: PolicyClient,
-    config: RunnerConfig,
+    policy: Policy,
+    config: EpisodeConfig,
     archive: SqlEventArchive,
-    domain: BridgeDomain,
+    domain: ToolDomain,
     router: CanaryRouter | None = None,
 ) -> BridgeServices:
     """What the API serves, over one capture service: recorders that redact by the domain's tool
@@ -159,19 +160,19 @@ def rejected_events(capture: CaptureService) -> list[RejectedEvent]:
     ]
 
 
-def build_bridge(settings: BridgeSettings, policy: PolicyClient | None = None) -> BridgeProcess:
+def build_bridge(settings: BridgeSettings, policy: Policy | None = None) -> BridgeProcess:
     """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo)."""
     capture = CaptureService.open(capture_config(settings))
     recovered = capture.close_interrupted(
         "found open at start-up: the bridge process that ran it stopped without closing it (a crash or a kill)"
     )
-    domain = bridge_domain(settings.domain)
+    domain = DOMAINS.get(settings.domain).tool
     live = domain.live(settings.live_url, settings.live_timeout_s)
-    config = RunnerConfig(
+    config = EpisodeConfig(
         max_steps=settings.max_steps,
         max_seconds=settings.max_seconds,
-        escalate_tool=domain.escalate_tool,
-        terminal_tools=domain.terminal_tools,
+        escalate_tool=domain.rules.escalate_tool,
+        terminal_tools=domain.rules.terminal_tools,
     )
     archive = SqlEventArchive(settings.db_url)
     archive.create_schema()
@@ -223,7 +224,7 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
     champion and the canary are served by their versioned names from the policy server."""
     if settings.release_db_url is None:
         return None
-    from loopline.release_routing import ReleaseRouter
+    from loopline.release.routing import ReleaseRouter
     from training.release.manager import ReleaseManager
     from training.release.store import SqlReleaseStore
 
@@ -231,7 +232,7 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
     store.create_schema()
     key = settings.policy_api_key.get_secret_value() if settings.policy_api_key else None
 
-    def client_for(name: str, adapter_id: str | None, route: Literal["champion", "canary"]) -> PolicyClient:
+    def client_for(name: str, adapter_id: str | None, route: Literal["champion", "canary"]) -> Policy:
         return OpenAIChatPolicy(
             settings.policy_base_url, name, api_key=key, adapter_id=adapter_id, route=route
         )
@@ -242,7 +243,7 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
     )  # fmt: skip
 
 
-def make_policy(settings: BridgeSettings) -> PolicyClient:
+def make_policy(settings: BridgeSettings) -> Policy:
     if settings.policy == "openai":
         key = settings.policy_api_key.get_secret_value() if settings.policy_api_key else None
         return OpenAIChatPolicy(settings.policy_base_url, settings.policy_model, api_key=key)

@@ -12,7 +12,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from loopline.settings import KafkaSettings
+from loopline.kafka.settings import KafkaSettings
 from schemas.topics import EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
@@ -96,7 +96,7 @@ class BridgeSettings(BaseSettings):
     event_keys_file: Path = Field(
         default=Path(".loopline/event-keys.json"),
         description="Keyring holding this bridge's event MAC key (for `source`); made under the state "
-        "folder, with a key per embedded producer, when missing (`loopline/event_keys.py`).",
+        "folder, with a key per embedded producer, when missing (`loopline/streams/event_keys.py`).",
     )
     checkpoint_key: SecretStr | None = Field(
         default=None,

@@ -41,7 +41,7 @@ Publish = Annotated[
 
 def open_manager(state: Path, db_url: str | None, publish: bool = False) -> ReleaseManager:
     """The release manager over the store `db_url` names (SQLite under STATE by default); with
-    `publish`, its events also go to Kafka (`loopline.release_publish`)."""
+    `publish`, its events also go to Kafka (`loopline.release.publish`)."""
     from training.release.manager import ReleaseManager
     from training.release.store import SqlReleaseStore
 
@@ -52,7 +52,7 @@ def open_manager(state: Path, db_url: str | None, publish: bool = False) -> Rele
     store.create_schema()
     if not publish:
         return ReleaseManager(store)
-    from loopline.release_publish import release_publisher
+    from loopline.release.publish import release_publisher
 
     try:
         return ReleaseManager(store, publish=release_publisher())
@@ -187,7 +187,7 @@ def observe(
     """Count the live canary's finished production episodes from the archive (each once: by its
     verdicts and later outcomes), then run the sequential test and act on it."""
     from bridge.store import SqlEventArchive
-    from loopline.release_observe import observe_episodes, served_episodes
+    from loopline.release.observe import observe_episodes, served_episodes
     from training.release.states import ReleaseError
 
     manager = open_manager(state, db_url, publish)
@@ -281,7 +281,7 @@ def publish_(
 ) -> None:
     """Send the stored release events to Kafka again, MACed (the archive keeps each event once):
     what to run after a decision whose events were stored but not delivered."""
-    from loopline.release_publish import release_publisher, republish
+    from loopline.release.publish import release_publisher, republish
 
     manager = open_manager(state, db_url)
     try:

@@ -1,7 +1,7 @@
 """`loopline verifiers label|agreement|outcomes`: expert labels, and how far each verifier is trusted.
 
 Labels and verdicts live in the event archive's database (`LOOPLINE_DB_URL`, or `--db-url`): labels
-in their own table, verdicts as archived `verifier.scored` events (`loopline.verifier_agreement`
+in their own table, verdicts as archived `verifier.scored` events (`loopline.card.agreement`
 pairs them). Heavy imports happen inside the commands.
 """
 
@@ -33,7 +33,7 @@ def _db_url(db_url: str | None) -> str:
     from pydantic import ValidationError
 
     from bridge.store.engine import validate_sql_url
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
 
     try:
         return validate_sql_url(db_url or StreamsSettings().db_url)
@@ -112,7 +112,7 @@ def agreement(
     ] = None,
 ) -> None:
     """Per verifier: labels, accuracy, Cohen's kappa, false-pass rate, and fit or not for training."""
-    from loopline.verifier_agreement import archived_agreement
+    from loopline.card.agreement import archived_agreement
 
     url = _db_url(db_url)
     _archive_engine(url)
@@ -145,7 +145,7 @@ def agreement(
 @app.command()
 def outcomes(json_: Json = False, db_url: DbUrl = None) -> None:
     """Per verifier: how well its scores predict later business outcomes (AUC, agreement)."""
-    from loopline.verifier_agreement import archived_outcomes
+    from loopline.card.agreement import archived_outcomes
 
     url = _db_url(db_url)
     _archive_engine(url)

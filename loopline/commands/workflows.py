@@ -15,7 +15,7 @@ from rich.console import Console
 
 if TYPE_CHECKING:
     from bridge.audit.event_keys import Keyring
-    from loopline.settings import KafkaSettings
+    from loopline.kafka.settings import KafkaSettings
 
 console = Console(stderr=True)
 app = typer.Typer(help="Temporal workers: promotion of edge cases into tasks.", no_args_is_help=True)
@@ -27,7 +27,7 @@ class KafkaPublisher:
     def __init__(self, kafka: KafkaSettings, topic: str, keys: Keyring | None = None) -> None:
         from confluent_kafka import Producer
 
-        from loopline.topics import ensure_topics
+        from loopline.kafka.topics import ensure_topics
 
         ensure_topics(kafka.client_config("admin"), [topic])
         self.topic, self._keys = topic, keys
@@ -60,8 +60,8 @@ def kafka_publisher(kafka: KafkaSettings, topic: str) -> KafkaPublisher:
     """A publisher of `task.promoted` events to `topic`, MACed with the promotion workflow's key
     from the event keyring (`LOOPLINE_EVENT_KEYS_FILE`, made under `.loopline` when missing)."""
     from bridge.audit.event_keys import Keyring
-    from loopline.event_keys import ensure_keyring
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.event_keys import ensure_keyring
+    from loopline.streams.settings import StreamsSettings
 
     source = "loopline://workflows/promotion"
     keys = ensure_keyring(StreamsSettings().event_keys_file, [source])
@@ -88,7 +88,7 @@ def worker(
 
     from pydantic import ValidationError
 
-    from loopline.settings import KafkaSettings
+    from loopline.kafka.settings import KafkaSettings
     from workflows.settings import WorkflowsSettings
     from workflows.worker import serve
 

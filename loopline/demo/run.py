@@ -54,17 +54,18 @@ from adapters.rcm import seed_world
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
-from loopline.bridge_app import build_bridge
+from loopline.bridge.app import build_bridge
+from loopline.bridge.settings import BridgeSettings
 from loopline.card.build import build_card, write_json
 from loopline.card.render import render
 from loopline.demo import report
 from loopline.demo.domains import DemoDomain, DemoDomainName, demo_domain
 from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED, PayerRuleChange
+from loopline.kafka.settings import KafkaSettings
+from loopline.kafka.topics import ensure_topics
 from loopline.reference_policy import ReferencePolicy
-from loopline.settings import KafkaSettings, StackSettings
-from loopline.settings_bridge import BridgeSettings
 from loopline.stack import down, kafka_settings, up
-from loopline.topics import ensure_topics
+from loopline.stack.settings import StackSettings
 
 if TYPE_CHECKING:
     from loopline.demo.promotion import Truth

@@ -15,9 +15,9 @@ from typing import Any
 
 from bridge.audit.event_keys import Keyring
 from loopline.commands.workflows import KafkaPublisher
-from loopline.event_keys import ensure_keyring
-from loopline.settings import KafkaSettings
-from loopline.settings_streams import StreamsSettings
+from loopline.kafka.settings import KafkaSettings
+from loopline.streams.event_keys import ensure_keyring
+from loopline.streams.settings import StreamsSettings
 from training.release.manager import SOURCE
 
 

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import Literal
 
 from bridge.runtime.canary import CanaryRoute, CanaryRouter
-from bridge.runtime.policy import PolicyClient
+from engine import Policy
 from training.release.manager import ReleaseManager, Routing
 
-ClientFor = Callable[[str, str | None, Literal["champion", "canary"]], PolicyClient]
+ClientFor = Callable[[str, str | None, Literal["champion", "canary"]], Policy]
 """(served name, adapter id or None for the base model, route) → the policy client that serves it."""
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class ReleaseRouter(CanaryRouter):
             self._key = key
             return True
 
-    def pick(self, work_item_id: str) -> PolicyClient:
+    def pick(self, work_item_id: str) -> Policy:
         """The policy that works this item, by the release state as of at most `check_s` ago."""
         try:
             self.refresh()

@@ -6,7 +6,7 @@ Environment (prefix `LOOPLINE_`): `LOOPLINE_DB_URL`, `LOOPLINE_EVENTS_TOPIC`, `L
 `LOOPLINE_DEDUP_WINDOW_S`, `LOOPLINE_KNOWN_VOCABULARY_FILE`, `LOOPLINE_LATENCY_THRESHOLD_MS`,
 `LOOPLINE_EVENT_KEYS_FILE` (the producers' keyring; made under `.loopline` when missing),
 `LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE` and `LOOPLINE_STREAMS_CHECKPOINT_DIR`; the
-broker from `LOOPLINE_KAFKA_*` (`loopline.settings.KafkaSettings`). Read when built, never at import.
+broker from `LOOPLINE_KAFKA_*` (`loopline.kafka.settings.KafkaSettings`). Read when built, never at import.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from loopline.settings import KafkaSettings
+from loopline.kafka.settings import KafkaSettings
 from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
 
 if TYPE_CHECKING:

@@ -20,12 +20,12 @@ from adapters.rcm.sandbox import SandboxConfig, create_app
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEventArchive
 from bridge.streams.topic_reader import read_topic
-from loopline.bridge_app import build_bridge
+from loopline.bridge.app import build_bridge
+from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app as cli
-from loopline.event_keys import ensure_keyring
+from loopline.kafka.topics import ensure_topics
 from loopline.reference_policy import ReferencePolicy
-from loopline.settings_bridge import BridgeSettings
-from loopline.topics import ensure_topics
+from loopline.streams.event_keys import ensure_keyring
 from tests.bridge.streams.broker import WorkerProcess, wait_until
 from tests.conftest import StackHandle
 

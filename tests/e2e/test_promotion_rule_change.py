@@ -30,15 +30,15 @@ from envs.rcm import generate_base
 from envs.rcm.tasks import work_item_for
 from envs.tasksets import TaskSetRegistry
 from envs.validate import validate_task
-from loopline.bridge_app import build_bridge
+from loopline.bridge.app import build_bridge
+from loopline.bridge.settings import BridgeSettings
 from loopline.commands.workflows import kafka_publisher
 from loopline.demo.promotion import run_worker_thread
 from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED
 from loopline.demo.run import streams_worker
 from loopline.demo.scenario import training_vocabulary
-from loopline.settings_bridge import BridgeSettings
+from loopline.kafka.topics import ensure_topics
 from loopline.stack.binaries import temporal_bin
-from loopline.topics import ensure_topics
 from tests.conftest import StackHandle
 from workflows.settings import WorkflowsSettings
 

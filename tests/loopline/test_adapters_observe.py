@@ -16,7 +16,7 @@ from bridge.runtime.canary import bucket
 from bridge.store import SqlEventArchive
 from bridge.store.archive import ArchiveRecord
 from loopline.cli import app
-from loopline.release_observe import ServedEpisode, episode_passed
+from loopline.release.observe import ServedEpisode, episode_passed
 from schemas import EpisodeChain, WorkItem
 from schemas.events import EpisodeEnded, EpisodeStarted, OutcomeObserved, PolicyRef, VerifierScored
 from schemas.verdicts import Verdict

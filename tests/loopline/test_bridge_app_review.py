@@ -14,9 +14,9 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.drafting.store import DraftStore, PromotionStatus
 from adapters.serving import serve_in_thread
-from loopline.bridge_app import ReviewUnavailable, build_bridge, review_services
-from loopline.settings import KafkaSettings
-from loopline.settings_bridge import BridgeSettings
+from loopline.bridge.app import ReviewUnavailable, build_bridge, review_services
+from loopline.bridge.settings import BridgeSettings
+from loopline.kafka.settings import KafkaSettings
 from workflows.promotion.client import TemporalReviewDesk
 
 REVIEWER = {"Authorization": "Bearer dev-reviewer-token"}

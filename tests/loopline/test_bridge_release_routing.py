@@ -11,11 +11,11 @@ import pytest
 from pydantic import ValidationError
 from typer.testing import CliRunner
 
-from loopline.bridge_app import build_bridge
+from loopline.bridge.app import build_bridge
+from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app
-from loopline.release_routing import ReleaseRouter
-from loopline.settings import KafkaSettings
-from loopline.settings_bridge import BridgeSettings
+from loopline.kafka.settings import KafkaSettings
+from loopline.release.routing import ReleaseRouter
 from training.evaluate import EvalReport
 from training.gate import GateRules, GateVerdict
 from training.registry import store_verdict

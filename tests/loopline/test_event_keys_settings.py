@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bridge.audit.event_keys import EventKeyError, load_keyring
-from loopline.event_keys import EMBEDDED_PRODUCERS, ensure_keyring
+from loopline.streams.event_keys import EMBEDDED_PRODUCERS, ensure_keyring
 
 
 def test_dev_makes_the_keyring_with_a_key_per_embedded_producer_and_adds_a_new_source(tmp_path: Path) -> None:

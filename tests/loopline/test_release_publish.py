@@ -15,8 +15,8 @@ from bridge.store import SqlEventArchive
 from bridge.store.audit import audit_macs
 from loopline.cli import app
 from loopline.demo.run import streams_worker
-from loopline.event_keys import ensure_keyring
-from loopline.topics import ensure_topics
+from loopline.kafka.topics import ensure_topics
+from loopline.streams.event_keys import ensure_keyring
 from tests.conftest import StackHandle
 from training.evaluate import EvalReport
 from training.gate import GateRules, GateVerdict
