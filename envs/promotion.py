@@ -1,19 +1,15 @@
-"""How a domain's edge cases become tasks: each domain registers a `Promotion`, looked up by the
-domain name an archived episode's work item carries (`TaskDraft.domain`), so the promotion workflow,
-its activities and the review desk name no domain.
-
-Domains register theirs when their package is imported (`envs/rcm/__init__.py`,
-`envs/credit/__init__.py`); a lookup of a built-in domain imports it first.
+"""How a domain's edge cases become tasks: each domain's descriptor holds a `Promotion`, looked up
+by the domain name an archived episode's work item carries (`TaskDraft.domain`), so the promotion
+workflow, its activities and the review desk name no domain.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from adapters.drafting.draft import TaskDraft
-from envs.domain import BUILTIN_DOMAINS
+from envs.domain import DOMAINS, UnknownDomain
 from schemas.envelope import Event
 from schemas.tasks import Provenance, Task, VerifierSpec, content_hash
 from schemas.tools import ToolCall
@@ -54,23 +50,16 @@ class UnknownPromotion(KeyError):
     """No domain of that name registered a promotion."""
 
 
-_PROMOTIONS: dict[str, Promotion] = {}
-
-
-def register_promotion(promotion: Promotion) -> None:
-    """Offer `promotion` for its domain (replacing any earlier one)."""
-    _PROMOTIONS[promotion.name] = promotion
-
-
 def promotion(domain: str) -> Promotion:
-    """The promotion of `domain`, importing the domain if it is a built-in."""
-    if domain not in _PROMOTIONS and domain in BUILTIN_DOMAINS:
-        importlib.import_module(BUILTIN_DOMAINS[domain])
+    """The promotion of `domain`."""
     try:
-        return _PROMOTIONS[domain]
-    except KeyError:
-        known = ", ".join(sorted(_PROMOTIONS)) or "(none)"
-        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}") from None
+        found = DOMAINS.get(domain).promotion
+    except UnknownDomain:
+        found = None
+    if found is None:
+        known = ", ".join(d.name for d in DOMAINS.all() if d.promotion is not None) or "(none)"
+        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}")
+    return found
 
 
 def task_id_for(draft: TaskDraft) -> str:

@@ -16,11 +16,11 @@ from pydantic import BaseModel, Field
 
 from adapters.backend import ToolFailure
 from adapters.spec import ToolSpec
-from envs.catalog import register_policy, register_task_set
+from engine.domain import LiveClient, ToolDomain
+from engine.rules import DomainRules, EscalationFields
 from envs.contract import Action, Finish, Trajectory, Turn
-from envs.domain import DOMAINS
+from envs.domain import DomainDescriptor, PolicyEntry, Reference, TaskSetEntry
 from envs.rollout.policy import NOOP, ScriptedPolicy
-from envs.verifiers.base import VERIFIERS
 from envs.verifiers.standard import StandardVerifier
 from schemas.tasks import CallConstraint, Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import SideEffect, ToolCall, ToolError
@@ -199,10 +199,32 @@ def make_tasks(n: int, *, seed: int = 0, limit: Decimal = Decimal("100")) -> lis
     return tasks
 
 
-DOMAIN = DOMAINS.register(ToyDomain())
-register_task_set("toy", lambda seed: make_tasks(24, seed=seed), "24 refund-desk tickets (tests, docs)")
-register_policy(
-    "toy", "reference", ScriptedPolicy("reference", reference_plan), "reads, then follows the rule"
+def _no_live(base_url: str, timeout_s: float) -> LiveClient:
+    raise NotImplementedError("the toy domain has no live system")
+
+
+TOOLS = ToolDomain(
+    "toy",
+    SPECS,
+    DomainRules(
+        "escalate", lambda args: EscalationFields(str(args.get("reason", "")), queue=args.get("queue"))
+    ),
+    _no_live,
+    Ticket,
 )
-register_policy("toy", "noop", NOOP, "does nothing")
-VERIFIER = VERIFIERS.register(StandardVerifier(name="toy.v1", domain="toy", rules=(read_before_write,)))
+VERIFIER = StandardVerifier(name="toy.v1", domain="toy", rules=(read_before_write,))
+DOMAIN = DomainDescriptor(
+    tool=TOOLS,
+    world=ToyDomain(),
+    task_sets=(
+        TaskSetEntry("toy", lambda seed: make_tasks(24, seed=seed), "24 refund-desk tickets (tests, docs)"),
+    ),
+    policies=(
+        PolicyEntry(
+            "toy", "reference", ScriptedPolicy("reference", reference_plan), "reads, then follows the rule"
+        ),
+        PolicyEntry("toy", "noop", NOOP, "does nothing"),
+    ),
+    verifiers=(VERIFIER,),
+    reference=Reference(reference_plan, "toy-reference"),
+)

@@ -1,4 +1,5 @@
-"""The credit-underwriting domain as an `envs` domain: tools, sim backend, outcome view."""
+"""The credit-underwriting domain's world and tools: the sim backend, the outcome view, and the
+tools, live backend and episode rules the bridge serves."""
 
 from __future__ import annotations
 
@@ -8,19 +9,48 @@ from typing import Any
 
 from adapters.credit.sim import SimBackend
 from adapters.credit.tools import CREDIT_TOOLS, ESCALATE, RECORD
+from adapters.credit.work_items import work_item_problem
+from adapters.credit.world import World
 from adapters.spec import ToolSpec
+from engine.domain import LiveClient, ToolDomain
+from engine.rules import DomainRules, EscalationFields
 from envs.credit.facts import flat_figures, outcome_facts
+
+
+def read_escalation(arguments: Mapping[str, Any]) -> EscalationFields:
+    """`escalate_to_committee` lists its reasons and states the decision it recommends."""
+    reasons = arguments.get("reasons")
+    listed = ", ".join(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else ""
+    decision = arguments.get("recommended_decision")
+    return EscalationFields(
+        reason=listed if listed.strip() else "the agent asked for a human",
+        recommendation=decision if isinstance(decision, str) and decision.strip() else None,
+    )
+
+
+def live_backend(base_url: str, timeout_s: float) -> LiveClient:
+    """The credit tools over HTTP (httpx loads only for a live bridge)."""
+    from adapters.credit.live import LiveBackend
+
+    return LiveBackend(base_url, timeout_s=timeout_s)
+
+
+# A recorded recommendation ends the episode as the escalation does.
+RULES = DomainRules(
+    escalate_tool=ESCALATE, read_escalation=read_escalation, terminal_tools=frozenset({RECORD})
+)
+TOOLS = ToolDomain("credit", CREDIT_TOOLS, RULES, live_backend, World, work_item_problem)
 
 
 class CreditDomain:
     """Credit packages worked to a recommendation through the `adapters.credit` tools over the sim."""
 
-    name = "credit"
-    terminal_tools = frozenset({RECORD, ESCALATE})
+    name = TOOLS.name
+    terminal_tools = RULES.terminal_tools | {ESCALATE}
     escalation_tools = frozenset({ESCALATE})
 
     def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return CREDIT_TOOLS
+        return TOOLS.tools
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SimBackend:
         # The credit sim has no randomness: ids come from counters, dates from `today`.

@@ -1,4 +1,5 @@
-"""The RCM denial-management domain as an `envs` domain: tools, sim backend, outcome view."""
+"""The RCM denial-management domain's world and tools: the sim backend, the outcome view, and the
+tools, live backend and episode rules the bridge serves."""
 
 from __future__ import annotations
 
@@ -7,11 +8,40 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from adapters.rcm.tools import RCM_TOOLS
+from adapters.rcm.work_items import work_item_problem
+from adapters.rcm.world import World
 from adapters.spec import ToolSpec
+from engine.domain import LiveClient, ToolDomain
+from engine.rules import DomainRules, EscalationFields
 from envs.rcm.facts import outcome_facts
 from envs.rcm.faults import FaultyBackend
 
 ESCALATE = "escalate_to_human"
+
+
+def read_escalation(arguments: Mapping[str, Any]) -> EscalationFields:
+    """`escalate_to_human` states a reason, a recommended action and the queue it files into."""
+    return EscalationFields(
+        reason=_text(arguments.get("reason")) or "the agent asked for a human",
+        recommendation=_text(arguments.get("recommended_action")),
+        queue=_text(arguments.get("queue")),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def live_backend(base_url: str, timeout_s: float) -> LiveClient:
+    """The rcm tools over HTTP (httpx loads only for a live bridge)."""
+    from adapters.rcm.live import LiveBackend
+
+    return LiveBackend(base_url, timeout_s=timeout_s)
+
+
+# `escalate_to_human` is the rcm domain's only terminal tool.
+RULES = DomainRules(escalate_tool=ESCALATE, read_escalation=read_escalation)
+TOOLS = ToolDomain("rcm", RCM_TOOLS, RULES, live_backend, World, work_item_problem)
 
 # Claim fields that are business facts; ids of people and dates are fixed by the world and the
 # tools, free text never makes it in.
@@ -27,12 +57,12 @@ _LINE_FIELDS = ("procedure_code", "units", "place_of_service", "diagnosis_pointe
 class RcmDomain:
     """Denied and underpaid claims, worked through the `adapters.rcm` tools over the sim."""
 
-    name = "rcm"
-    terminal_tools = frozenset({ESCALATE})
+    name = TOOLS.name
+    terminal_tools = RULES.terminal_tools | {ESCALATE}
     escalation_tools = frozenset({ESCALATE})
 
     def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return RCM_TOOLS
+        return TOOLS.tools
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> FaultyBackend:
         # The RCM sim has no randomness: ids come from counters, dates from `today`.
