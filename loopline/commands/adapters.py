@@ -52,10 +52,11 @@ def open_manager(state: Path, db_url: str | None, publish: bool = False) -> Rele
     store.create_schema()
     if not publish:
         return ReleaseManager(store)
-    from loopline.release.publish import release_publisher
+    from loopline.kafka.publisher import signed_publisher
+    from training.release.manager import SOURCE
 
     try:
-        return ReleaseManager(store, publish=release_publisher())
+        return ReleaseManager(store, publish=signed_publisher(SOURCE))
     except Exception as exc:  # the Kafka client's errors vary; nothing is stored yet
         raise _fail(RuntimeError(f"cannot publish release events: {exc}")) from None
 
@@ -281,13 +282,17 @@ def publish_(
 ) -> None:
     """Send the stored release events to Kafka again, MACed (the archive keeps each event once):
     what to run after a decision whose events were stored but not delivered."""
-    from loopline.release.publish import release_publisher, republish
+    from loopline.kafka.publisher import signed_publisher
+    from training.release.manager import SOURCE
 
     manager = open_manager(state, db_url)
+    sent = 0
     try:
-        publisher = release_publisher()
+        publisher = signed_publisher(SOURCE)
         try:
-            sent = republish(publisher, manager.events(adapter_id))
+            for doc in manager.events(adapter_id):
+                publisher(doc)
+                sent += 1
         finally:
             publisher.close()
     except Exception as exc:  # the Kafka client's errors vary

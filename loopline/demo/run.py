@@ -278,10 +278,10 @@ def _promotion(
     review: bool,
 ) -> None:
     """Stage 8: the run's edge cases through PromoteEdgeCaseWorkflow (docs/promotion.md)."""
-    from loopline.commands.workflows import kafka_publisher
     from loopline.demo.promotion import promotion_stage
+    from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 
-    publisher = kafka_publisher(kafka, result.topic)
+    publisher = signed_publisher(PROMOTION_SOURCE, kafka, result.topic)
     try:
         summary = promotion_stage(
             console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",
