@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from loopline.commands.train import DEFAULT_STATE, State
+from loopline.commands.train.options import DEFAULT_STATE, State
 
 if TYPE_CHECKING:
     from training.release.manager import ReleaseManager

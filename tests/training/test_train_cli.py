@@ -8,8 +8,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from envs.tasksets import dump_jsonl
+from loopline.card.evidence import REPO_CARD
 from loopline.cli import app
-from loopline.commands.train_card import REPO_CARD
 from training.data import LoadedTaskSet
 
 

@@ -1,6 +1,6 @@
 """`loopline train eval | gate`: paired evaluation through the environment, and the gate's verdict.
 
-Registered on the `train` app by `loopline.commands.train`; heavy imports happen inside the commands.
+Heavy imports happen inside the commands.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from loopline.commands.train import (
+from loopline.commands.train.options import (
     DEFAULT_ROOT,
     DEFAULT_STATE,
     BaseModel,
@@ -195,7 +195,7 @@ def gate(
     state: State = DEFAULT_STATE,
 ) -> None:
     """Judge an evaluated adapter by the gate's rules; store the verdict with it. Exit 1 when stopped."""
-    from loopline.commands.train_card import REPO_CARD, CardError, card_evidence
+    from loopline.card.evidence import REPO_CARD, CardError, card_evidence
     from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
     from training.registry import adapter_folder, champion_cards, read_evaluation, store_verdict
 
@@ -244,16 +244,6 @@ def _pairs(items: list[str] | None) -> list[tuple[str, str]]:
             raise typer.BadParameter(f"{item!r} is not SUITE=POINTS")
         out.append((suite, value))
     return out
-
-
-def register(train: typer.Typer) -> None:
-    """Add `eval`, `gate`, `report` and `rft` to the `train` app."""
-    from loopline.commands import train_rft
-
-    train.command("eval")(eval_)
-    train.command()(gate)
-    train.command()(report)
-    train_rft.register(train)
 
 
 def report(
