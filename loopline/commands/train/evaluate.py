@@ -16,7 +16,9 @@ from loopline.commands.train.options import (
     DEFAULT_ROOT,
     DEFAULT_STATE,
     BaseModel,
+    DbUrl,
     Families,
+    Publish,
     Root,
     State,
     base_folder,
@@ -193,9 +195,13 @@ def gate(
         ),
     ] = None,
     state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
-    """Judge an evaluated adapter by the gate's rules; store the verdict with it. Exit 1 when stopped."""
+    """Judge an evaluated adapter by the gate's rules; store the verdict with it and on its stream
+    in the adapter registry. Exit 1 when stopped."""
     from loopline.card.evidence import REPO_CARD, CardError, card_evidence
+    from loopline.release.registry import PublishUnavailable, open_registry
     from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
     from training.registry import adapter_folder, champion_cards, read_evaluation, store_verdict
 
@@ -222,8 +228,19 @@ def gate(
         except CardError as exc:
             console.print(f"[red]{exc}[/]")
             raise typer.Exit(2) from None
-    verdict = judge(report, rules, cards=cards, champion_cards=champion_cards(state, report.champion))
-    store_verdict(folder, report, rules, verdict)
+    try:
+        registry = open_registry(state, db_url, publish)
+    except PublishUnavailable as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
+    verdict = judge(report, rules, cards=cards, champion_cards=champion_cards(registry, report.champion))
+    try:
+        store_verdict(folder, report, rules, verdict, registry)
+    except RuntimeError as exc:  # stored, but the publisher failed
+        console.print(
+            f"[red]verdict stored, but not published ({exc})[/]; send it with `loopline adapters publish`"
+        )
+        raise typer.Exit(2) from None
     for check in verdict.checks:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         console.print(f"{mark} {check.reason}")

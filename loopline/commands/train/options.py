@@ -30,6 +30,21 @@ Replay = Annotated[
 Root = Annotated[Path, typer.Option("--root", help="Task-set registry folder.")]
 State = Annotated[Path, typer.Option("--state", help="State folder (models, adapters, datasets).")]
 DEFAULT_STATE = Path(".loopline")
+DbUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--db-url", envvar="LOOPLINE_RELEASE_DB_URL", help="Adapter registry (default STATE/release.db)."
+    ),
+]
+Publish = Annotated[
+    bool,
+    typer.Option(
+        "--publish/--no-publish",
+        envvar="LOOPLINE_RELEASE_PUBLISH",
+        help="Also send the registry's events to Kafka, MACed with the release key (LOOPLINE_KAFKA_*, "
+        "LOOPLINE_EVENTS_TOPIC, LOOPLINE_EVENT_KEYS_FILE), for the stream worker to archive.",
+    ),
+]
 Seeds = Annotated[
     str, typer.Option("--seeds", help="Seeds of built-in (generated) sets: `0`, `1,2,5` or `1-20`.")
 ]

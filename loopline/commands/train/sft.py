@@ -11,6 +11,8 @@ from rich.progress import TaskID
 from loopline.commands.train.options import (
     DEFAULT_STATE,
     BaseModel,
+    DbUrl,
+    Publish,
     State,
     base_folder,
     console,
@@ -36,13 +38,22 @@ def sft(
     packing: Annotated[bool, typer.Option("--packing", help="Pack sequences (causal LMs).")] = False,
     max_length: Annotated[int, typer.Option("--max-length", help="Longest sequence (causal LMs).")] = 16384,
     state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
-    """LoRA supervised fine-tuning (peft) of the base model on a dataset; resumes a killed run."""
+    """LoRA supervised fine-tuning (peft) of the base model on a dataset; resumes a killed run. The
+    finished adapter opens its stream in the adapter registry with `adapter.trained`."""
+    from loopline.release.registry import PublishUnavailable, open_registry
     from training.loop import LoopConfig
     from training.lora import LLAMA_TARGETS, LoraSettings
     from training.policies import STRUCTURED, model_kind
-    from training.registry import adapters_root
+    from training.registry import adapters_root, record_trained
 
+    try:  # before training, so a registry that cannot publish costs no training time
+        registry = open_registry(state, db_url, publish)
+    except PublishUnavailable as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
     base = base_folder(state, base_model)
     data = Path(dataset_name)
     if not (data / "manifest.json").is_file():
@@ -99,6 +110,11 @@ def sft(
                 packing=packing,
                 on_step=lambda report: loop_bar(bar, job, report),
             )
+    try:
+        record_trained(registry, out)
+    except RuntimeError as exc:  # stored; the publisher failed
+        console.print(f"[red]adapter written, but its adapter.trained event was not delivered ({exc})[/]")
+        raise typer.Exit(2) from None
     training_ = lineage["training"]
     console.print(
         f"adapter {adapter_id}: {lineage['steps']} examples from {lineage['rows_used']} rows "
