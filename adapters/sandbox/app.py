@@ -57,6 +57,8 @@ class SandboxDomain(Generic[W]):
     apply: Callable[[W, str, Any], tuple[BaseModel, W]]
     """The pure domain logic: (world, tool, args) → (result, new world)."""
     refusal: type[DomainRefusal[Any]]
+    config_type: type[SandboxBase] = SandboxBase
+    """The domain's `SandboxConfig` (the common settings plus its own)."""
     adjust: Callable[[W, SandboxBase], W] = lambda world, config: world
     """Config overrides applied to every initial world (payer rules, limits)."""
     send_document: Callable[[SandboxState[W], W, Any, BaseModel], Response] | None = None
@@ -226,9 +228,11 @@ def _with_components(app: FastAPI, components: Schemas) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def create_sandbox_app(domain: SandboxDomain[W], config: SandboxBase, world: W | None = None) -> FastAPI:
+def create_sandbox_app(
+    domain: SandboxDomain[W], config: SandboxBase | None = None, world: W | None = None
+) -> FastAPI:
     """The domain's sandbox as an ASGI app (serve it with uvicorn); `world` replaces the seed world."""
-    state = SandboxState(domain, config, world)
+    state = SandboxState(domain, config or domain.config_type(), world)
     app = FastAPI(title=domain.title, version="1", docs_url="/docs", redoc_url=None)
     app.state.sandbox = state
     app.add_exception_handler(RequestValidationError, _invalid_request)

@@ -80,6 +80,7 @@ SANDBOX: SandboxDomain[World] = SandboxDomain(
     seed=lambda config: seed_world(),
     apply=apply,
     refusal=DomainError,
+    config_type=SandboxConfig,
     send_document=_statements,
     admin_routes=_admin_routes,
 )

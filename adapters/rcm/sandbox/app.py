@@ -77,6 +77,7 @@ SANDBOX: SandboxDomain[World] = SandboxDomain(
     seed=lambda config: seed_world(),
     apply=apply,
     refusal=DomainError,
+    config_type=SandboxConfig,
     adjust=_adjust,
     send_document=_remittances,
     admin_routes=_admin_routes,
