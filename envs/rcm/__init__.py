@@ -19,6 +19,7 @@ from envs.domain import (
     TaskCheck,
     TaskSetEntry,
 )
+from envs.rcm.blind import BLIND
 from envs.rcm.domain import DOMAIN as WORLD
 from envs.rcm.domain import TOOLS, RcmDomain
 from envs.rcm.expert import load_expert_cases
@@ -82,6 +83,7 @@ DOMAIN = DomainDescriptor(
     task_check=TaskCheck(lambda task: list(remittance_problems(task)), "every remittance passes pyx12"),
     expert_cases=load_expert_cases,
     sandbox=_sandbox,
+    extras={"blind": BLIND},
 )
 
 __all__ = [
