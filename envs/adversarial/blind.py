@@ -25,10 +25,8 @@ from envs.contract import Trajectory
 from envs.domain import DOMAINS
 from envs.env import replay
 from envs.rollout.policy import NOOP, Policy
+from envs.verifiers.evidence import visible_reason
 from schemas.tasks import Task
-
-VISIBLE_TAG = "visible:"
-"""Tag prefix of a task the visible facts legitimately decide; the rest of the tag is the reason."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +52,6 @@ def blind_kit(domain: str) -> BlindKit | None:
     """The domain's kit, or None when it offers none."""
     kit = DOMAINS.get(domain).extras.get("blind")
     return kit if isinstance(kit, BlindKit) else None
-
-
-def visible_reason(task: Task) -> str | None:
-    """Why the visible facts decide the task, when it is tagged so."""
-    return next((t.removeprefix(VISIBLE_TAG) for t in task.tags if t.startswith(VISIBLE_TAG)), None)
 
 
 def _move_scores(

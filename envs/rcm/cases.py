@@ -29,9 +29,9 @@ from envs.rcm.casekit import (
 from envs.rcm.charts import ABN_REASONS, abn_text, necessity_letter, timely_filing_proof
 from envs.rcm.vocab import COMMERCIAL, NEEDS_AUTH, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
-from envs.verifiers.evidence import DecidingFact
+from envs.verifiers.evidence import VISIBLE_TAG, DecidingFact
 
-VISIBLE_SHARE = "visible:patient-share-on-the-835"
+VISIBLE_SHARE = f"{VISIBLE_TAG}patient-share-on-the-835"
 """Tag of a task the 835 alone decides: a PR deductible, coinsurance or copay is the patient's."""
 
 
@@ -461,7 +461,9 @@ def carcB7(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos, rendering=ctx.b.clinicians[1].npi)
     ctx.b.deny(claim, produced, "B7")
-    return ctx.case(claim, want.escalation(claim.claim_id, "credentialing"), "visible:b7-names-credentialing")
+    return ctx.case(
+        claim, want.escalation(claim.claim_id, "credentialing"), f"{VISIBLE_TAG}b7-names-credentialing"
+    )
 
 
 BASE: dict[str, Builder] = {

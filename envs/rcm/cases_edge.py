@@ -24,6 +24,7 @@ from envs.rcm.cases import (
     contract_read,
     duplicate_in_process,
     invalid_abn,
+    no_auth_path,
     underpaid,
 )
 from envs.rcm.charts import INJECTIONS, necessity_letter
@@ -32,6 +33,7 @@ from envs.rcm.faults import Fault
 from envs.rcm.queues import work_queue
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
+from envs.verifiers.evidence import VISIBLE_TAG
 
 DEACTIVATED = ("D1", "D7", "D14", "D18", "D23")
 """Deactivated D-series CARCs (see `adapters.rcm.codes.DEACTIVATED_CARC`)."""
@@ -131,8 +133,16 @@ def retro_window_shortened(ctx: Ctx) -> Case:
     if rng.random() < 0.5:
         lmn = b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
                          necessity_letter(ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
-        return ctx.case(claim, want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id]))
-    return ctx.case(claim, want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit))
+        closed = want.rules_read(
+            ctx.payer_id,
+            "the payer's shortened retro window has closed, so only the appeal is left",
+            claim.claim_id,
+            "submit_appeal",
+        )
+        intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
+        return ctx.case(claim, intent.citing(closed))
+    intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit)
+    return ctx.case(claim, intent.citing(*no_auth_path(ctx, claim.claim_id)))
 
 
 def unknown_carc(ctx: Ctx) -> Case:
@@ -143,7 +153,7 @@ def unknown_carc(ctx: Ctx) -> Case:
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.deny(claim, produced, code)
     return ctx.case(
-        claim, want.human_review(claim.claim_id), f"code:{code}", "visible:code-outside-the-carc-list"
+        claim, want.human_review(claim.claim_id), f"code:{code}", f"{VISIBLE_TAG}code-outside-the-carc-list"
     )
 
 
@@ -152,7 +162,7 @@ def contradictory(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.remit(claim, produced, {1: [("CO", "50", claim.total_charge)]}, paid={1: claim.total_charge})
-    return ctx.case(claim, want.human_review(claim.claim_id), "visible:paid-and-denied-on-one-835")
+    return ctx.case(claim, want.human_review(claim.claim_id), f"{VISIBLE_TAG}paid-and-denied-on-one-835")
 
 
 def eligibility_conflict(ctx: Ctx) -> Case:

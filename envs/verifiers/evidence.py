@@ -29,6 +29,9 @@ from schemas.verdicts import CheckResult
 
 PARAM = "deciding_facts"
 """The verifier-spec parameter that lists a task's deciding facts."""
+VISIBLE_TAG = "visible:"
+"""Tag prefix of a task the visible facts (the work item and what it points at) legitimately
+decide, so that it needs no deciding fact; the rest of the tag says why."""
 
 
 class DecidingFact(Contract):
@@ -56,6 +59,11 @@ class DecidingFact(Contract):
 def deciding_facts(task: Task) -> list[DecidingFact]:
     """The task's deciding facts (none when its spec declares none)."""
     return [DecidingFact.model_validate(f) for f in task.verifier.params.get(PARAM, ())]
+
+
+def visible_reason(task: Task) -> str | None:
+    """Why the visible facts decide the task, when it is tagged so."""
+    return next((t.removeprefix(VISIBLE_TAG) for t in task.tags if t.startswith(VISIBLE_TAG)), None)
 
 
 def _leaves(value: Any) -> Iterable[str]:
