@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from adapters.sandbox import SandboxDomain
     from envs.adversarial.mutants import Operator
     from envs.contract import Action, Turn
+    from envs.demo import DemoScenario
     from envs.promotion import Promotion
     from envs.rollout.policy import Policy
     from envs.verifiers.base import Verifier
@@ -183,6 +184,8 @@ class DomainDescriptor:
     reference: Reference | None = None
     task_check: TaskCheck | None = None
     expert_cases: Callable[[], Sequence[Any]] = tuple
+    demo: DemoScenario | None = None
+    """What `loopline demo --domain` runs for it."""
     sandbox: str | None = None
     """`module:attr` of the `adapters.sandbox.SandboxDomain` its sandbox live system serves, loaded
     by `load_sandbox` (FastAPI loads only when asked)."""

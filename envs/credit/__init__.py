@@ -8,6 +8,7 @@ policies, mutants and exploits, its good and bad outcome kinds, how its edge cas
 
 from __future__ import annotations
 
+from envs.credit.demo import DEMO
 from envs.credit.domain import DOMAIN as WORLD
 from envs.credit.domain import CreditDomain
 from envs.credit.expert import load_expert_cases
@@ -49,6 +50,7 @@ DOMAIN = DomainDescriptor(
     card=CardParts("credit.v1", ("credit.v1",), _card_sets),
     reference=Reference(reference_plan, "credit-reference-analyst"),
     expert_cases=load_expert_cases,
+    demo=DEMO,
     sandbox="adapters.credit.sandbox.app:SANDBOX",
 )
 

@@ -15,6 +15,7 @@ from envs.domain import (
     Reference,
     TaskCheck,
 )
+from envs.rcm.demo import DEMO
 from envs.rcm.domain import DOMAIN as WORLD
 from envs.rcm.domain import RcmDomain
 from envs.rcm.expert import load_expert_cases
@@ -58,6 +59,7 @@ DOMAIN = DomainDescriptor(
     reference=Reference(reference_plan, "rcm-reference-specialist"),
     task_check=TaskCheck(lambda task: list(remittance_problems(task)), "every remittance passes pyx12"),
     expert_cases=load_expert_cases,
+    demo=DEMO,
     sandbox="adapters.rcm.sandbox.app:SANDBOX",
 )
 
