@@ -24,9 +24,20 @@ from schemas.ids import new_id
 from schemas.registry import EventData
 
 ATTRIBUTES: tuple[str, ...] = (
-    "specversion", "id", "source", "type", "subject", "time", "datacontenttype", "dataschema",
-    "episodeid", "seq", "tenant", "traceparent", "prevhash",
-)  # fmt: skip
+    "specversion",
+    "id",
+    "source",
+    "type",
+    "subject",
+    "time",
+    "datacontenttype",
+    "dataschema",
+    "episodeid",
+    "seq",
+    "tenant",
+    "traceparent",
+    "prevhash",
+)
 """Envelope attributes covered by the hash (all but `hash` itself), besides `data`."""
 
 
@@ -166,9 +177,16 @@ class EpisodeChain:
 def _check_stream(episode_id: str, tenant: str, source: str, next_seq: int, prevhash: str) -> None:
     """Validate a stream's constant attributes with the envelope's own rules, once."""
     probe = {
-        "id": "probe", "source": source, "type": "loopline.probe.v1", "time": datetime.now(UTC),
-        "episodeid": episode_id, "seq": next_seq, "tenant": tenant, "prevhash": prevhash, "hash": GENESIS_HASH,
-    }  # fmt: skip
+        "id": "probe",
+        "source": source,
+        "type": "loopline.probe.v1",
+        "time": datetime.now(UTC),
+        "episodeid": episode_id,
+        "seq": next_seq,
+        "tenant": tenant,
+        "prevhash": prevhash,
+        "hash": GENESIS_HASH,
+    }
     errors = [e for e in _probe_errors(probe) if e["loc"][0] != "data"]
     if errors:
         where = ", ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)

@@ -94,9 +94,14 @@ class DemoResult:
 
 def _progress(console: Console) -> Progress:
     return Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=False,
-    )  # fmt: skip
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
 
 
 @contextmanager
@@ -111,10 +116,22 @@ def streams_worker(
         "LOOPLINE_KNOWN_VOCABULARY_FILE": str(vocabulary),
     }
     command = [
-        sys.executable, "-m", "loopline.cli", "streams", "worker", "--db-url", db_url,
-        "--events-topic", topic, "--dlq-topic", topic.replace(".events.", ".dlq."), "--app-id", f"{topic}-streams",
-        "--loglevel", "warning",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "loopline.cli",
+        "streams",
+        "worker",
+        "--db-url",
+        db_url,
+        "--events-topic",
+        topic,
+        "--dlq-topic",
+        topic.replace(".events.", ".dlq."),
+        "--app-id",
+        f"{topic}-streams",
+        "--loglevel",
+        "warning",
+    ]
     log = (workdir / "streams-worker.log").open("w")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -150,11 +167,16 @@ def run_demo(
     console.print(f"embedded stack {state}: Kafka {stack.state.endpoints.bootstrap_servers}")
     try:
         return run_pipeline(
-            console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
-            temporal_address=stack.state.endpoints.temporal_address, review=review,
-            rule_change=scenario.rule_change, domain=domain,
+            console,
+            kafka_settings(stack.state),
+            state_dir / "demo",
+            workers=workers,
+            temporal_address=stack.state.endpoints.temporal_address,
+            review=review,
+            rule_change=scenario.rule_change,
+            domain=domain,
             improvement_state=state_dir if improvement and scenario.improvement else None,
-        )  # fmt: skip
+        )
     finally:
         if not keep_stack and not stack.already_running:
             with console.status("stopping the stack…"):
@@ -198,9 +220,16 @@ def run_pipeline(
         if rule_change is not None:
             _change_rule(console, live_url, parts.admin_token, rule_change)
         settings = BridgeSettings(
-            state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
-            kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0, domain=domain,
-        )  # fmt: skip
+            state_dir=workdir / "bridge",
+            live_url=live_url,
+            db_url=db_url,
+            events_topic=result.topic,
+            kafka=kafka,
+            environment="dev",
+            max_steps=40,
+            live_timeout_s=1.0,
+            domain=domain,
+        )
         bridge = build_bridge(settings, policy=reference_policy(domain))
         try:
             with serve_in_thread(bridge.app(), name="bridge-api") as api:
@@ -271,9 +300,14 @@ def _promotion(
     publisher = signed_publisher(PROMOTION_SOURCE, kafka, result.topic)
     try:
         summary = promotion_stage(
-            console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",
-            truth=truth, publish=publisher, review=review,
-        )  # fmt: skip
+            console,
+            temporal_address=temporal_address,
+            db_url=result.db_url,
+            workdir=workdir / "promotion",
+            truth=truth,
+            publish=publisher,
+            review=review,
+        )
     finally:
         publisher.close()
     result.promoted = summary.published
