@@ -15,6 +15,7 @@ from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
 from tests.adapters.conftest import SANDBOX_ADMIN_TOKEN
+from tests.adapters.live_clients import LiveClients, assert_same_run, live_clients
 
 IDS = [s.name for s in SCENARIOS]
 
@@ -74,30 +75,18 @@ def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
 
 
 @pytest.fixture(scope="module")
-def admin(sandbox_url: str) -> Iterator[SandboxAdmin]:
-    client = SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def live_toolbox(sandbox_url: str) -> Iterator[Toolbox]:
+def clients(sandbox_url: str) -> Iterator[LiveClients]:
     backend = LiveBackend(sandbox_url, timeout_s=10)
-    yield Toolbox(RCM_TOOLS, backend)
-    backend.close()
+    with live_clients(SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN), backend, RCM_TOOLS) as both:
+        yield both
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_sandbox_gives_the_sim_results_and_final_world(
-    scenario: Scenario, admin: SandboxAdmin, live_toolbox: Toolbox
-) -> None:
-    admin.reset()
-    live = run_scenario(live_toolbox, scenario, admin.publish_bulletin)
-    sim, sim_world = _sim_run(scenario)
-    for step, (got, want) in enumerate(zip(live, sim, strict=True)):
-        assert comparable(got) == comparable(want), f"step {step}: {scenario.steps[step][0]}"
-    assert admin.world() == sim_world
+def test_sandbox_gives_the_sim_results_and_final_world(scenario: Scenario, clients: LiveClients) -> None:
+    clients.admin.reset()
+    live = run_scenario(clients.toolbox, scenario, clients.admin.publish_bulletin)
+    assert_same_run(scenario, live, _sim_run(scenario), clients.admin.world())
 
 
 def test_a_rule_applies_by_the_claims_date_of_service_and_a_pending_bulletin_shows_once_published() -> None:

@@ -16,6 +16,7 @@ from adapters.credit.sim import SimBackend
 from adapters.credit.world import World
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
+from tests.adapters.live_clients import LiveClients, assert_same_run, live_clients
 
 TOKEN = "test-credit-sandbox-admin-token"
 IDS = [s.name for s in SCENARIOS]
@@ -63,36 +64,22 @@ def sandbox_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def admin(sandbox_url: str) -> Iterator[SandboxAdmin]:
-    client = SandboxAdmin(sandbox_url, TOKEN)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def live_toolbox(sandbox_url: str) -> Iterator[Toolbox]:
+def clients(sandbox_url: str) -> Iterator[LiveClients]:
     backend = LiveBackend(sandbox_url, timeout_s=10)
-    yield Toolbox(CREDIT_TOOLS, backend)
-    backend.close()
+    with live_clients(SandboxAdmin(sandbox_url, TOKEN), backend, CREDIT_TOOLS) as both:
+        yield both
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_sandbox_gives_the_sim_results_and_final_world(
-    scenario: Scenario, admin: SandboxAdmin, live_toolbox: Toolbox
-) -> None:
-    admin.reset()
-    live = run_scenario(live_toolbox, scenario)
-    sim, sim_world = _sim_run(scenario)
-    for step, (got, want) in enumerate(zip(live, sim, strict=True)):
-        assert comparable(got) == comparable(want), f"step {step}: {scenario.steps[step][0]}"
-    assert admin.world() == sim_world
+def test_sandbox_gives_the_sim_results_and_final_world(scenario: Scenario, clients: LiveClients) -> None:
+    clients.admin.reset()
+    live = run_scenario(clients.toolbox, scenario)
+    assert_same_run(scenario, live, _sim_run(scenario), clients.admin.world())
 
 
 @pytest.mark.integration
-def test_every_period_of_the_first_packages_reads_over_the_wire(
-    admin: SandboxAdmin, live_toolbox: Toolbox
-) -> None:
-    admin.reset()
-    results = [r for s in SCENARIOS[:3] for r in run_scenario(live_toolbox, s)]
+def test_every_period_of_the_first_packages_reads_over_the_wire(clients: LiveClients) -> None:
+    clients.admin.reset()
+    results = [r for s in SCENARIOS[:3] for r in run_scenario(clients.toolbox, s)]
     assert all(r.outcome is ToolOutcome.OK for r in results)
