@@ -3,7 +3,7 @@ domain's live backend; and the check that a live run matches the sim's."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -45,3 +45,14 @@ def assert_same_run(
     for step, (got, want) in enumerate(zip(live, results, strict=True)):
         assert comparable(got) == comparable(want), f"step {step}: {scenario.steps[step][0]}"
     assert live_world == world
+
+
+def assert_deterministic(
+    sim_run: Callable[[Scenario], tuple[list[ToolResult], BaseModel]], scenario: Scenario
+) -> list[ToolResult]:
+    """Two sim runs of `scenario` give the same results and the same world; the first run's results."""
+    first, world_one = sim_run(scenario)
+    second, world_two = sim_run(scenario)
+    assert [comparable(r) for r in first] == [comparable(r) for r in second]
+    assert world_one == world_two
+    return first

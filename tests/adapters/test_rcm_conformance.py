@@ -9,13 +9,13 @@ import pytest
 
 from adapters.rcm import RCM_TOOLS, SEED_CASES, LiveBackend, SimBackend, World, seed_world
 from adapters.rcm.bulletins import publish_bulletin
-from adapters.rcm.conformance import SCENARIOS, Scenario, comparable, run_scenario
+from adapters.rcm.conformance import SCENARIOS, Scenario, run_scenario
 from adapters.rcm.fixtures import SEED_DATED_CASES, SEED_RETURNED_CASES, SEED_RULE_CASES
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
 from tests.adapters.conftest import SANDBOX_ADMIN_TOKEN
-from tests.adapters.live_clients import LiveClients, assert_same_run, live_clients
+from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
 
 IDS = [s.name for s in SCENARIOS]
 
@@ -63,10 +63,7 @@ def test_the_suite_covers_every_tool_every_seed_claim_refusals_and_validation() 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
 def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
-    first, world_one = _sim_run(scenario)
-    second, world_two = _sim_run(scenario)
-    assert [comparable(r) for r in first] == [comparable(r) for r in second]
-    assert world_one == world_two
+    first = assert_deterministic(_sim_run, scenario)
     assert any(r.outcome is ToolOutcome.OK for r in first) or scenario.name in (
         "unknown_ids_are_refused",
         "malformed_arguments_fail_validation",

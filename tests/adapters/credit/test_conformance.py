@@ -9,14 +9,14 @@ from collections.abc import Iterator
 import pytest
 
 from adapters.credit import CREDIT_TOOLS
-from adapters.credit.conformance import SCENARIOS, Scenario, comparable, run_scenario
+from adapters.credit.conformance import SCENARIOS, Scenario, run_scenario
 from adapters.credit.live import LiveBackend
 from adapters.credit.sandbox import SEED_PACKAGES, SandboxAdmin, SandboxConfig, seed_world, serve_in_thread
 from adapters.credit.sim import SimBackend
 from adapters.credit.world import World
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
-from tests.adapters.live_clients import LiveClients, assert_same_run, live_clients
+from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
 
 TOKEN = "test-credit-sandbox-admin-token"
 IDS = [s.name for s in SCENARIOS]
@@ -51,10 +51,7 @@ def test_the_suite_covers_every_tool_every_seed_package_refusals_and_validation(
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
 def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
-    first, world_one = _sim_run(scenario)
-    second, world_two = _sim_run(scenario)
-    assert [comparable(r) for r in first] == [comparable(r) for r in second]
-    assert world_one == world_two
+    assert_deterministic(_sim_run, scenario)
 
 
 @pytest.fixture(scope="module")
