@@ -72,11 +72,9 @@ def _admin_routes(router: APIRouter, state: SandboxState[World]) -> None:
 SANDBOX: SandboxDomain[World] = SandboxDomain(
     title="Loopline RCM sandbox",
     routes=ROUTES,
-    world_type=World,
     store=SqlWorldStore,
-    seed=lambda config: seed_world(),
+    seed=seed_world,
     apply=apply,
-    refusal=DomainError,
     config_type=SandboxConfig,
     adjust=_adjust,
     send_document=_remittances,
