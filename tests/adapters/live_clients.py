@@ -4,10 +4,10 @@ domain's live backend; and the check that a live run matches the sim's."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from adapters.conformance import Scenario, comparable
@@ -25,16 +25,23 @@ class LiveClients:
     toolbox: Toolbox
 
 
-@contextmanager
-def live_clients(
-    admin: SandboxAdmin[Any], backend: HttpLiveBackend, tools: Sequence[ToolSpec[Any, Any]]
-) -> Iterator[LiveClients]:
-    """Both clients, closed afterwards."""
-    try:
-        yield LiveClients(admin, Toolbox(tools, backend))
-    finally:
-        admin.close()
-        backend.close()
+def live_clients_fixture(
+    admin: type[SandboxAdmin[Any]],
+    backend: type[HttpLiveBackend],
+    token: str,
+    tools: Sequence[ToolSpec[Any, Any]],
+) -> Any:
+    """A module fixture `clients` over the `sandbox_url` fixture's sandbox, closed afterwards."""
+
+    @pytest.fixture(scope="module")
+    def clients(sandbox_url: str) -> Iterator[LiveClients]:
+        live = backend(sandbox_url, timeout_s=10)
+        both = LiveClients(admin(sandbox_url, token), Toolbox(tools, live))
+        yield both
+        both.admin.close()
+        live.close()
+
+    return clients
 
 
 def assert_same_run(

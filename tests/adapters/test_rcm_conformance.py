@@ -3,8 +3,6 @@ the sim and through the live backend against the real sandbox server (uvicorn on
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from adapters.rcm import RCM_TOOLS, SEED_CASES, LiveBackend, SimBackend, World, seed_world
@@ -15,7 +13,12 @@ from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
 from tests.adapters.conftest import SANDBOX_ADMIN_TOKEN
-from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
+from tests.adapters.live_clients import (
+    LiveClients,
+    assert_deterministic,
+    assert_same_run,
+    live_clients_fixture,
+)
 
 IDS = [s.name for s in SCENARIOS]
 
@@ -71,11 +74,7 @@ def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def clients(sandbox_url: str) -> Iterator[LiveClients]:
-    backend = LiveBackend(sandbox_url, timeout_s=10)
-    with live_clients(SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN), backend, RCM_TOOLS) as both:
-        yield both
+clients = live_clients_fixture(SandboxAdmin, LiveBackend, SANDBOX_ADMIN_TOKEN, RCM_TOOLS)
 
 
 @pytest.mark.integration

@@ -16,7 +16,12 @@ from adapters.credit.sim import SimBackend
 from adapters.credit.world import World
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
-from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
+from tests.adapters.live_clients import (
+    LiveClients,
+    assert_deterministic,
+    assert_same_run,
+    live_clients_fixture,
+)
 
 TOKEN = "test-credit-sandbox-admin-token"
 IDS = [s.name for s in SCENARIOS]
@@ -60,11 +65,7 @@ def sandbox_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def clients(sandbox_url: str) -> Iterator[LiveClients]:
-    backend = LiveBackend(sandbox_url, timeout_s=10)
-    with live_clients(SandboxAdmin(sandbox_url, TOKEN), backend, CREDIT_TOOLS) as both:
-        yield both
+clients = live_clients_fixture(SandboxAdmin, LiveBackend, TOKEN, CREDIT_TOOLS)
 
 
 @pytest.mark.integration
