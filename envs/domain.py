@@ -106,7 +106,14 @@ class CardParts:
     """The verifier admitted for training."""
     verifiers: tuple[str, ...]
     """The verifiers the card compares."""
-    task_sets: Callable[[CardSizes], list[tuple[str, list[Task]]]]
+    task_sets: Mapping[str, tuple[Callable[[int, int], list[Task]], str]]
+    """Task set → ((seed, size) → tasks, the `CardSizes` field its size is)."""
+
+    def generate(self, sizes: CardSizes) -> list[tuple[str, list[Task]]]:
+        """The card's task sets at `sizes`."""
+        return [
+            (name, make(sizes.seed, getattr(sizes, field))) for name, (make, field) in self.task_sets.items()
+        ]
 
 
 @dataclass(frozen=True)
