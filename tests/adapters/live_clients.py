@@ -1,9 +1,10 @@
-"""What the conformance tests hold of a running sandbox: its admin client and a toolbox over the
-domain's live backend; and the check that a live run matches the sim's."""
+"""What both domains' conformance tests share: the clients of a running sandbox (its admin client
+and a toolbox over the live backend), the checks that a live run matches the sim's and that the
+sim is deterministic, and the refusals a suite's results hold."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,3 +64,9 @@ def assert_deterministic(
     assert [comparable(r) for r in first] == [comparable(r) for r in second]
     assert world_one == world_two
     return first
+
+
+def refusals(results: Iterable[ToolResult]) -> tuple[set[str], set[Any]]:
+    """The error kinds among `results`, and the codes of the domain refusals."""
+    errors = [r.error for r in results if r.error is not None]
+    return {e.kind for e in errors}, {e.details.get("code") for e in errors if e.kind == "domain"}

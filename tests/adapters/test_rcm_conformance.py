@@ -18,6 +18,7 @@ from tests.adapters.live_clients import (
     assert_deterministic,
     assert_same_run,
     live_clients_fixture,
+    refusals,
 )
 
 IDS = [s.name for s in SCENARIOS]
@@ -42,11 +43,8 @@ def test_the_suite_covers_every_tool_every_seed_claim_refusals_and_validation() 
         set(SEED_CASES) | set(SEED_RETURNED_CASES) | set(SEED_RULE_CASES) | set(SEED_DATED_CASES) <= mentioned
     )
     outcomes = [r for s in SCENARIOS for r in _sim_run(s)[0]]
-    kinds = {r.error.kind for r in outcomes if r.error is not None}
+    kinds, codes = refusals(outcomes)
     assert {"domain", "validation", "unknown_tool"} <= kinds
-    codes = {
-        r.error.details.get("code") for r in outcomes if r.error is not None and r.error.kind == "domain"
-    }
     assert {
         "appeal_window_closed",
         "retro_auth_window_closed",

@@ -21,6 +21,7 @@ from tests.adapters.live_clients import (
     assert_deterministic,
     assert_same_run,
     live_clients_fixture,
+    refusals,
 )
 
 TOKEN = "test-credit-sandbox-admin-token"
@@ -39,11 +40,8 @@ def test_the_suite_covers_every_tool_every_seed_package_refusals_and_validation(
     assert {spec.name for spec in CREDIT_TOOLS} <= {tool for tool, _ in steps}
     assert set(SEED_PACKAGES) <= {str(args.get("package_id")) for _, args in steps}
     outcomes = [r for s in SCENARIOS for r in _sim_run(s)[0]]
-    kinds = {r.error.kind for r in outcomes if r.error is not None}
+    kinds, codes = refusals(outcomes)
     assert {"domain", "validation", "unknown_tool"} <= kinds
-    codes = {
-        r.error.details.get("code") for r in outcomes if r.error is not None and r.error.kind == "domain"
-    }
     assert {
         "unknown_package", "unknown_period", "package_closed", "conditions_required",
         "conditions_not_allowed", "already_requested",
