@@ -72,12 +72,12 @@ def _admin_routes(router: APIRouter, state: SandboxState[World]) -> None:
 
 
 SANDBOX: SandboxDomain[World] = SandboxDomain(
-    title="Loopline credit sandbox (deal system)",
-    routes=ROUTES,
-    store=SqlWorldStore,
-    seed=seed_world,
-    apply=apply,
-    config_type=SandboxConfig,
+    "Loopline credit sandbox (deal system)",
+    ROUTES,
+    SqlWorldStore,
+    seed_world,
+    apply,
+    SandboxConfig,
     send_document=_statements,
     admin_routes=_admin_routes,
 )

@@ -70,12 +70,12 @@ def _admin_routes(router: APIRouter, state: SandboxState[World]) -> None:
 
 
 SANDBOX: SandboxDomain[World] = SandboxDomain(
-    title="Loopline RCM sandbox",
-    routes=ROUTES,
-    store=SqlWorldStore,
-    seed=seed_world,
-    apply=apply,
-    config_type=SandboxConfig,
+    "Loopline RCM sandbox",
+    ROUTES,
+    SqlWorldStore,
+    seed_world,
+    apply,
+    SandboxConfig,
     adjust=_adjust,
     send_document=_remittances,
     admin_routes=_admin_routes,
