@@ -24,6 +24,11 @@ class Promotion(Protocol):
         """The domain, as in `WorkItem.domain`."""
         ...
 
+    @property
+    def rebuild(self) -> Rebuild:
+        """How its drafts are rebuilt (the world, the sim, the work item)."""
+        ...
+
     def build_draft(
         self, events: Iterable[Event], *, fingerprint: str, rule: str, threshold: float
     ) -> TaskDraft:

@@ -1,6 +1,6 @@
 """The blind-policy battery: desks that never look at the evidence, against the reference's reward.
 
-A domain offers a `BlindKit` (`DomainDescriptor.extras["blind"]`): blind moves (each a policy that
+A domain offers a `BlindKit` as `BLIND` in its `blind` module (`envs.<domain>.blind`): blind moves (each a policy that
 reads only what the work item and its visible records show and then makes one handling), how to
 read a visible signature off a blind desk's trajectory, a learned desk for a signature → move table,
 and fixed blind desks (a code table, a label desk). The battery fits the learned desk on one seed's
@@ -13,6 +13,7 @@ counts, except on tasks the visible facts legitimately decide (tagged `visible:<
 
 from __future__ import annotations
 
+import importlib
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,11 +21,11 @@ from functools import partial
 
 from envs.adversarial.blind_report import BlindReport, BlindRow, summarize_blind
 from envs.adversarial.parallel import Progress, per_task
-from envs.adversarial.targets import family, play, score_all
+from envs.adversarial.targets import family, score_all
 from envs.contract import Trajectory
 from envs.domain import DOMAINS
 from envs.env import replay
-from envs.rollout.policy import NOOP, Policy
+from envs.rollout import NOOP, Policy, play
 from envs.verifiers.evidence import visible_reason
 from schemas.tasks import Task
 
@@ -49,8 +50,12 @@ class BlindKit:
 
 
 def blind_kit(domain: str) -> BlindKit | None:
-    """The domain's kit, or None when it offers none."""
-    kit = DOMAINS.get(domain).extras.get("blind")
+    """The domain's kit (`envs.<domain>.blind.BLIND`), or None when it offers none."""
+    try:
+        module = importlib.import_module(f"envs.{DOMAINS.get(domain).name}.blind")
+    except ModuleNotFoundError:
+        return None
+    kit = getattr(module, "BLIND", None)
     return kit if isinstance(kit, BlindKit) else None
 
 
@@ -63,7 +68,7 @@ def _move_scores(
     scores: dict[str, float] = {}
     signature: tuple[str, ...] = ()
     for name, policy in kit.moves.items():
-        trajectory, _ = play(task, policy, domain, seed=seed)
+        trajectory = play(task, policy, domain=domain, seed=seed).trajectory
         if not signature:
             signature = kit.signature(task, trajectory)
         verdict = score_all(task, trajectory, (verifier,))[verifier]
@@ -101,9 +106,9 @@ def _blind_rows(task: Task, policies: Sequence[Policy], verifier: str, seed: int
     domain = DOMAINS.get(task.domain)
     runs: list[tuple[str, Trajectory]] = [
         ("reference", replay(domain, task, task.gold_solution, seed=seed)),
-        ("nothing", play(task, NOOP, domain, seed=seed)[0]),
+        ("nothing", play(task, NOOP, domain=domain, seed=seed).trajectory),
     ]
-    runs += [(p.ref.model, play(task, p, domain, seed=seed)[0]) for p in policies]
+    runs += [(p.ref.model, play(task, p, domain=domain, seed=seed).trajectory) for p in policies]
     rows = []
     for name, trajectory in runs:
         verdict = score_all(task, trajectory, (verifier,))[verifier]

@@ -62,7 +62,7 @@ def build_card(
         known = ", ".join(d.name for d in DOMAINS.all() if d.card is not None)
         raise ValueError(f"no verifier card for domain {domain!r}; known: {known}")
     admitted, names = inputs.admitted, inputs.verifiers
-    sets = inputs.task_sets(
+    sets = inputs.generate(
         CardSizes(seed=seed, per_carc=per_carc, per_kind=per_kind, queues=queues, per_recipe=per_recipe)
     )
     cases: Sequence[ExpertLike] = described.expert_cases()
@@ -81,7 +81,7 @@ def build_card(
     say(f"running the exploit battery on {len(everything)} tasks")
     exploits = exploit_report(everything, verifiers=names, seed=seed, workers=workers)
     say(f"running the blind battery on {len(everything)} tasks (fitted on seed {seed + 1})")
-    fitting = inputs.task_sets(
+    fitting = inputs.generate(
         CardSizes(seed=seed + 1, per_carc=per_carc, per_kind=per_kind, queues=queues, per_recipe=per_recipe)
     )
     blind = blind_report(
@@ -136,7 +136,7 @@ def hackable_by_rule(exploits: ExploitReport, tasks: Sequence[Task]) -> list[Hac
 
 
 def _reference_policy(domain: str) -> Policy:
-    return next(e.policy for e in DOMAINS.get(domain).policies if e.name == "reference")
+    return DOMAINS.get(domain).policies["reference"][0]
 
 
 def validated(

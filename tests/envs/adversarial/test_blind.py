@@ -7,11 +7,11 @@ import pytest
 
 from envs.adversarial.blind import blind_kit, blind_report, fit
 from envs.adversarial.blind_report import BlindRow, summarize_blind
-from envs.adversarial.targets import play
 from envs.domain import DOMAINS
 from envs.rcm.blind import VISIBLE_READS
 from envs.rcm.intents import WRITES
 from envs.rcm.tasks import generate_base
+from envs.rollout import play
 from schemas.tasks import Task
 
 
@@ -26,8 +26,9 @@ def test_a_blind_desk_never_reads_evidence(tasks: list[Task]) -> None:
     rcm = DOMAINS.get("rcm")
     for task in tasks:
         for policy in (*kit.fixed, *(kit.moves[m] for m in ("appeal:timely_filing", "post_remit"))):
-            trajectory, error = play(task, policy, rcm)
-            assert error is None
+            played = play(task, policy, domain=rcm)
+            trajectory = played.trajectory
+            assert played.error is None
             assert {t.call.name for t in trajectory.turns} <= {
                 *VISIBLE_READS,
                 *WRITES,
