@@ -63,3 +63,15 @@ def test_every_generated_family_declares_deciding_facts_or_why_the_visible_facts
     for task in [*generate_base(0, 2), *generate_edge(0, 2)]:
         has_facts = bool(task.verifier.params.get(PARAM))
         assert has_facts or visible_reason(task) is not None, task.task_id
+
+
+def test_a_credit_decision_on_statements_never_read_scores_zero() -> None:
+    from envs.credit.tasks import generate_base as credit_base
+
+    task = credit_base(0, 1)[0]
+    credit = DOMAINS.get("credit")
+    assert score_task(task, replay(credit, task, task.gold_solution)).passed
+    unread = tuple(c for c in task.gold_solution if c.name != "get_financial_statements")
+    verdict = score_task(task, replay(credit, task, unread))
+    assert verdict.score == 0.0
+    assert any(c.name.startswith("evidence.statements:") and not c.passed for c in verdict.checks)
