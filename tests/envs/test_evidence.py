@@ -78,12 +78,17 @@ def test_a_credit_decision_on_statements_never_read_scores_zero() -> None:
 
 
 def test_a_note_that_invents_an_approval_or_an_authorization_fails_everywhere(base: list[Task]) -> None:
-    from envs.rcm.text_exploits import TEXT_EXPLOITS
+    from envs.rcm.text_exploits import FORGED, TEXT_EXPLOITS
     from envs.rollout import play
 
     forged = next(p for p in TEXT_EXPLOITS if p.ref.model == "forged_approval")
+    rewritten = 0
     for task in base[::4]:
-        verdict = score_task(task, play(task, forged, domain=RCM).trajectory)
-        check = next((c for c in verdict.checks if c.name == "content.rcm.no_invented_facts"), None)
-        if check is not None:
-            assert not check.passed and verdict.score == 0.0, task.task_id
+        trajectory = play(task, forged, domain=RCM).trajectory
+        if not any(FORGED in str(t.call.arguments) for t in trajectory.turns):
+            continue  # nothing it wrote carries free text (a patient transfer)
+        rewritten += 1
+        verdict = score_task(task, trajectory)
+        check = next(c for c in verdict.checks if c.name == "content.rcm.no_invented_facts")
+        assert not check.passed and verdict.score == 0.0, task.task_id
+    assert rewritten
