@@ -9,7 +9,8 @@ Deterministic rubrics, one check per kind of writing the trajectory contains:
   the evidence and says what it shows; timely filing: the 277CA acceptance and its date;
   underpayment: the contracted rate and the amount);
 - an escalation names the claim, recommends an action its queue may take, and any amount fits
-  the claim's open balance (a write-off recommendation always carries one);
+  the claim's open balance on its side of zero (a credit balance is handed off with its negative
+  amount; a write-off recommendation always carries one);
 - an authorization request matches the claim: its patient, payer, date of service, procedures
   and diagnoses;
 - nothing the agent writes (a letter, a hand-off, a note) claims a person's approval no record
@@ -141,9 +142,19 @@ def escalation_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
         return "a write-off recommendation carries no amount"
     if amount is not None:
         balance = open_balance(world, claim_id)
-        if not isinstance(amount, int | float) or amount <= 0 or amount > balance + 0.005:
+        if not fits_balance(amount, balance):
             return f"the amount {amount!r} does not fit the claim's open balance of ${balance:.2f}"
     return None
+
+
+def fits_balance(amount: object, balance: float) -> bool:
+    """Whether a hand-off's amount lies within the open balance, on its side of zero: a credit
+    balance (negative: money owed back) is handed off with its negative amount."""
+    if isinstance(amount, bool) or not isinstance(amount, int | float) or amount == 0:
+        return False
+    if balance < 0:
+        return balance - 0.005 <= amount < 0
+    return 0 < amount <= balance + 0.005
 
 
 def authorization_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
