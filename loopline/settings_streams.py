@@ -2,7 +2,7 @@
 
 Environment (prefix `LOOPLINE_`): `LOOPLINE_DB_URL`, `LOOPLINE_EVENTS_TOPIC`, `LOOPLINE_DLQ_TOPIC`,
 `LOOPLINE_STREAMS_APP_ID`, `LOOPLINE_STREAMS_BATCH_SIZE`, `LOOPLINE_STREAMS_WEB_PORT`,
-`LOOPLINE_STREAMS_OFFLOAD`,
+`LOOPLINE_STREAMS_WEB_BIND`, `LOOPLINE_STREAMS_OFFLOAD`,
 `LOOPLINE_DEDUP_WINDOW_S`, `LOOPLINE_KNOWN_VOCABULARY_FILE`, `LOOPLINE_LATENCY_THRESHOLD_MS`,
 `LOOPLINE_EVENT_KEYS_FILE` (the producers' keyring; made under `.loopline` when missing),
 `LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE` and `LOOPLINE_STREAMS_CHECKPOINT_DIR`; the
@@ -44,6 +44,9 @@ class StreamsSettings(BaseSettings):
     streams_batch_size: int = Field(default=500, ge=1, le=50_000, description="Messages per SQL transaction.")
     streams_web_port: int | None = Field(
         default=None, ge=1, le=65535, description="Faust web port; unset: off."
+    )
+    streams_web_bind: str = Field(
+        default="127.0.0.1", min_length=1, description="Address the faust web port binds (0.0.0.0 in a pod)."
     )
     streams_offload: bool = Field(
         default=True, description="Run the agents' batch work in child processes (off the worker's GIL)."
@@ -106,6 +109,7 @@ class StreamsSettings(BaseSettings):
             batch_size=self.streams_batch_size,
             offload=self.streams_offload,
             web_port=self.streams_web_port,
+            web_bind=self.streams_web_bind,
             dedup_window_s=self.dedup_window_s,
             detect=self.detect_config(),
             event_keys_file=self.event_keys_file.absolute(),

@@ -47,3 +47,12 @@ class WorkflowsSettings(BaseSettings):
         default="gpu", min_length=1, description="The queue of training activities (improvement cycle)."
     )
     activity_threads: int = Field(default=4, ge=1, le=64, description="Threads for synchronous activities.")
+    health_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Port of `/healthz` and `/readyz` (workflows.health); unset: off.",
+    )
+    health_bind: str = Field(
+        default="127.0.0.1", min_length=1, description="Address the health port binds (0.0.0.0 in a pod)."
+    )

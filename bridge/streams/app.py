@@ -25,6 +25,7 @@ from bridge.store import SqlEventArchive
 from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import DeadLetter, RawMessage, rejected_from_headers
 from bridge.streams.decode import header_list
+from bridge.streams.health import add_health_pages
 from bridge.streams.offload import ProcessRunner, ThreadRunner, WorkRunner
 from bridge.streams.work import StreamWork
 from schemas.codec import to_kafka, to_structured
@@ -121,7 +122,7 @@ def faust_app(config: StreamsConfig) -> faust.App:
         stream_buffer_maxsize=16384,
         web_enabled=config.web_port is not None,
         web_port=config.web_port or 6066,
-        web_bind="127.0.0.1",
+        web_bind=config.web_bind,
     )
 
 
@@ -220,6 +221,8 @@ def make_app(
     topics = {name: raw_topic(app, name) for name in (config.events_topic, config.dlq_topic)}
     runner = _runner(config, archive)
     add_agents(app, config, topics, runner, Outputs(config, send or kafka_send(topics)))
+    if config.web_port is not None:
+        add_health_pages(app)
 
     def close_runner(sender: Any, /, *args: Any, signal: BaseSignalT[Any], **kwargs: Any) -> None:
         runner.close()  # child processes end with the worker
