@@ -13,6 +13,7 @@ from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from loopline.settings import KafkaSettings
+from loopline.settings_guard import refuse_dev_tokens, require_given, require_keyring
 from schemas.topics import EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
@@ -150,6 +151,10 @@ class BridgeSettings(BaseSettings):
             )
         if self.vault_key is None:
             raise ValueError("LOOPLINE_BRIDGE_VAULT_KEY must be set outside dev/test")
+        refuse_dev_tokens(self.token_digests, DEV_TOKENS, self.environment)
+        require_given(self, ["db_url", "state_dir"], "LOOPLINE_BRIDGE_", self.environment)
+        require_given(self.kafka, ["bootstrap_servers", "embedded"], "LOOPLINE_KAFKA_", self.environment)
+        require_keyring(self.event_keys_file, "LOOPLINE_BRIDGE_EVENT_KEYS_FILE", self.environment)
         return self
 
     def resolved_vault_url(self) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -96,11 +97,21 @@ def _runner(config: StreamsConfig, archive: SqlEventArchive | None) -> WorkRunne
     return ProcessRunner(config) if config.offload else ThreadRunner(StreamWork.from_config(config))
 
 
+def _credentials(config: StreamsConfig) -> faust.SSLCredentials | None:
+    if config.tls_files is None:
+        return None
+    ca, cert, key = config.tls_files
+    context = ssl.create_default_context(cafile=str(ca))
+    context.load_cert_chain(str(cert), str(key))
+    return faust.SSLCredentials(context)
+
+
 def faust_app(config: StreamsConfig) -> faust.App:
     """The faust app itself, with the settings every agent here relies on."""
     return faust.App(
         config.app_id,
         broker=config.broker_urls,
+        broker_credentials=_credentials(config),
         store="memory://",  # no tables, so nothing is ever stored or recovered here
         autodiscover=False,
         datadir=config.faust_datadir,  # faust's default is `<app id>-data` in the working directory
