@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 PIP    := $(PY) -m pip install -q --disable-pip-version-check
 DOMAIN ?= rcm
 
-.PHONY: install demo test test-fast lint bench clean up down
+.PHONY: install browser demo test test-fast lint bench clean up down
 
 install: $(STAMP)
 
@@ -22,7 +22,12 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(VENV)/bin/loopline demo --domain $(DOMAIN)
 
-test: $(STAMP)
+# The review page's browser tests drive Debian's chromium (never `playwright install`, which downloads).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+browser:
+	@command -v chromium >/dev/null || ($(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium)
+
+test: $(STAMP) browser
 	$(PY) -m pytest -m "not gpu" -p no:cacheprovider
 
 test-fast: $(STAMP)
@@ -34,6 +39,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) -m loopline.devtools.check_imports
+	$(PY) -m loopline.devtools.import_cycles
 
 bench: $(STAMP)
 	$(PY) bench/env_steps.py

@@ -39,8 +39,8 @@ import confluent_kafka
 from rich.console import Console
 from rich.table import Table
 
+from loopline.kafka.topics import ensure_topics
 from loopline.stack.scratch import scratch_broker
-from loopline.topics import ensure_topics
 
 REPO = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("capture_worker.py")

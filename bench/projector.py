@@ -43,8 +43,8 @@ from bridge.store.tables import ARCHIVE_TABLE, PROJECTION_TABLES
 from bridge.streams.deadletter import RawMessage
 from bridge.streams.decode import header_list
 from bridge.streams.projector import Projector
-from loopline.event_keys import DEFAULT_KEYRING, ensure_keyring
 from loopline.stack.scratch import scratch_broker
+from loopline.streams.event_keys import DEFAULT_KEYRING, ensure_keyring
 from schemas import EpisodeChain, ToolCall, WorkItem, to_kafka
 from schemas.codec import to_structured
 from schemas.events import (

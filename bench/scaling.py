@@ -44,9 +44,9 @@ sys.path.insert(0, str(ROOT))
 
 import projector  # noqa: E402  (bench/projector.py: events, producing, commit rate)
 
+from loopline.kafka.topics import ensure_topics  # noqa: E402
 from loopline.stack.postgres import throwaway_cluster  # noqa: E402
 from loopline.stack.scratch import scratch_broker  # noqa: E402
-from loopline.topics import ensure_topics  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results" / "scaling.json"
 LOOPLINE = [sys.executable, "-c", "from loopline.cli import main; main()"]
@@ -124,7 +124,7 @@ def produce_existing(bootstrap: str, topic: str, episodes: int) -> int:
     """bench/projector.py's producer, onto a topic that exists already."""
     import confluent_kafka
 
-    from loopline.event_keys import DEFAULT_KEYRING, ensure_keyring
+    from loopline.streams.event_keys import DEFAULT_KEYRING, ensure_keyring
     from schemas import to_kafka
     from schemas.codec import to_structured
 

@@ -1,11 +1,12 @@
 """Environments: the contract, task sets, verifiers, gold validation and rollouts (design.md §5).
 
-Domains live in sub-packages (`envs.rcm`) and register themselves on import; `envs.toy` is the
-smallest complete example. See envs/INVARIANTS.md for the contract every environment keeps.
+Each domain is one descriptor (`envs.domain.DomainDescriptor`) registered by one entry-point line
+in pyproject.toml; `envs.toy` is the smallest complete example. See envs/INVARIANTS.md for the
+contract every environment keeps.
 """
 
 from envs.contract import Action, EndReason, Env, EnvError, Finish, Observation, Trajectory, Turn
-from envs.domain import DOMAINS, Domain, DomainRegistry, UnknownDomain
+from envs.domain import DOMAINS, Domain, DomainDescriptor, DomainRegistry, UnknownDomain
 from envs.env import DEFAULT_MAX_STEPS, ToolEnv, replay
 from envs.tasksets import TaskSet, TaskSetError, TaskSetRegistry, TaskSetTampered
 from envs.validate import TaskValidation, validate_task, validate_tasks
@@ -15,6 +16,7 @@ __all__ = [
     "DOMAINS",
     "Action",
     "Domain",
+    "DomainDescriptor",
     "DomainRegistry",
     "EndReason",
     "Env",

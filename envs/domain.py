@@ -1,23 +1,42 @@
-"""How a domain plugs into the environments: its tools, a simulated backend, terminal tools.
+"""A domain in one place: the descriptor that holds everything Loopline knows about one business
+domain, and the registry that finds descriptors by name.
 
-Domains register themselves when their package is imported (`envs/toy.py`, `envs/rcm/`). The
-registry knows which module holds each built-in domain and imports it on first use, so a worker
-process that only has a task's `domain` name (or a verifier name like `rcm.v1`) finds it.
+Domains register through the `loopline.domains` entry-point group (pyproject.toml), one line each
+(`rcm = "envs.rcm:DOMAIN"`). A lookup loads only the domain asked for, so a worker that has only a
+task's `domain` name (or a verifier name like `rcm.v1`) finds it, and a bridge loads only the
+domain it serves. Nothing in the core names a domain.
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
-from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from pkgutil import resolve_name
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from adapters.backend import SnapshottingBackend
 from adapters.spec import ToolSpec
+from engine.domain import ToolDomain
+from schemas.tasks import Task, WorkItem
+
+if TYPE_CHECKING:
+    from adapters.sandbox import SandboxDomain
+    from envs.adversarial.mutants import Operator
+    from envs.contract import Action, Turn
+    from envs.demo import DemoScenario
+    from envs.promotion import Promotion
+    from envs.rollout.policy import Policy
+    from envs.verifiers.base import Verifier
+    from envs.verifiers.outcome_kinds import OutcomeKinds
+
+ENTRY_POINT_GROUP = "loopline.domains"
 
 
 class Domain(Protocol):
-    """Everything the generic environment needs to know about one business domain."""
+    """What the generic environment needs of a domain (a descriptor is one)."""
 
     @property
     def name(self) -> str:
@@ -58,24 +77,177 @@ class Domain(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class PolicyEntry:
+    """A named scripted policy of a domain."""
+
+    domain: str
+    name: str
+    policy: Policy
+    description: str
+
+
+@dataclass(frozen=True)
+class CardSizes:
+    """How large the verifier card's generated task sets are."""
+
+    seed: int = 0
+    per_carc: int = 19
+    per_kind: int = 8
+    queues: int = 48
+    per_recipe: int = 25
+
+
+@dataclass(frozen=True)
+class CardParts:
+    """What the verifier card runs for a domain."""
+
+    admitted: str
+    """The verifier admitted for training."""
+    verifiers: tuple[str, ...]
+    """The verifiers the card compares."""
+    task_sets: Mapping[str, tuple[Callable[[int, int], list[Task]], str]]
+    """Task set → ((seed, size) → tasks, the `CardSizes` field its size is)."""
+
+    def generate(self, sizes: CardSizes) -> list[tuple[str, list[Task]]]:
+        """The card's task sets at `sizes`."""
+        return [
+            (name, make(sizes.seed, getattr(sizes, field))) for name, (make, field) in self.task_sets.items()
+        ]
+
+
+@dataclass(frozen=True)
+class TaskCheck:
+    """A domain's own check of a task before any episode (rcm: its remittances pass pyx12)."""
+
+    problems: Callable[[Task], list[str]]
+    passed: str
+    """What a clean run says held, e.g. `every remittance passes pyx12`."""
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The domain's reference specialist: its plan and the model name the bridge records."""
+
+    plan: Callable[[WorkItem, tuple[Turn, ...]], Action]
+    model: str
+
+
+class DomainWorld(ABC):
+    """A domain's simulated world over its tools, what the environments replay episodes in; a
+    domain subclasses it with its `tools`, its sim, its outcome view and its facts."""
+
+    tools: ClassVar[ToolDomain]
+
+    @property
+    def name(self) -> str:
+        return self.tools.name
+
+    @property
+    def terminal_tools(self) -> frozenset[str]:
+        return self.tools.rules.terminal_tools | {self.tools.rules.escalate_tool}
+
+    @property
+    def escalation_tools(self) -> frozenset[str]:
+        return frozenset({self.tools.rules.escalate_tool})
+
+    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
+        return self.tools.tools
+
+    @abstractmethod
+    def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SnapshottingBackend: ...
+
+    @abstractmethod
+    def outcome_view(self, world: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def outcome_facts(
+        self, initial: Mapping[str, Any], final: Mapping[str, Any]
+    ) -> dict[str, list[dict[str, Any]]]: ...
+
+
+@dataclass(frozen=True)
+class DomainDescriptor:
+    """Everything Loopline knows about one domain, in one place.
+
+    `world` simulates it for the environments and holds its tools (`tool`, the part the bridge
+    serves); the rest is what task sets, rollouts, verifiers, the adversarial battery, promotion,
+    the agreement report, the card and the sandbox find here by the domain's name.
+    """
+
+    world: DomainWorld
+    task_sets: Mapping[str, tuple[Callable[[int], list[Task]], str]] = field(default_factory=dict)
+    """Name → (seed → tasks, description); the same seed gives the same tasks."""
+    policies: Mapping[str, tuple[Policy, str]] = field(default_factory=dict)
+    """Name → (scripted policy, description)."""
+    verifiers: tuple[Verifier, ...] = ()
+    mutants: tuple[Operator, ...] = ()
+    """Mutation operators beyond the generic ones."""
+    exploits: tuple[Policy, ...] = ()
+    """Exploit policies beyond the generic ones."""
+    promotion: Promotion | None = None
+    outcome_kinds: OutcomeKinds | None = None
+    card: CardParts | None = None
+    reference: Reference | None = None
+    task_check: TaskCheck | None = None
+    expert_cases: Callable[[], Sequence[Any]] = tuple
+    demo: DemoScenario | None = None
+    """What `loopline demo --domain` runs for it."""
+    sandbox: str | None = None
+    """`module:attr` of the `adapters.sandbox.SandboxDomain` its sandbox live system serves, loaded
+    by `load_sandbox` (FastAPI loads only when asked)."""
+
+    @property
+    def tool(self) -> ToolDomain:
+        return self.world.tools
+
+    @property
+    def name(self) -> str:
+        return self.world.name
+
+    @property
+    def terminal_tools(self) -> frozenset[str]:
+        return self.world.terminal_tools
+
+    @property
+    def escalation_tools(self) -> frozenset[str]:
+        return self.world.escalation_tools
+
+    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
+        return self.world.tool_specs()
+
+    def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SnapshottingBackend:
+        return self.world.make_backend(world, seed=seed)
+
+    def outcome_view(self, world: Mapping[str, Any]) -> dict[str, Any]:
+        return self.world.outcome_view(world)
+
+    def outcome_facts(
+        self, initial: Mapping[str, Any], final: Mapping[str, Any]
+    ) -> dict[str, list[dict[str, Any]]]:
+        return self.world.outcome_facts(initial, final)
+
+    def load_sandbox(self) -> SandboxDomain[Any] | None:
+        sandbox: SandboxDomain[Any] | None = None if self.sandbox is None else resolve_name(self.sandbox)
+        return sandbox
+
+
 class UnknownDomain(KeyError):
-    """No domain of that name is registered or built in."""
-
-
-BUILTIN_DOMAINS: dict[str, str] = {"toy": "envs.toy", "rcm": "envs.rcm", "credit": "envs.credit"}
-"""Domain name → module that registers it on import."""
+    """No domain of that name is registered."""
 
 
 class DomainRegistry:
-    """Domains by name, importing built-in ones on demand."""
+    """Descriptors by name: those the entry points name, loaded on first use, and any registered
+    in-process."""
 
-    def __init__(self, builtins: Mapping[str, str] = BUILTIN_DOMAINS) -> None:
-        self._builtins = dict(builtins)
-        self._domains: dict[str, Domain] = {}
+    def __init__(self, points: Sequence[EntryPoint] | None = None) -> None:
+        found = entry_points(group=ENTRY_POINT_GROUP) if points is None else points
+        self._points = {point.name: point for point in found}
+        self._domains: dict[str, DomainDescriptor] = {}
         self._lock = threading.Lock()
 
-    def register(self, domain: Domain) -> Domain:
-        """Add a domain; registering the same name twice replaces it only with the same object."""
+    def register(self, domain: DomainDescriptor) -> DomainDescriptor:
+        """Add a descriptor; registering the same name twice replaces it only with the same object."""
         with self._lock:
             known = self._domains.get(domain.name)
             if known is not None and known is not domain:
@@ -83,19 +255,25 @@ class DomainRegistry:
             self._domains[domain.name] = domain
         return domain
 
-    def get(self, name: str) -> Domain:
-        """The domain called `name`, importing its module if it is a built-in."""
-        if name not in self._domains and name in self._builtins:
-            importlib.import_module(self._builtins[name])
+    def get(self, name: str) -> DomainDescriptor:
+        """The domain called `name`, loading its entry point on first use."""
+        if name not in self._domains and name in self._points:
+            loaded = self._points[name].load()
+            if not isinstance(loaded, DomainDescriptor) or loaded.name != name:
+                raise TypeError(f"entry point {self._points[name].value} is not the {name!r} descriptor")
+            self.register(loaded)
         try:
             return self._domains[name]
         except KeyError:
-            known = ", ".join(sorted({*self._domains, *self._builtins})) or "(none)"
-            raise UnknownDomain(f"no domain {name!r}; known: {known}") from None
+            raise UnknownDomain(f"no domain {name!r}; known: {', '.join(self.names()) or '(none)'}") from None
 
     def names(self) -> list[str]:
-        """Registered and built-in domain names."""
-        return sorted({*self._domains, *self._builtins})
+        """Every domain name, loaded or not."""
+        return sorted({*self._domains, *self._points})
+
+    def all(self) -> list[DomainDescriptor]:
+        """Every domain, loading them all."""
+        return [self.get(name) for name in self.names()]
 
 
 DOMAINS = DomainRegistry()

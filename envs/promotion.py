@@ -1,19 +1,16 @@
-"""How a domain's edge cases become tasks: each domain registers a `Promotion`, looked up by the
-domain name an archived episode's work item carries (`TaskDraft.domain`), so the promotion workflow,
-its activities and the review desk name no domain.
-
-Domains register theirs when their package is imported (`envs/rcm/__init__.py`,
-`envs/credit/__init__.py`); a lookup of a built-in domain imports it first.
+"""How a domain's edge cases become tasks: each domain's descriptor holds a `Promotion`, looked up
+by the domain name an archived episode's work item carries (`TaskDraft.domain`), so the promotion
+workflow, its activities and the review desk name no domain.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from adapters.drafting.draft import TaskDraft
-from envs.domain import BUILTIN_DOMAINS
+from adapters.drafting.draft import DEFAULT_THRESHOLD, Rebuild, TaskDraft, build_draft
+from envs.domain import DOMAINS, UnknownDomain
 from schemas.envelope import Event
 from schemas.tasks import Provenance, Task, VerifierSpec, content_hash
 from schemas.tools import ToolCall
@@ -25,6 +22,11 @@ class Promotion(Protocol):
     @property
     def name(self) -> str:
         """The domain, as in `WorkItem.domain`."""
+        ...
+
+    @property
+    def rebuild(self) -> Rebuild:
+        """How its drafts are rebuilt (the world, the sim, the work item)."""
         ...
 
     def build_draft(
@@ -50,27 +52,56 @@ class Promotion(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class DomainPromotion:
+    """A `Promotion` from a domain's parts."""
+
+    name: str
+    rebuild: Rebuild
+    """How the domain's drafts are rebuilt from an episode's recorded answers."""
+    tools: Sequence[str]
+    """The tools a promoted task offers."""
+    suggest: Callable[[TaskDraft], tuple[VerifierSpec, tuple[ToolCall, ...]]]
+    """The reference agent's resolution of a draft as a spec, and its calls."""
+    task_world: Callable[[TaskDraft], dict[str, Any]] = lambda draft: dict(draft.world)
+    """The world a draft's task starts from (the rcm domain adds the draft's live faults)."""
+
+    def build_draft(
+        self, events: Iterable[Event], *, fingerprint: str, rule: str, threshold: float = DEFAULT_THRESHOLD
+    ) -> TaskDraft:
+        """The draft of the episode (its work item rebuilt when capture tokenised it)."""
+        return build_draft(events, self.rebuild, fingerprint=fingerprint, rule=rule, threshold=threshold)
+
+    def candidate_task(
+        self,
+        draft: TaskDraft,
+        spec: VerifierSpec,
+        gold: tuple[ToolCall, ...] = (),
+        *,
+        reviewer: str | None = None,
+    ) -> Task:
+        """The task a draft becomes under `spec`, with `gold` as its gold solution."""
+        world = self.task_world(draft)
+        return promoted_task(draft, world=world, tools=self.tools, spec=spec, gold=gold, reviewer=reviewer)
+
+    def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
+        return self.suggest(draft)
+
+
 class UnknownPromotion(KeyError):
     """No domain of that name registered a promotion."""
 
 
-_PROMOTIONS: dict[str, Promotion] = {}
-
-
-def register_promotion(promotion: Promotion) -> None:
-    """Offer `promotion` for its domain (replacing any earlier one)."""
-    _PROMOTIONS[promotion.name] = promotion
-
-
 def promotion(domain: str) -> Promotion:
-    """The promotion of `domain`, importing the domain if it is a built-in."""
-    if domain not in _PROMOTIONS and domain in BUILTIN_DOMAINS:
-        importlib.import_module(BUILTIN_DOMAINS[domain])
+    """The promotion of `domain`."""
     try:
-        return _PROMOTIONS[domain]
-    except KeyError:
-        known = ", ".join(sorted(_PROMOTIONS)) or "(none)"
-        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}") from None
+        found = DOMAINS.get(domain).promotion
+    except UnknownDomain:
+        found = None
+    if found is None:
+        known = ", ".join(d.name for d in DOMAINS.all() if d.promotion is not None) or "(none)"
+        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}")
+    return found
 
 
 def task_id_for(draft: TaskDraft) -> str:

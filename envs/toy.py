@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -16,11 +16,11 @@ from pydantic import BaseModel, Field
 
 from adapters.backend import ToolFailure
 from adapters.spec import ToolSpec
-from envs.catalog import register_policy, register_task_set
+from engine.domain import LiveClient, ToolDomain
+from engine.rules import DomainRules, EscalationFields
 from envs.contract import Action, Finish, Trajectory, Turn
-from envs.domain import DOMAINS
-from envs.rollout.policy import NOOP, ScriptedPolicy
-from envs.verifiers.base import VERIFIERS
+from envs.domain import DomainDescriptor, DomainWorld, Reference
+from envs.rollout.policy import NOOP, PlanPolicy
 from envs.verifiers.standard import StandardVerifier
 from schemas.tasks import CallConstraint, Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import SideEffect, ToolCall, ToolError
@@ -90,15 +90,25 @@ class SimToyBackend:
         return Ticket(ticket_id=args.ticket_id, **{k: ticket[k] for k in ("status", "amount", "refunded")})
 
 
-class ToyDomain:
+def _no_live(base_url: str, timeout_s: float) -> LiveClient:
+    raise NotImplementedError("the toy domain has no live system")
+
+
+TOOLS = ToolDomain(
+    "toy",
+    SPECS,
+    DomainRules(
+        "escalate", lambda args: EscalationFields(str(args.get("reason", "")), queue=args.get("queue"))
+    ),
+    _no_live,
+    Ticket,
+)
+
+
+class ToyDomain(DomainWorld):
     """The refund desk as an `envs` domain."""
 
-    name = "toy"
-    terminal_tools = frozenset({"escalate"})
-    escalation_tools = frozenset({"escalate"})
-
-    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return SPECS
+    tools = TOOLS
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SimToyBackend:
         return SimToyBackend(world)
@@ -199,10 +209,14 @@ def make_tasks(n: int, *, seed: int = 0, limit: Decimal = Decimal("100")) -> lis
     return tasks
 
 
-DOMAIN = DOMAINS.register(ToyDomain())
-register_task_set("toy", lambda seed: make_tasks(24, seed=seed), "24 refund-desk tickets (tests, docs)")
-register_policy(
-    "toy", "reference", ScriptedPolicy("reference", reference_plan), "reads, then follows the rule"
+VERIFIER = StandardVerifier(name="toy.v1", domain="toy", rules=(read_before_write,))
+DOMAIN = DomainDescriptor(
+    world=ToyDomain(),
+    task_sets={"toy": (lambda seed: make_tasks(24, seed=seed), "24 refund-desk tickets (tests, docs)")},
+    policies={
+        "reference": (PlanPolicy("reference", reference_plan), "reads, then follows the rule"),
+        "noop": (NOOP, "does nothing"),
+    },
+    verifiers=(VERIFIER,),
+    reference=Reference(reference_plan, "toy-reference"),
 )
-register_policy("toy", "noop", NOOP, "does nothing")
-VERIFIER = VERIFIERS.register(StandardVerifier(name="toy.v1", domain="toy", rules=(read_before_write,)))

@@ -33,7 +33,7 @@ import pytest
 if TYPE_CHECKING:
     from temporalio.testing import WorkflowEnvironment
 
-    from loopline.settings import KafkaSettings
+    from loopline.kafka.settings import KafkaSettings
     from loopline.stack.postgres import PostgresCluster
 
 # Tests that use any of these talk to a real server: they are `integration` tests.
@@ -71,8 +71,9 @@ class StackHandle:
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StackHandle]:
     """The embedded stack, up once for the session; or the endpoints the environment names."""
-    from loopline.settings import KafkaSettings, StackSettings
+    from loopline.kafka.settings import KafkaSettings
     from loopline.stack import down, kafka_settings, up
+    from loopline.stack.settings import StackSettings
 
     bootstrap = os.environ.get("LOOPLINE_TEST_BOOTSTRAP_SERVERS")
     temporal = os.environ.get("LOOPLINE_TEST_TEMPORAL_ADDRESS")
@@ -123,7 +124,7 @@ def unique_topic(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def make_topic(kafka_config: dict[str, Any], unique_topic: str) -> Callable[..., str]:
     """`make_topic(name=unique_topic, partitions=1)`: create a topic (an existing one is fine)."""
-    from loopline.topics import ensure_topics
+    from loopline.kafka.topics import ensure_topics
 
     def make(name: str | None = None, partitions: int = 1) -> str:
         topic = name or unique_topic

@@ -1,31 +1,43 @@
-"""The adapter registry on disk: `<state>/adapters/<id>/` holds the adapter, its lineage, its
-evaluation and the verdict of the gate.
+"""The adapter registry: `<state>/adapters/<id>/` holds an adapter's files (weights, lineage, the
+paired evaluation and the gate's verdict); its event stream `adapter:<id>` lives in one place, the
+release store (`training.release`), beside its release record.
 
-`evaluation.json` keeps the paired report, the rules and the verdict; `events.jsonl` is the
-adapter's event stream (`adapter:<id>`): CloudEvents in structured JSON, one a line, hash-chained
-like every Loopline stream and validated against the registered schemas on the way in. Each verdict
-appends one `loopline.adapter.evaluated.v1`, so the decision travels with the adapter it is about.
+`evaluation.json` keeps the paired report, the rules and the verdict. Each verdict also appends one
+`loopline.adapter.evaluated.v1` to the adapter's stream, so the gate's decision, the registration,
+the canary and its outcome form one hash chain (a second stream of the same name would fork it).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, Protocol
 
-from schemas.chain import EpisodeChain
 from schemas.codec import from_structured
-from schemas.envelope import GENESIS_HASH, Event
-from schemas.events import AdapterEvaluated
+from schemas.envelope import Event
+from schemas.events import AdapterEvaluated, AdapterTrained
 from schemas.gate import SuiteEvidence, VerifierCardEvidence
+from schemas.lora import AdapterMeta
 from schemas.registry import EventData
 from training.evaluate import EvalReport
 from training.gate import GateRules, GateVerdict
+from training.lora import read_lineage
 
 EVALUATION = "evaluation.json"
-EVENTS = "events.jsonl"
 EVALUATED = AdapterEvaluated.TYPE
-SOURCE = "loopline://training/gate"
-DEFAULT_TENANT = "loopline"
+
+
+class AdapterStreams(Protocol):
+    """Where adapter streams are kept (`training.release.manager.ReleaseManager`)."""
+
+    def append(self, adapter_id: str, events: Sequence[EventData]) -> list[dict[str, Any]]:
+        """Seal `events` onto `adapter:<adapter_id>` and store them; the stored documents."""
+        ...
+
+    def events(self, adapter_id: str | None = None) -> list[dict[str, Any]]:
+        """An adapter's stored events (CloudEvents structured JSON), in order."""
+        ...
 
 
 def adapters_root(state: Path) -> Path:
@@ -59,22 +71,19 @@ def read_evaluation(folder: Path) -> tuple[EvalReport, GateVerdict | None]:
 
 
 def store_verdict(
-    folder: Path, report: EvalReport, rules: GateRules, verdict: GateVerdict, *, tenant: str = DEFAULT_TENANT
+    folder: Path,
+    report: EvalReport,
+    rules: GateRules,
+    verdict: GateVerdict,
+    streams: AdapterStreams,
+    *,
+    adapter_id: str | None = None,
 ) -> Event:
-    """Write the verdict next to its report and append the `adapter.evaluated` event; returns it."""
-    (folder / EVALUATION).write_text(
-        json.dumps(
-            {
-                "report": report.model_dump(mode="json"),
-                "rules": rules.model_dump(mode="json"),
-                "verdict": verdict.model_dump(mode="json"),
-            },
-            indent=1,
-        )
-        + "\n"
-    )
+    """Append the `adapter.evaluated` event to the adapter's stream, then keep the verdict next to
+    its report (a retry after a crash between the two repeats the event rather than losing it)."""
+    adapter_id = adapter_id or folder.name
     data = AdapterEvaluated(
-        adapter_id=folder.name,
+        adapter_id=adapter_id,
         champion=report.champion,
         passed=verdict.passed,
         reasons=tuple(verdict.reasons),
@@ -95,42 +104,58 @@ def store_verdict(
         ),
         verifier_cards=tuple(verdict.verifier_cards),
     )
-    return append_event(folder, data, tenant=tenant)
+    (doc,) = streams.append(adapter_id, [data])
+    document = {
+        "report": report.model_dump(mode="json"),
+        "rules": rules.model_dump(mode="json"),
+        "verdict": verdict.model_dump(mode="json"),
+    }
+    (folder / EVALUATION).write_text(json.dumps(document, indent=1) + "\n")
+    return from_structured(doc)
 
 
-def read_events(folder: Path) -> list[Event]:
-    """The adapter's stream, each line validated (and upcast) against the registered schemas."""
-    path = folder / EVENTS
-    if not path.is_file():
-        return []
-    return [from_structured(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+def read_events(streams: AdapterStreams, adapter_id: str) -> list[Event]:
+    """The adapter's stream, each event validated (and upcast) against the registered schemas."""
+    return [from_structured(doc) for doc in streams.events(adapter_id)]
 
 
-def append_event(folder: Path, data: EventData, *, tenant: str = DEFAULT_TENANT) -> Event:
-    """Append one event to the adapter's stream `adapter:<id>`, chained to the last one written."""
-    stream = read_events(folder)
-    last = stream[-1] if stream else None
-    chain = EpisodeChain(
-        f"adapter:{folder.name}",
-        tenant=last.tenant if last else tenant,
-        source=SOURCE,
-        next_seq=last.seq + 1 if last else 0,
-        prevhash=last.hash if last else GENESIS_HASH,
-    )
-    sealed = chain.seal(data, subject=folder.name)
-    event = from_structured(json.loads(sealed.doc))
-    with (folder / EVENTS).open("a") as out:
-        out.write(sealed.doc.decode() + "\n")
-    return event
-
-
-def champion_cards(state: Path, champion: str) -> list[VerifierCardEvidence]:
+def champion_cards(streams: AdapterStreams, champion: str) -> list[VerifierCardEvidence]:
     """The verifier cards recorded with the champion's latest verdict (none for the base model)."""
-    try:
-        folder = adapter_folder(state, champion)
-    except FileNotFoundError:
-        return []
-    for event in reversed(read_events(folder)):
+    for event in reversed(read_events(streams, champion)):
         if isinstance(event.data, AdapterEvaluated):
             return list(event.data.verifier_cards)
     return []
+
+
+def record_trained(streams: AdapterStreams, folder: Path, *, adapter_id: str | None = None) -> Event:
+    """Open the adapter's stream with `adapter.trained`, read from its lineage; once per adapter
+    (a retried training step finds the event and returns it)."""
+    adapter_id = adapter_id or folder.name
+    for event in read_events(streams, adapter_id):
+        if isinstance(event.data, AdapterTrained):
+            return event
+    lineage = read_lineage(folder)
+    lora = lineage["hyperparameters"]["lora"]
+    base = lineage.get("base_model") or {}
+    versions = lineage.get("task_set_versions") or {}
+    meta = AdapterMeta(
+        adapter_id=adapter_id,
+        base_model=str(base.get("name") or base.get("folder") or "base"),
+        rank=int(lora["r"]),
+        alpha=float(lora["alpha"]),
+        target_modules=tuple(lora["target_modules"]),
+        dataset_hash=str(lineage["dataset"]["content_hash"]),
+        task_set_versions={name: v for name, v in versions.items() if v is not None},
+        parent_adapter_id=lineage.get("parent_adapter_id"),
+        metrics=_metrics(lineage.get("training") or {}),
+        created_at=lineage["created_at"],
+        artifact_uri=str(folder.resolve()),
+    )
+    (doc,) = streams.append(adapter_id, [AdapterTrained(adapter=meta)])
+    return from_structured(doc)
+
+
+def _metrics(training: dict[str, Any]) -> dict[str, float]:
+    return {
+        k: float(v) for k, v in training.items() if isinstance(v, int | float) and not isinstance(v, bool)
+    }

@@ -14,8 +14,8 @@ from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
 from bridge.runtime import EpisodeRunner
-from bridge.runtime.recorder import Recorder
 from bridge.store.reader import EpisodeStore
+from engine import Recorder
 from schemas import Event, WorkItem
 from schemas.events import OutcomeObserved
 

@@ -10,10 +10,10 @@ from functools import partial
 from envs.adversarial.exploits import domain_exploits
 from envs.adversarial.parallel import Progress, per_task
 from envs.adversarial.report import BASELINE, ExploitReport, ExploitScore, summarize_exploits
-from envs.adversarial.targets import changes_outcome, family, gold_views, play, score_all, verifier_names
+from envs.adversarial.targets import changes_outcome, family, gold_views, score_all, verifier_names
 from envs.domain import DOMAINS
 from envs.env import DEFAULT_MAX_STEPS
-from envs.rollout.policy import NOOP, Policy
+from envs.rollout import NOOP, Policy, play
 from schemas.tasks import Task
 
 
@@ -41,10 +41,11 @@ def exploit_task(
     except Exception as exc:  # a task whose gold cannot be replayed is reported, not fatal
         out.errors.append(f"{task.task_id}: {type(exc).__name__}: {exc}")
         return out
-    runs = [(BASELINE, NOOP), *((p.name, p) for p in (policies or domain_exploits(task.domain)))]
+    runs = [(BASELINE, NOOP), *((p.ref.model, p) for p in (policies or domain_exploits(task.domain)))]
     kind = family(task)
     for name, policy in runs:
-        trajectory, error = play(task, policy, domain, seed=seed, max_steps=max_steps)
+        played = play(task, policy, domain=domain, seed=seed, max_steps=max_steps)
+        trajectory, error = played.trajectory, played.error
         if error is not None:
             out.errors.append(f"{task.task_id} {name}: policy raised {error}")
         matches = not changes_outcome(domain.outcome_view(trajectory.final_world), golds)
@@ -83,7 +84,7 @@ def exploit_report(
     `policies` defaults to the generic exploits plus those of each task's domain; `verifiers` to the
     verifiers the tasks name (each task is retargeted to each)."""
     if policies is not None:
-        names = [p.name for p in policies]
+        names = [p.ref.model for p in policies]
         if len(set(names)) != len(names) or BASELINE in names:
             raise ValueError(f"exploit names must be unique and not {BASELINE!r}: {names}")
     targets = verifier_names(tasks, verifiers)
@@ -91,9 +92,9 @@ def exploit_report(
     results = per_task(job, tasks, workers=workers, progress=progress)
     rows = [row for r in results for row in r.rows]
     if policies is not None:
-        ran = [p.name for p in policies]
+        ran = [p.ref.model for p in policies]
     else:
-        ran = list(dict.fromkeys(p.name for task in tasks for p in domain_exploits(task.domain)))
+        ran = list(dict.fromkeys(p.ref.model for task in tasks for p in domain_exploits(task.domain)))
     return summarize_exploits(
         rows, policies=ran, verifiers=targets, errors=[e for r in results for e in r.errors]
     )

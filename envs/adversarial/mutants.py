@@ -3,19 +3,18 @@
 A mutant is a gold trajectory with one realistic mistake in it: a step dropped, a write sent twice
 or before the reads, or (per domain) an argument of a write call altered the way people get it
 wrong. Operators are plain, deterministic functions, so the same task always gives the same
-mutants. A domain adds its own operators in `envs.<domain>.mutants.OPERATORS`.
+mutants. A domain's descriptor adds its own operators (`DomainDescriptor.mutants`).
 """
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from envs.adversarial.targets import gold_trajectories
-from envs.domain import Domain
+from envs.domain import DOMAINS, Domain
 from schemas.tasks import Task
 from schemas.tools import SideEffect, ToolCall
 
@@ -103,14 +102,8 @@ GENERIC_OPERATORS: tuple[Operator, ...] = (
 
 
 def domain_operators(domain: str) -> tuple[Operator, ...]:
-    """The generic operators plus `envs.<domain>.mutants.OPERATORS`, when that module exists."""
-    try:
-        module = importlib.import_module(f"envs.{domain}.mutants")
-    except ModuleNotFoundError as exc:
-        if exc.name not in (f"envs.{domain}.mutants", f"envs.{domain}"):
-            raise
-        return GENERIC_OPERATORS
-    return GENERIC_OPERATORS + tuple(getattr(module, "OPERATORS", ()))
+    """The generic operators plus the domain's own."""
+    return GENERIC_OPERATORS + DOMAINS.get(domain).mutants
 
 
 def write_tools(domain: Domain) -> frozenset[str]:

@@ -1,5 +1,5 @@
 """What the adversarial batteries share: a task's family, retargeting it to another verifier, its
-gold outcomes, scoring one trajectory with several verifiers, and playing a policy without events.
+gold outcomes, and scoring one trajectory with several verifiers.
 """
 
 from __future__ import annotations
@@ -8,10 +8,9 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from envs.contract import Finish, Trajectory
+from envs.contract import Trajectory
 from envs.domain import Domain
-from envs.env import DEFAULT_MAX_STEPS, ToolEnv, replay
-from envs.rollout.policy import History, Policy
+from envs.env import replay
 from envs.verifiers.base import VERIFIERS, VerifierRegistry
 from schemas.tasks import Task
 from schemas.tools import ToolCall
@@ -100,23 +99,3 @@ def score_all(
         except Exception as exc:  # recorded and reported; the battery goes on
             out[name] = f"{type(exc).__name__}: {exc}"
     return out
-
-
-def play(
-    task: Task, policy: Policy, domain: Domain, *, seed: int = 0, max_steps: int = DEFAULT_MAX_STEPS
-) -> tuple[Trajectory, str | None]:
-    """Run `policy` on `task` in a fresh environment: the trajectory and the policy's error, if it
-    raised (the episode ends there, as a rollout's does)."""
-    env = ToolEnv(domain, max_steps=max_steps)
-    observation = env.reset(task, seed=seed)
-    tools = observation.tools
-    while not env.done:
-        history = History(task_id=task.task_id, work_item=task.work_item, turns=env.turns)
-        try:
-            action = policy.act(observation, tools, history)
-        except Exception as exc:  # a bad rollout is data, not a crash
-            return env.trajectory(), f"{type(exc).__name__}: {exc}"
-        observation, _ = env.step(action)
-        if isinstance(action, Finish):
-            break
-    return env.trajectory(), None

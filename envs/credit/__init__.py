@@ -1,42 +1,53 @@
 """The private-credit underwriting environment (`credit`): generator, reference analyst, verifier.
 
-Importing it registers the `credit` domain, the `credit.v1` verifier, the `credit-base` and
-`credit-edge` task sets, the scripted baseline policies, its good and bad outcome kinds
-and how its edge cases become tasks (`promotion.py`).
+`DOMAIN` is its descriptor (registered in pyproject.toml): the tools, sim and live backends, the
+`credit.v1` verifier, the `credit-base` and `credit-edge` task sets, the scripted baseline
+policies, mutants and exploits, its good and bad outcome kinds, how its edge cases become tasks
+(`promotion.py`), its expert set and what the verifier card runs.
 """
 
-from envs.catalog import register_policy, register_task_set
-from envs.credit.domain import DOMAIN, CreditDomain
+from __future__ import annotations
+
+from envs.credit.demo import DEMO
+from envs.credit.domain import DOMAIN as WORLD
+from envs.credit.domain import CreditDomain
+from envs.credit.expert import load_expert_cases
+from envs.credit.exploits import EXPLOITS
+from envs.credit.mutants import OPERATORS
 from envs.credit.policies import BASELINES
 from envs.credit.promotion import PROMOTION
 from envs.credit.solver import REFERENCE, reference_plan
 from envs.credit.tasks import generate_base, generate_edge
 from envs.credit.verifier import CREDIT_V1
-from envs.domain import DOMAINS
-from envs.promotion import register_promotion
-from envs.verifiers.base import VERIFIERS
-from envs.verifiers.outcome_kinds import OutcomeKinds, register_outcome_kinds
+from envs.domain import CardParts, DomainDescriptor, Reference
+from envs.verifiers.outcome_kinds import OutcomeKinds
 
-DOMAINS.register(DOMAIN)
-VERIFIERS.register(CREDIT_V1)
-register_task_set(
-    "credit-base", generate_base, "nine ways a package lands in a decision class, 25 tasks each"
-)
-register_task_set(
-    "credit-edge", generate_edge, "the brief's eight credit edge families, 8 tasks each, held out"
-)
-register_outcome_kinds(
-    "credit",
-    OutcomeKinds(  # a breach or a default sinks the recommendation for good (`outcomes.held_up`)
+DOMAIN = DomainDescriptor(
+    world=WORLD,
+    task_sets={
+        "credit-base": (generate_base, "nine ways a package lands in a decision class, 25 tasks each"),
+        "credit-edge": (generate_edge, "the brief's eight credit edge families, 8 tasks each, held out"),
+    },
+    policies={"reference": (REFERENCE, "the reference analyst (gold solutions)"), **BASELINES},
+    verifiers=(CREDIT_V1,),
+    mutants=OPERATORS,
+    exploits=EXPLOITS,
+    promotion=PROMOTION,
+    outcome_kinds=OutcomeKinds(  # a breach or a default sinks the recommendation for good (`outcomes.held_up`)
         good=frozenset({"compliance_certificate"}),
         bad=frozenset({"covenant_breach", "default"}),
         lasting=frozenset({"covenant_breach", "default"}),
     ),
+    card=CardParts(
+        "credit.v1",
+        ("credit.v1",),
+        {"credit-base": (generate_base, "per_recipe"), "credit-edge": (generate_edge, "per_kind")},
+    ),
+    reference=Reference(reference_plan, "credit-reference-analyst"),
+    expert_cases=load_expert_cases,
+    demo=DEMO,
+    sandbox="adapters.credit.sandbox.app:SANDBOX",
 )
-register_promotion(PROMOTION)
-register_policy("credit", "reference", REFERENCE, "the reference analyst (gold solutions)")
-for _name, (_policy, _description) in BASELINES.items():
-    register_policy("credit", _name, _policy, _description)
 
 __all__ = [
     "BASELINES",

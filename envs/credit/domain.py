@@ -1,26 +1,46 @@
-"""The credit-underwriting domain as an `envs` domain: tools, sim backend, outcome view."""
+"""The credit-underwriting domain's world and tools: the sim backend, the outcome view, and the
+tools, live backend and episode rules the bridge serves."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.credit.sim import SimBackend
 from adapters.credit.tools import CREDIT_TOOLS, ESCALATE, RECORD
-from adapters.spec import ToolSpec
+from adapters.credit.work_items import work_item_problem
+from adapters.credit.world import World
+from engine.domain import ToolDomain, lazy_live
+from engine.rules import DomainRules, EscalationFields
 from envs.credit.facts import flat_figures, outcome_facts
+from envs.domain import DomainWorld
 
 
-class CreditDomain:
+def read_escalation(arguments: Mapping[str, Any]) -> EscalationFields:
+    """`escalate_to_committee` lists its reasons and states the decision it recommends."""
+    reasons = arguments.get("reasons")
+    listed = ", ".join(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else ""
+    decision = arguments.get("recommended_decision")
+    return EscalationFields(
+        reason=listed if listed.strip() else "the agent asked for a human",
+        recommendation=decision if isinstance(decision, str) and decision.strip() else None,
+    )
+
+
+# A recorded recommendation ends the episode as the escalation does.
+RULES = DomainRules(
+    escalate_tool=ESCALATE, read_escalation=read_escalation, terminal_tools=frozenset({RECORD})
+)
+TOOLS = ToolDomain(
+    "credit", CREDIT_TOOLS, RULES, lazy_live("adapters.credit.live:LiveBackend"), World, work_item_problem
+)
+
+
+class CreditDomain(DomainWorld):
     """Credit packages worked to a recommendation through the `adapters.credit` tools over the sim."""
 
-    name = "credit"
-    terminal_tools = frozenset({RECORD, ESCALATE})
-    escalation_tools = frozenset({ESCALATE})
-
-    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return CREDIT_TOOLS
+    tools = TOOLS
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SimBackend:
         # The credit sim has no randomness: ids come from counters, dates from `today`.

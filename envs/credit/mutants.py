@@ -124,4 +124,4 @@ OPERATORS = (
     ),
     Operator("request_mistakes", "an information item not asked for", request_mistakes),
 )
-"""The credit operators `envs.adversarial.mutants.domain_operators` adds to the generic ones."""
+"""The credit operators its descriptor adds to the generic ones."""

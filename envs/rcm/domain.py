@@ -1,17 +1,42 @@
-"""The RCM denial-management domain as an `envs` domain: tools, sim backend, outcome view."""
+"""The RCM denial-management domain's world and tools: the sim backend, the outcome view, and the
+tools, live backend and episode rules the bridge serves."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.rcm.tools import RCM_TOOLS
-from adapters.spec import ToolSpec
+from adapters.rcm.work_items import work_item_problem
+from adapters.rcm.world import World
+from engine.domain import ToolDomain, lazy_live
+from engine.rules import DomainRules, EscalationFields
+from envs.domain import DomainWorld
 from envs.rcm.facts import outcome_facts
 from envs.rcm.faults import FaultyBackend
 
 ESCALATE = "escalate_to_human"
+
+
+def read_escalation(arguments: Mapping[str, Any]) -> EscalationFields:
+    """`escalate_to_human` states a reason, a recommended action and the queue it files into."""
+    return EscalationFields(
+        reason=_text(arguments.get("reason")) or "the agent asked for a human",
+        recommendation=_text(arguments.get("recommended_action")),
+        queue=_text(arguments.get("queue")),
+    )
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+# `escalate_to_human` is the rcm domain's only terminal tool.
+RULES = DomainRules(escalate_tool=ESCALATE, read_escalation=read_escalation)
+TOOLS = ToolDomain(
+    "rcm", RCM_TOOLS, RULES, lazy_live("adapters.rcm.live:LiveBackend"), World, work_item_problem
+)
 
 # Claim fields that are business facts; ids of people and dates are fixed by the world and the
 # tools, free text never makes it in.
@@ -24,15 +49,10 @@ _CLAIM_FIELDS = (
 _LINE_FIELDS = ("procedure_code", "units", "place_of_service", "diagnosis_pointers")
 
 
-class RcmDomain:
+class RcmDomain(DomainWorld):
     """Denied and underpaid claims, worked through the `adapters.rcm` tools over the sim."""
 
-    name = "rcm"
-    terminal_tools = frozenset({ESCALATE})
-    escalation_tools = frozenset({ESCALATE})
-
-    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return RCM_TOOLS
+    tools = TOOLS
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> FaultyBackend:
         # The RCM sim has no randomness: ids come from counters, dates from `today`.

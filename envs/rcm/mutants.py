@@ -241,4 +241,4 @@ OPERATORS: tuple[Operator, ...] = (
         close_while_pending,
     ),
 )
-"""The rcm operators (`envs.adversarial.mutants.domain_operators` finds them by module name)."""
+"""The rcm operators its descriptor adds to the generic ones."""

@@ -1,4 +1,4 @@
-"""The verifier port, the gated score, and the registry of verifiers by name.
+"""The verifier port, the gated score, and verifiers by name.
 
 Scoring (docs/envs.md, "Scoring"): outcome and content checks gate the score. If any of them fails
 the score is 0, whatever the process looked like, so doing nothing (or doing the wrong thing
@@ -9,13 +9,12 @@ held; `passed` only when every check held (score 1.0).
 
 from __future__ import annotations
 
-import importlib
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from envs.contract import Trajectory
-from envs.domain import BUILTIN_DOMAINS
+from envs.domain import DOMAINS, DomainRegistry
 from schemas.tasks import Task
 from schemas.verdicts import CheckResult, Verdict
 
@@ -63,14 +62,15 @@ def make_verdict(verifier: str, checks: Sequence[CheckResult]) -> Verdict:
 
 
 class UnknownVerifier(KeyError):
-    """No verifier of that name is registered or built in."""
+    """No verifier of that name is registered or offered by its domain."""
 
 
 class VerifierRegistry:
-    """Verifiers by name; `rcm.v1` imports the `rcm` domain module on first use."""
+    """Verifiers by name: `rcm.v1` is one the `rcm` domain's descriptor offers; a test may register
+    more in-process."""
 
-    def __init__(self, builtins: Mapping[str, str] = BUILTIN_DOMAINS) -> None:
-        self._builtins = dict(builtins)
+    def __init__(self, domains: DomainRegistry = DOMAINS) -> None:
+        self._domains = domains
         self._verifiers: dict[str, Verifier] = {}
         self._lock = threading.Lock()
 
@@ -86,8 +86,9 @@ class VerifierRegistry:
     def get(self, name: str) -> Verifier:
         """The verifier called `name`."""
         domain = name.split(".", 1)[0]
-        if name not in self._verifiers and domain in self._builtins:
-            importlib.import_module(self._builtins[domain])
+        if name not in self._verifiers and domain in self._domains.names():
+            for verifier in self._domains.get(domain).verifiers:
+                self._verifiers.setdefault(verifier.name, verifier)
         try:
             return self._verifiers[name]
         except KeyError:

@@ -1,16 +1,13 @@
-"""Which `outcome.observed` kinds mean the work went well or badly, contributed by each domain.
-
-A domain registers its kinds when its package is imported (`envs/rcm/__init__.py`,
-`envs/credit/__init__.py`); a lookup for a built-in domain imports it first, so
-`envs.verifiers.agreement.business_truth` judges an episode of any domain without naming one.
+"""Which `outcome.observed` kinds mean the work went well or badly, as each domain's descriptor
+states them, so `envs.verifiers.agreement.business_truth` judges an episode of any domain without
+naming one.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 
-from envs.domain import BUILTIN_DOMAINS
+from envs.domain import DOMAINS
 
 
 @dataclass(frozen=True)
@@ -33,23 +30,18 @@ class OutcomeKinds:
             raise ValueError("a lasting outcome kind must also be a bad one")
 
 
-_KINDS: dict[str, OutcomeKinds] = {}
-
-
-def register_outcome_kinds(domain: str, kinds: OutcomeKinds) -> None:
-    """Declare `domain`'s good and bad outcome kinds (replacing any earlier declaration)."""
-    _KINDS[domain] = kinds
+NO_KINDS = OutcomeKinds(frozenset(), frozenset())
 
 
 def outcome_kinds(domain: str | None = None) -> OutcomeKinds:
-    """`domain`'s outcome kinds; without a domain, every built-in domain's together."""
-    for name, module in BUILTIN_DOMAINS.items():
-        if (domain is None or name == domain) and name not in _KINDS:
-            importlib.import_module(module)
+    """`domain`'s outcome kinds; without a domain, every domain's together."""
     if domain is not None:
-        return _KINDS.get(domain, OutcomeKinds(frozenset(), frozenset()))
+        if domain not in DOMAINS.names():
+            return NO_KINDS
+        return DOMAINS.get(domain).outcome_kinds or NO_KINDS
+    kinds = [d.outcome_kinds for d in DOMAINS.all() if d.outcome_kinds is not None]
     return OutcomeKinds(
-        good=frozenset().union(*(k.good for k in _KINDS.values())),
-        bad=frozenset().union(*(k.bad for k in _KINDS.values())),
-        lasting=frozenset().union(*(k.lasting for k in _KINDS.values())),
+        good=frozenset().union(*(k.good for k in kinds)),
+        bad=frozenset().union(*(k.bad for k in kinds)),
+        lasting=frozenset().union(*(k.lasting for k in kinds)),
     )

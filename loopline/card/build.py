@@ -1,7 +1,7 @@
 """Build the verifier card: validation, the expert set, mutants, exploits, agreement, outcomes.
 
-Each part comes from the module that owns it (`envs.validate`, `envs.rcm.expert`,
-`envs.adversarial`, `envs.verifiers.agreement`, `loopline.verifier_agreement`); this module runs
+Each part comes from the module that owns it (`envs.validate`, the domain's descriptor,
+`envs.adversarial`, `envs.verifiers.agreement`, `loopline.card.agreement`); this module runs
 them on the same task sets and states which bars the admitted verifier misses.
 """
 
@@ -13,14 +13,13 @@ from pathlib import Path
 from envs.adversarial.battery import exploit_report
 from envs.adversarial.mutation import mutation_report
 from envs.adversarial.targets import retarget
-from envs.contract import Finish
-from envs.domain import DOMAINS
-from envs.env import ToolEnv, replay
-from envs.rollout.policy import History, Policy
+from envs.domain import DOMAINS, CardSizes
+from envs.env import replay
+from envs.rollout import Policy, play
 from envs.validate import validate_task
 from envs.verifiers.agreement import Confusion, agreement_summary
 from envs.verifiers.base import VERIFIERS
-from loopline.card.domains import CARD_DOMAINS, ExpertLike, Sizes
+from loopline.card.expert import ExpertLike
 from loopline.card.model import (
     ExpertMiss,
     ExpertResult,
@@ -53,20 +52,25 @@ def build_card(
     `per_recipe`, `per_kind`) and its expert set; `db_url` adds the label store's labels and the
     archive's business outcomes."""
     say = progress or (lambda _: None)
-    if domain not in CARD_DOMAINS:
-        raise ValueError(f"no verifier card for domain {domain!r}; known: {', '.join(sorted(CARD_DOMAINS))}")
-    inputs = CARD_DOMAINS[domain]
+    described = DOMAINS.get(domain) if domain in DOMAINS.names() else None
+    inputs = described.card if described is not None else None
+    if described is None or inputs is None:
+        known = ", ".join(d.name for d in DOMAINS.all() if d.card is not None)
+        raise ValueError(f"no verifier card for domain {domain!r}; known: {known}")
     admitted, names = inputs.admitted, inputs.verifiers
-    sets = inputs.task_sets(
-        Sizes(seed=seed, per_carc=per_carc, per_kind=per_kind, queues=queues, per_recipe=per_recipe)
+    sets = inputs.generate(
+        CardSizes(seed=seed, per_carc=per_carc, per_kind=per_kind, queues=queues, per_recipe=per_recipe)
     )
-    cases = inputs.expert_cases()
+    cases: Sequence[ExpertLike] = described.expert_cases()
     expert_tasks = [case.task() for case in cases]
     say("validating gold trajectories")
-    validation = [validated(name, tasks, inputs.task_problems) for name, tasks in sets]
+    check = described.task_check
+    validation = [
+        validated(name, tasks, check.problems if check else lambda task: []) for name, tasks in sets
+    ]
     say("scoring the expert set")
     expert = [expert_result(cases, name) for name in names]
-    reference = policy_on_expert_set(cases, inputs.reference(), admitted)
+    reference = policy_on_expert_set(cases, _reference_policy(domain), admitted)
     everything = [*(task for _, tasks in sets for task in tasks), *expert_tasks]
     say(f"mutation testing {len(everything)} tasks")
     mutation = mutation_report(everything, names, seed=seed, workers=workers)
@@ -76,7 +80,7 @@ def build_card(
     sources = f"the expert set ({len(pairs[admitted])} labelled trajectories)"
     outcomes = None
     if db_url is not None:
-        from loopline.verifier_agreement import archived_agreement, archived_outcomes
+        from loopline.card.agreement import archived_agreement, archived_outcomes
 
         stored = archived_agreement(db_url)
         for summary in stored.verifiers:
@@ -97,6 +101,10 @@ def build_card(
         outcomes=outcomes,
     )
     return card.model_copy(update={"failing": failing_bars(card)})
+
+
+def _reference_policy(domain: str) -> Policy:
+    return DOMAINS.get(domain).policies["reference"][0]
 
 
 def validated(
@@ -173,21 +181,13 @@ def policy_on_expert_set(
     failed: list[str] = []
     for case in cases:
         task = case.task()
-        env = ToolEnv(DOMAINS.get(task.domain))
-        observation = env.reset(task)
-        while not env.done:
-            action = policy.act(
-                observation, observation.tools, History(task.task_id, task.work_item, env.turns)
-            )
-            observation, _ = env.step(action)
-            if isinstance(action, Finish):
-                break
-        verdict = VERIFIERS.get(task.verifier.verifier).score(task, env.trajectory())
+        trajectory = play(task, policy).trajectory
+        verdict = VERIFIERS.get(task.verifier.verifier).score(task, trajectory)
         if not verdict.passed:
             first = next(c for c in verdict.checks if not c.passed)
             failed.append(f"{case.id}: {first.name}: {first.explanation}")
     return PolicyOnExpertSet(
-        policy=policy.name,
+        policy=policy.ref.model,
         verifier=admitted,
         cases=len(cases),
         passed=len(cases) - len(failed),

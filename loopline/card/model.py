@@ -6,7 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from envs.adversarial.report import ExploitReport, MutationReport
 from envs.verifiers.agreement import AgreementSummary
-from loopline.verifier_agreement import OutcomeReport
+from loopline.card.agreement import OutcomeReport
 
 
 class Model(BaseModel):

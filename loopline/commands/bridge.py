@@ -29,9 +29,9 @@ def serve(
 
     from pydantic import ValidationError
 
-    from loopline.bridge_app import build_bridge
-    from loopline.bridge_serve import serve_until_signalled
-    from loopline.settings_bridge import BridgeSettings
+    from loopline.bridge.app import build_bridge
+    from loopline.bridge.serve import serve_until_signalled
+    from loopline.bridge.settings import BridgeSettings
 
     overrides = {k: v for k, v in {"host": host, "port": port, "live_url": live_url}.items() if v is not None}
     try:
@@ -39,7 +39,7 @@ def serve(
     except ValidationError as exc:
         console.print(f"[red]error:[/] invalid bridge settings: {exc}")
         raise typer.Exit(1) from None
-    from loopline.topics import TopicError, ensure_topics
+    from loopline.kafka.topics import TopicError, ensure_topics
 
     try:
         ensure_topics(settings.kafka.client_config("admin"), [settings.events_topic], partitions=4)
@@ -49,7 +49,7 @@ def serve(
         )
         raise typer.Exit(1) from None
     from bridge.audit.event_keys import EventKeyError
-    from loopline.bridge_app import ReviewUnavailable
+    from loopline.bridge.app import ReviewUnavailable
 
     try:
         process = build_bridge(settings)

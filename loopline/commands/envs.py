@@ -99,15 +99,15 @@ def generate(
 
 @app.command()
 def validate(task_set: list[str] = TaskSets, root: Path = Root, seed: int = Seed, by: str = By) -> None:
-    """Replay every task's gold solution (must score 1.0) and the empty trajectory (must score 0);
-    rcm tasks' remittances must also pass pyx12 (X12 835 005010X221A1)."""
+    """Replay every task's gold solution (must score 1.0) and the empty trajectory (must score 0),
+    and run the domain's own task check (rcm: every remittance passes pyx12, X12 835 005010X221A1)."""
     from rich.progress import track
 
-    from envs.rcm.x12check import remittance_problems
+    from envs.domain import DOMAINS
     from envs.rollout.report import category_of
     from envs.validate import validate_task
 
-    failures, remittances_checked = 0, False
+    failures, notes = 0, set[str]()
     requested = by
     for label, tasks in _load(task_set, root, seed):
         by = _prefix(tasks, requested)
@@ -116,10 +116,11 @@ def validate(task_set: list[str] = TaskSets, root: Path = Root, seed: int = Seed
         bad = []
         for task in track(tasks, description=f"validating {label}", console=console, transient=True):
             result = validate_task(task, seed=seed)
-            x12 = remittance_problems(task)
-            remittances_checked |= task.domain == "rcm"
-            if x12:
-                result = result.model_copy(update={"problems": (*result.problems, *x12)})
+            check = DOMAINS.get(task.domain).task_check if task.domain in DOMAINS.names() else None
+            if check is not None:
+                notes.add(check.passed)
+                if own := check.problems(task):
+                    result = result.model_copy(update={"problems": (*result.problems, *own)})
             category = category_of(result.tags, by)
             totals[category] += 1
             valid[category] += result.ok
@@ -140,8 +141,8 @@ def validate(task_set: list[str] = TaskSets, root: Path = Root, seed: int = Seed
     if failures:
         console.print(f"[red]{failures} task(s) failed gold validation[/]")
         raise typer.Exit(1)
-    x12_note = ", and every remittance passes pyx12" if remittances_checked else ""
-    console.print(f"[green]every gold solution scores 1.0 and doing nothing scores 0{x12_note}[/]")
+    held = "".join(f", and {note}" for note in sorted(notes))
+    console.print(f"[green]every gold solution scores 1.0 and doing nothing scores 0{held}[/]")
 
 
 @app.command()

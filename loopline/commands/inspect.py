@@ -26,7 +26,7 @@ def inspect(
     """Print an episode's timeline from the event archive."""
     from bridge.store import SqlEpisodeReader
     from loopline.inspect import timeline
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
     from schemas import verify_chain
 
     reader = SqlEpisodeReader(db_url or StreamsSettings().db_url)

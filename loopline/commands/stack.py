@@ -1,6 +1,6 @@
 """`loopline up | down | status | logs`: the embedded stack (SeaweedFS, Tansu, Temporal) on loopback.
 
-Settings come from `LOOPLINE_*` variables (see `loopline.settings.StackSettings`); options given
+Settings come from `LOOPLINE_*` variables (see `loopline.stack.settings.StackSettings`); options given
 here override them. Every failure the user can fix is one line on stderr and exit code 1.
 """
 
@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from loopline.settings import StackSettings
+    from loopline.stack.settings import StackSettings
 
 console = Console()
 err_console = Console(stderr=True)
@@ -38,7 +38,7 @@ def _settings(**overrides: Any) -> StackSettings:
     """StackSettings from the environment with the given (non-None) CLI options on top."""
     from pydantic import ValidationError
 
-    from loopline.settings import StackSettings
+    from loopline.stack.settings import StackSettings
 
     given = {key: value for key, value in overrides.items() if value is not None}
     ports = given.pop("ports", {})

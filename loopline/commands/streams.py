@@ -1,6 +1,6 @@
 """`loopline streams worker`, `loopline replay`, `loopline audit verify`: the event archive's commands.
 
-Settings come from `LOOPLINE_*` variables (`loopline.settings_streams.StreamsSettings`); options
+Settings come from `LOOPLINE_*` variables (`loopline.streams.settings.StreamsSettings`); options
 given here override them. Heavy imports (faust, sqlmodel, confluent-kafka) happen inside commands.
 """
 
@@ -61,7 +61,7 @@ def _config(**overrides: Any) -> StreamsConfig:
     from pydantic import ValidationError
 
     from bridge.streams import StreamsConfig
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
 
     try:
         base = StreamsSettings().streams_config()
@@ -99,12 +99,17 @@ def worker(
     `.loopline` when missing) are archived; the rest go to the dead-letter topic with the reason."""
     from bridge.audit.event_keys import EventKeyError
     from bridge.streams.worker import run_worker
-    from loopline.event_keys import ensure_keyring
+    from loopline.streams.event_keys import ensure_keyring
 
     config = _config(
-        db_url=db_url, bootstrap_servers=bootstrap_servers, events_topic=events_topic, dlq_topic=dlq_topic,
-        app_id=app_id, web_port=web_port, detector=detector,
-    )  # fmt: skip
+        db_url=db_url,
+        bootstrap_servers=bootstrap_servers,
+        events_topic=events_topic,
+        dlq_topic=dlq_topic,
+        app_id=app_id,
+        web_port=web_port,
+        detector=detector,
+    )
     if config.event_keys_file is not None:
         try:
             ensure_keyring(config.event_keys_file, [config.source])
@@ -315,7 +320,7 @@ def event_key_add(
     """Rotate a producer's event MAC key: add a new key for SOURCE, which it signs with from its next
     start; the worker accepts both until the old key is removed from the file (docs/streams.md)."""
     from bridge.audit.event_keys import EventKeyError, add_key
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
 
     path = file or StreamsSettings().event_keys_file
     try:
@@ -329,7 +334,7 @@ def event_key_add(
 def event_key_list(file: KeysFile = None) -> None:
     """List the keyring's key ids and sources (never the secrets); the last per source signs."""
     from bridge.audit.event_keys import EventKeyError, load_keyring
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
 
     path = file or StreamsSettings().event_keys_file
     try:

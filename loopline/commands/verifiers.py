@@ -1,7 +1,7 @@
 """`loopline verifiers label|agreement|outcomes`: expert labels, and how far each verifier is trusted.
 
 Labels and verdicts live in the event archive's database (`LOOPLINE_DB_URL`, or `--db-url`): labels
-in their own table, verdicts as archived `verifier.scored` events (`loopline.verifier_agreement`
+in their own table, verdicts as archived `verifier.scored` events (`loopline.card.agreement`
 pairs them). Heavy imports happen inside the commands.
 """
 
@@ -33,7 +33,7 @@ def _db_url(db_url: str | None) -> str:
     from pydantic import ValidationError
 
     from bridge.store.engine import validate_sql_url
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
 
     try:
         return validate_sql_url(db_url or StreamsSettings().db_url)
@@ -79,9 +79,13 @@ def label(
     task_id = detail.episode.task_id or next((v.task_id for v in scored if v.task_id), None)
     try:
         new = ExpertLabel(
-            subject=episode, reviewer=reviewer, label="pass" if passed else "fail", reason=reason,
-            task_id=task_id, verifier=verifier,
-        )  # fmt: skip
+            subject=episode,
+            reviewer=reviewer,
+            label="pass" if passed else "fail",
+            reason=reason,
+            task_id=task_id,
+            verifier=verifier,
+        )
     except ValidationError as exc:
         err_console.print(f"[red]error:[/] {'; '.join(e['msg'] for e in exc.errors())}", highlight=False)
         raise typer.Exit(2) from None
@@ -112,7 +116,7 @@ def agreement(
     ] = None,
 ) -> None:
     """Per verifier: labels, accuracy, Cohen's kappa, false-pass rate, and fit or not for training."""
-    from loopline.verifier_agreement import archived_agreement
+    from loopline.card.agreement import archived_agreement
 
     url = _db_url(db_url)
     _archive_engine(url)
@@ -134,9 +138,14 @@ def agreement(
     for summary in report.verifiers:
         a, fit = summary.agreement, summary.fitness
         table.add_row(
-            a.verifier, str(a.n), _rate(a.accuracy), _rate(a.kappa), _rate(a.false_pass_rate),
-            _rate(a.false_fail_rate), "[green]fit[/]" if fit.fit else "[red]not fit[/]",
-        )  # fmt: skip
+            a.verifier,
+            str(a.n),
+            _rate(a.accuracy),
+            _rate(a.kappa),
+            _rate(a.false_pass_rate),
+            _rate(a.false_fail_rate),
+            "[green]fit[/]" if fit.fit else "[red]not fit[/]",
+        )
     console.print(table)
     for summary in report.verifiers:
         console.print(f"{summary.agreement.verifier}: {summary.fitness.reason}", highlight=False)
@@ -145,7 +154,7 @@ def agreement(
 @app.command()
 def outcomes(json_: Json = False, db_url: DbUrl = None) -> None:
     """Per verifier: how well its scores predict later business outcomes (AUC, agreement)."""
-    from loopline.verifier_agreement import archived_outcomes
+    from loopline.card.agreement import archived_outcomes
 
     url = _db_url(db_url)
     _archive_engine(url)
@@ -162,9 +171,15 @@ def outcomes(json_: Json = False, db_url: DbUrl = None) -> None:
     for c in report.verifiers:
         a = c.agreement
         table.add_row(
-            c.verifier, str(c.n), str(c.good), str(c.bad), _rate(c.auc), _rate(a.accuracy), _rate(a.kappa),
+            c.verifier,
+            str(c.n),
+            str(c.good),
+            str(c.bad),
+            _rate(c.auc),
+            _rate(a.accuracy),
+            _rate(a.kappa),
             _rate(a.false_pass_rate),
-        )  # fmt: skip
+        )
     console.print(table)
 
 

@@ -1,6 +1,6 @@
 """The embedded stack behind `loopline up|down|status|logs`: SeaweedFS, Tansu and Temporal on loopback.
 
-    from loopline.settings import StackSettings
+    from loopline.stack.settings import StackSettings
     from loopline.stack import up, down, status, kafka_settings
 
     result = up(StackSettings(state_dir=tmp, port_mode="auto"))
@@ -9,7 +9,7 @@
     down(StackSettings(state_dir=tmp))
 
 The names below load on first use, so importing a leaf module (`loopline.stack.tansu_compat`,
-which `loopline.settings` needs) does not pull in the whole stack or import settings circularly.
+which `loopline.kafka.settings` needs) does not pull in the whole stack or import settings circularly.
 """
 
 from __future__ import annotations

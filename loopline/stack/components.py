@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from loopline.settings import BrokerStorage, StackPorts
 from loopline.stack import postgres as pg
 from loopline.stack.ports import HOST
+from loopline.stack.settings import BrokerStorage, StackPorts
 from loopline.stack.state import S3Credentials, StackLayout
 
 BUCKET = "tansu"

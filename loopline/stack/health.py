@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from loopline.settings import StackSettings
 from loopline.stack import readiness
 from loopline.stack.binaries import temporal_bin
 from loopline.stack.postgres import ping
 from loopline.stack.processes import liveness
+from loopline.stack.settings import StackSettings
 from loopline.stack.startup import kafka_settings
 from loopline.stack.state import StackLayout, StackState
 

@@ -11,14 +11,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal
 
-from loopline.event_keys import ensure_keyring
-from loopline.settings import KafkaSettings, StackSettings
+from loopline.kafka.settings import KafkaSettings
 from loopline.stack import readiness
 from loopline.stack.binaries import temporal_bin
 from loopline.stack.errors import ComponentFailed, StackStateError
 from loopline.stack.processes import ProcessRecord, begin_stop, finish_stop, liveness, stop
+from loopline.stack.settings import StackSettings
 from loopline.stack.startup import Progress, start_embedded
 from loopline.stack.state import Endpoints, StackLayout, StackState
+from loopline.streams.event_keys import ensure_keyring
 
 
 def _silent(_: str) -> None:
@@ -106,7 +107,7 @@ def up(settings: StackSettings, *, progress: Progress = _silent, detach: bool = 
         stop(list(existing.processes.values()), settings.stop_timeout_s)
         layout.clear()
     last = layout.last_ports()
-    # The named producers' event MAC keys, made once under the state folder (loopline/event_keys.py).
+    # The named producers' event MAC keys, made once under the state folder (loopline/streams/event_keys.py).
     ensure_keyring(layout.root / "event-keys.json")
     state = start_embedded(settings, layout, progress, detach)
     if settings.port_mode == "auto" and last is not None and state.ports != last:

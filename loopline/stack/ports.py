@@ -13,8 +13,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from loopline.settings import StackPorts
 from loopline.stack.errors import PortTaken
+from loopline.stack.settings import StackPorts
 
 HOST = "127.0.0.1"
 GRPC_OFFSET = 10_000

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from loopline.settings import KafkaSettings
+from loopline.kafka.settings import KafkaSettings
 from loopline.stack.binaries import temporal_bin
 from loopline.stack.ports import HOST
 
@@ -67,7 +67,7 @@ def kafka_round_trip(kafka: KafkaSettings, timeout_s: float) -> None:
     """
     from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
-    from loopline.topics import TopicError, ensure_topics
+    from loopline.kafka.topics import TopicError, ensure_topics
 
     deadline = time.monotonic() + timeout_s
     try:

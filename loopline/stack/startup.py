@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from loopline.settings import KafkaSettings, StackPorts, StackSettings
+from loopline.kafka.settings import KafkaSettings
 from loopline.stack import components, pgdata, ports, readiness
 from loopline.stack import postgres as pg
 from loopline.stack.binaries import StackBinaries
 from loopline.stack.errors import ComponentFailed
 from loopline.stack.logs import last_words
 from loopline.stack.processes import ProcessRecord, spawn, stop
+from loopline.stack.settings import StackPorts, StackSettings
 from loopline.stack.state import Endpoints, S3Credentials, StackLayout, StackState
 
 Progress = Callable[[str], None]

@@ -24,9 +24,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from loopline.settings import BrokerStorage, StackPorts
 from loopline.stack.errors import StackStateError
 from loopline.stack.processes import ProcessRecord
+from loopline.stack.settings import BrokerStorage, StackPorts
 
 STATE_VERSION = 1
 COMPONENTS = ("seaweedfs", "tansu", "temporal", "postgres")

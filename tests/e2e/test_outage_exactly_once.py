@@ -19,11 +19,11 @@ from bridge.capture import CaptureConfig, CaptureService, SqliteOutbox
 from bridge.store import SqlEventArchive
 from bridge.store.tables import ARCHIVE_TABLE
 from loopline.demo.run import streams_worker
-from loopline.event_keys import DEFAULT_KEYRING, ensure_keyring
-from loopline.settings import StackSettings
+from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.ports import pick_free_ports
-from loopline.topics import ensure_topics
+from loopline.stack.settings import StackSettings
+from loopline.streams.event_keys import DEFAULT_KEYRING, ensure_keyring
 from schemas import ToolCall, ToolOutcome, ToolResult, WorkItem
 from schemas.events import PolicyRef
 from schemas.tools import SideEffect

@@ -18,7 +18,7 @@ from confluent_kafka import Consumer, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient
 from confluent_kafka.cimpl import NewTopic
 
-from loopline.settings import KafkaSettings
+from loopline.kafka.settings import KafkaSettings
 from loopline.stack.binaries import scripts_dir
 from tests.integration.ce_messages import binary_mode_message
 

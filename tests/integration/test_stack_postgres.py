@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bridge.store import ArchiveRecord, SqlEventArchive
-from loopline.settings import StackSettings
 from loopline.stack import down, status, up
 from loopline.stack.postgres import wheel_bin_dir
+from loopline.stack.settings import StackSettings
 from tests.bridge.store.builders import typical_episode
 
 pytestmark = pytest.mark.integration

@@ -16,9 +16,9 @@ import pytest
 
 from bridge.capture import KafkaRelay, SqliteOutbox
 from bridge.store import SqlEventArchive
-from loopline.settings import StackSettings
+from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
-from loopline.topics import ensure_topics
+from loopline.stack.settings import StackSettings
 from schemas import Event
 from tests.bridge.store.builders import typical_episode
 from tests.bridge.streams.broker import WorkerProcess, producer_key, wait_until

@@ -16,9 +16,9 @@ import pytest
 from pydantic import BaseModel
 from pydantic_settings import BaseSettings
 
-from loopline.settings import KafkaSettings
-from loopline.settings_bridge import BridgeSettings
-from loopline.settings_streams import StreamsSettings
+from loopline.bridge.settings import BridgeSettings
+from loopline.kafka.settings import KafkaSettings
+from loopline.streams.settings import StreamsSettings
 from tests.k8s.render import OVERLAYS, Obj, configmaps, pod_spec, render, workloads
 from training.serve.vllm import VllmSettings
 from workflows.settings import WorkflowsSettings

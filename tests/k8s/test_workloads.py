@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from loopline.settings_bridge import BridgeSettings
+from loopline.bridge.settings import BridgeSettings
 from tests.k8s.render import OVERLAYS, Obj, by_kind, configmaps, pod_spec, render, workloads
 from training.serve.vllm import VllmSettings
 
@@ -84,7 +84,7 @@ def test_the_bridge_grace_period_covers_its_drain(overlay: str) -> None:
         {"drain_s": configmaps(objects)["loopline-bridge"]["LOOPLINE_BRIDGE_DRAIN_S"]}
     ).drain_s
     bridge = by_kind(objects, "StatefulSet")["loopline-bridge"]
-    # serve_until_signalled's grace, then the episodes' deadline, then the relay's flush (bridge_serve.py)
+    # serve_until_signalled's grace, then the episodes' deadline, then the relay's flush (loopline/bridge/serve.py)
     assert pod_spec(bridge)["terminationGracePeriodSeconds"] == 3 * drain_s + 10
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from adapters.credit.tools import ESCALATE, RECORD
 from adapters.credit.work_items import work_item_problem
-from loopline.bridge_domains import bridge_domain
-from loopline.demo.credit import breaches, later_outcome, queue_world, training_vocabulary, work_queue
+from envs.credit.demo import breaches, later_outcome, queue_world, training_vocabulary, work_queue
+from envs.domain import DOMAINS
 from schemas import WorkItem
 
 
@@ -37,8 +37,8 @@ def test_a_recorded_decision_gets_a_compliance_certificate_and_nothing_else_does
 
 
 def test_the_bridge_serves_the_credit_domain_with_its_own_hand_off_and_decision_tools() -> None:
-    domain = bridge_domain("credit")
-    assert domain.escalate_tool == ESCALATE and domain.terminal_tools == {RECORD}
+    domain = DOMAINS.get("credit").tool
+    assert domain.rules.escalate_tool == ESCALATE and domain.rules.terminal_tools == {RECORD}
     assert {spec.name for spec in domain.tools} >= {RECORD, ESCALATE, "get_financial_statements"}
     rcm_item = WorkItem(domain="rcm", kind="denial", item_id="CLM-1", instructions="work it", payload={})
     assert domain.work_item_problem(rcm_item) == "this bridge works domain 'credit' only, not domain 'rcm'"
@@ -47,7 +47,7 @@ def test_the_bridge_serves_the_credit_domain_with_its_own_hand_off_and_decision_
 
 
 def test_a_credit_bridge_records_under_its_own_source_and_asks_for_its_own_model() -> None:
-    from loopline.settings_bridge import BridgeSettings
+    from loopline.bridge.settings import BridgeSettings
 
     credit = BridgeSettings(domain="credit")
     assert (credit.source, credit.policy_model) == ("loopline://bridge/credit", "loopline-credit")

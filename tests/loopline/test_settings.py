@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from loopline.settings import KafkaSettings, StackPorts, StackSettings
+from loopline.kafka.settings import KafkaSettings
+from loopline.stack.settings import StackPorts, StackSettings
 
 
 def test_stack_settings_read_the_environment_when_built_not_when_imported(

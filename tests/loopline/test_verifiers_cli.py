@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from bridge.store import ArchiveRecord, SqlEventArchive
 from bridge.store.labels import ExpertLabel, SqlLabelStore
+from loopline.card.agreement import NO_OUTCOMES, archived_agreement, archived_outcomes
 from loopline.cli import app
-from loopline.verifier_agreement import NO_OUTCOMES, archived_agreement, archived_outcomes
 from schemas.events import VerifierScored
 from schemas.verdicts import Verdict
 from tests.bridge.store.builders import EpisodeBuilder

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
 
 from schemas.chain import verify_chain
 from schemas.codec import EventDecodeError, from_structured
 from training.evaluate import EvalReport, PairedSuite, SuiteRun, Trial, bootstrap_interval, pair
 from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
 from training.registry import EVALUATED, read_evaluation, read_events, store_report, store_verdict
+from training.release.manager import ReleaseManager
+from training.release.store import SqlReleaseStore
+
+
+def _registry(root: Path) -> ReleaseManager:
+    store = SqlReleaseStore(f"sqlite:///{root / 'release.db'}")
+    store.create_schema()
+    return ReleaseManager(store)
 
 
 def _run(policy: str, passed: list[bool], suite: str = "base") -> SuiteRun:
@@ -84,9 +92,10 @@ def test_the_verdict_is_stored_with_the_adapter_as_an_evaluated_event(tmp_path: 
     store_report(tmp_path, report)
     assert read_evaluation(tmp_path) == (report, None)
     verdict = judge(report, DEFAULT_RULES)
-    store_verdict(tmp_path, report, DEFAULT_RULES, verdict)
+    registry = _registry(tmp_path)
+    store_verdict(tmp_path, report, DEFAULT_RULES, verdict, registry)
     assert read_evaluation(tmp_path)[1] == verdict
-    (event,) = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    (event,) = registry.events(tmp_path.name)
     assert event["type"] == EVALUATED and event["subject"] == tmp_path.name
     assert event["data"]["passed"] is False and event["data"]["suites"][0]["pass_to_fail"] == 40
     assert from_structured(event).episodeid == f"adapter:{tmp_path.name}"
@@ -94,14 +103,17 @@ def test_the_verdict_is_stored_with_the_adapter_as_an_evaluated_event(tmp_path: 
 
 def test_the_adapter_stream_is_hash_chained_and_validated_on_every_append(tmp_path: Path) -> None:
     report = EvalReport(candidate="c", champion="b", seeds=[0], suites=[_suite("base", 0.9, 0.9)])
+    registry = _registry(tmp_path)
     for _ in range(2):
-        store_verdict(tmp_path, report, DEFAULT_RULES, judge(report, DEFAULT_RULES))
-    stream = read_events(tmp_path)
+        store_verdict(tmp_path, report, DEFAULT_RULES, judge(report, DEFAULT_RULES), registry)
+    stream = read_events(registry, tmp_path.name)
     assert [e.seq for e in stream] == [0, 1] and verify_chain(stream) is None
-    lines = (tmp_path / "events.jsonl").read_text().splitlines()
-    (tmp_path / "events.jsonl").write_text(lines[0].replace('"passed":false', '"passed":"maybe"') + "\n")
+    with registry.store.engine.begin() as db:
+        db.execute(
+            sa.text('UPDATE release_events SET doc = replace(doc, \'"passed": true\', \'"passed": "maybe"\')')
+        )
     with pytest.raises(EventDecodeError):
-        read_events(tmp_path)
+        read_events(registry, tmp_path.name)
 
 
 def test_a_family_loss_the_suite_total_hides_stops_the_candidate_when_asked() -> None:

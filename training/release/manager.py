@@ -1,7 +1,9 @@
 """`ReleaseManager`: register, canary, promote and roll back adapters, each step a checked state
 change stored with the events that tell it (`adapter.registered`, `adapter.deployed`,
 `adapter.promoted`, `adapter.rolled_back`), hash-chained per adapter (`adapter:<id>`) and handed
-to `publish` (a Kafka producer in production) after they are stored.
+to `publish` (a Kafka producer in production) after they are stored. The same stream holds the
+facts that change no release state (`adapter.trained`, `adapter.evaluated`, via `append`), so an
+adapter has exactly one stream.
 
 The canary's decision is the sequential test over the episodes each arm served
 (`training.release.sequential`); an operator can promote or roll back by hand, and the event says
@@ -206,8 +208,17 @@ class ReleaseManager:
         return result
 
     def events(self, adapter_id: str | None = None) -> list[dict[str, Any]]:
-        """The release event trail (CloudEvents structured JSON)."""
+        """The adapter event trail (CloudEvents structured JSON), of one adapter or all."""
         return self.store.events(adapter_id)
+
+    def append(self, adapter_id: str, events: Sequence[EventData]) -> list[dict[str, Any]]:
+        """Add facts about an adapter that change no state (its training, a gate's verdict) to its
+        stream, which need not have a release record yet; stored, then published like the rest."""
+        now = self.clock()
+        sealed = self._seal(adapter_id, events, now)
+        self.store.apply([], sealed, now)
+        self._publish(sealed)
+        return [event.doc for event in sealed]
 
     # -- plumbing -------------------------------------------------------------------------------
 
@@ -252,6 +263,10 @@ class ReleaseManager:
         return out
 
     def _publish(self, events: Sequence[StoredEvent]) -> None:
-        if self.publish is not None:
-            for event in events:
-                self.publish(event.doc)
+        """Send the adapter's whole stream, not just the new events: an earlier step stored without
+        publishing (a gate run offline) is sent first, so the archive never sees a gap, and it
+        keeps each event once (a redelivery is recognised by source and id)."""
+        if self.publish is None or not events:
+            return
+        for doc in self.store.events(events[0].adapter_id):
+            self.publish(doc)

@@ -75,42 +75,44 @@ class ImprovementActivities:
 
     @activity.defn
     def train_adapter(self, data: TrainInput) -> TrainResult:
-        """LoRA SFT of the cycle's adapter; heartbeats each step; resumes from the last checkpoint."""
+        """LoRA SFT of the cycle's adapter; heartbeats each step; resumes from the last checkpoint.
+        The finished adapter opens its stream with `adapter.trained` (once, whatever the retries)."""
         from training.loop import LoopConfig, StepReport
         from training.lora import LoraSettings, read_lineage
+        from training.registry import record_trained
         from training.structured.sft import sft_structured
 
         s = data.cycle.settings
         out = Path(s.state_dir) / "adapters" / data.cycle.cycle_id
-        if (out / "lineage.json").is_file():  # written last: the adapter is complete
-            lineage = read_lineage(out)
-            done = lineage["training"]
-            return TrainResult(
-                adapter_folder=str(out), steps=done["steps"], resumed_from=done["resumed_from"],
-                final_loss=done["final_loss"],
-            )  # fmt: skip
 
         def beat(report: StepReport) -> None:
             activity.heartbeat(report.step, report.total)
 
-        activity.heartbeat("loading")
-
-        lineage = sft_structured(
-            Path(s.base_model),
-            Path(data.dataset_folder),
-            out,
-            settings=LoraSettings(r=s.rank, alpha=2 * s.rank),
-            loop=LoopConfig(
-                epochs=s.epochs, batch_size=s.batch_size, lr=s.lr, seed=0, checkpoint_every=s.checkpoint_every
-            ),
-            on_step=beat,
-            progress=lambda stage, done, total: activity.heartbeat(stage, done, total),
-        )
-        done = lineage["training"]
+        if not (out / "lineage.json").is_file():  # written last: without it the adapter is unfinished
+            activity.heartbeat("loading")
+            sft_structured(
+                Path(s.base_model),
+                Path(data.dataset_folder),
+                out,
+                settings=LoraSettings(r=s.rank, alpha=2 * s.rank),
+                loop=LoopConfig(
+                    epochs=s.epochs,
+                    batch_size=s.batch_size,
+                    lr=s.lr,
+                    seed=0,
+                    checkpoint_every=s.checkpoint_every,
+                ),
+                on_step=beat,
+                progress=lambda stage, done, total: activity.heartbeat(stage, done, total),
+            )
+        record_trained(_manager(data.cycle), out, adapter_id=data.cycle.cycle_id)
+        done = read_lineage(out)["training"]
         return TrainResult(
-            adapter_folder=str(out), steps=done["steps"], resumed_from=done["resumed_from"],
+            adapter_folder=str(out),
+            steps=done["steps"],
+            resumed_from=done["resumed_from"],
             final_loss=done["final_loss"],
-        )  # fmt: skip
+        )
 
     @activity.defn
     def evaluate_adapter(self, step: AdapterStep) -> int:
@@ -158,15 +160,10 @@ class ImprovementActivities:
             return GateResult(passed=stored.passed, reasons=tuple(stored.reasons))
         rules = step.cycle.settings.gate_rules or DEFAULT_RULES
         cards = step.cycle.settings.verifier_cards
-        verdict = judge(
-            report,
-            rules,
-            cards=cards,
-            champion_cards=champion_cards(Path(step.cycle.settings.state_dir), report.champion)
-            if cards
-            else (),
-        )
-        store_verdict(folder, report, rules, verdict)
+        manager = _manager(step.cycle)
+        recorded = champion_cards(manager, report.champion) if cards else []
+        verdict = judge(report, rules, cards=cards, champion_cards=recorded)
+        store_verdict(folder, report, rules, verdict, manager, adapter_id=step.cycle.cycle_id)
         return GateResult(passed=verdict.passed, reasons=tuple(verdict.reasons))
 
     @activity.defn
@@ -180,10 +177,13 @@ class ImprovementActivities:
         if not passed and not step.cycle.settings.force_gate:
             return RegisterResult(registered=False, served_name=None)
         record = _manager(step.cycle).register(
-            folder, base_model=Path(step.cycle.settings.base_model).name, gate_passed=passed,
-            gate_reasons=verdict.reasons if verdict else (), force=step.cycle.settings.force_gate,
+            folder,
+            base_model=Path(step.cycle.settings.base_model).name,
+            gate_passed=passed,
+            gate_reasons=verdict.reasons if verdict else (),
+            force=step.cycle.settings.force_gate,
             adapter_id=step.cycle.cycle_id,
-        )  # fmt: skip
+        )
         return RegisterResult(registered=True, served_name=record.served_name)
 
     @activity.defn

@@ -9,7 +9,6 @@ completes exactly once whatever crashes: one dataset, one adapter, one registrat
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 from temporalio import workflow
@@ -33,11 +32,6 @@ def cycle_workflow_id(cycle_id: str) -> str:
     return f"{PREFIX}{cycle_id}"
 
 
-def cycle_id_from(workflow_id: str) -> str:
-    """A cycle id from a workflow id (a schedule appends its time to the id it is given)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", workflow_id.removeprefix(PREFIX))[:100]
-
-
 @workflow.defn
 class ImprovementCycleWorkflow:
     """One cycle, from promoted tasks to a decided canary."""
@@ -52,8 +46,6 @@ class ImprovementCycleWorkflow:
 
     @workflow.run
     async def run(self, data: CycleInput) -> CycleResult:
-        if data.cycle_id == "auto":
-            data = data.model_copy(update={"cycle_id": cycle_id_from(workflow.info().workflow_id)})
         s = data.settings
         self._stage = "dataset"
         dataset = await workflow.execute_activity_method(
@@ -84,9 +76,12 @@ class ImprovementCycleWorkflow:
         if not registered.registered:
             self._stage = "stopped by the gate"
             return CycleResult(
-                adapter_id=data.cycle_id, gate_passed=False, registered=False, decision="stopped_by_gate",
+                adapter_id=data.cycle_id,
+                gate_passed=False,
+                registered=False,
+                decision="stopped_by_gate",
                 reason="; ".join(gate.reasons),
-            )  # fmt: skip
+            )
         self._stage = "canary"
         await workflow.execute_activity_method(
             ImprovementActivities.deploy_canary, step, start_to_close_timeout=QUICK, retry_policy=RETRY
@@ -103,7 +98,10 @@ class ImprovementCycleWorkflow:
             if decided.decision != "continue":
                 self._stage = "promoted" if decided.decision == "promote" else "rolled back"
                 return CycleResult(
-                    adapter_id=data.cycle_id, gate_passed=gate.passed, registered=True,
-                    decision=decided.decision, reason=decided.reason,
-                )  # fmt: skip
+                    adapter_id=data.cycle_id,
+                    gate_passed=gate.passed,
+                    registered=True,
+                    decision=decided.decision,
+                    reason=decided.reason,
+                )
             await workflow.sleep(timedelta(seconds=s.decide_every_s))

@@ -15,10 +15,10 @@ from adapters.serving import serve_in_thread
 from bridge.api.app import create_app
 from bridge.api.auth import TokenTable
 from bridge.capture import CaptureConfig, CaptureService
-from bridge.runtime import RunnerConfig, ScriptedPolicy, say
 from bridge.store import SqlEventArchive
-from loopline.bridge_app import rcm_services
-from loopline.topics import ensure_topics
+from engine import EpisodeConfig, ScriptedPolicy, say
+from loopline.bridge.app import rcm_services
+from loopline.kafka.topics import ensure_topics
 from tests.bridge.api.conftest import TOKENS, Bridge
 
 
@@ -41,7 +41,7 @@ def _serve(capture: CaptureService, tmp_path: Path) -> Any:
     archive.create_schema()
     services = rcm_services(
         capture, Toolbox(RCM_TOOLS, SimBackend(seed_world())), ScriptedPolicy(lambda _m: say("done")),
-        RunnerConfig(max_steps=2, escalate_tool="escalate_to_human"), archive,
+        EpisodeConfig(max_steps=2), archive,
     )  # fmt: skip
     return serve_in_thread(create_app(services, TokenTable.from_tokens(TOKENS)), name="bridge-readyz")
 

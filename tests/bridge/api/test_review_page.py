@@ -28,11 +28,11 @@ from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.api.review import Reviewing
 from bridge.capture import CaptureConfig, CaptureService
-from bridge.runtime import RunnerConfig, ScriptedPolicy, say
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
+from engine import EpisodeConfig, ScriptedPolicy, say
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
-from loopline.bridge_app import rcm_services
+from loopline.bridge.app import rcm_services
 from schemas import Event
 from tests.workflows.episodes import raw_phi, record, redactor
 from workflows.promotion.activities import PromotionActivities
@@ -112,7 +112,7 @@ async def desk(
     )
     services = rcm_services(
         capture, Toolbox(RCM_TOOLS, SimBackend(seed_world())), ScriptedPolicy(lambda _: say("done")),  # type: ignore[arg-type]
-        RunnerConfig(max_steps=2), archive,
+        EpisodeConfig(max_steps=2), archive,
     )  # fmt: skip
     review_desk = TemporalReviewDesk(temporal_env.client.service_client.config.target_host, store)
     services = dataclasses.replace(services, review=Reviewing(store, review_desk))

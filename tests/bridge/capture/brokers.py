@@ -11,8 +11,8 @@ from typing import Any
 
 from confluent_kafka import Consumer, TopicPartition
 
+from loopline.kafka.topics import ensure_topics
 from loopline.stack.scratch import ScratchBroker
-from loopline.topics import ensure_topics
 
 PrivateBroker = ScratchBroker
 """The capture tests' name for a broker they kill and restart."""

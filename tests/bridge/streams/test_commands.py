@@ -69,7 +69,7 @@ def test_a_bad_database_url_is_one_clear_line(tmp_path: Path) -> None:
 def test_settings_compose_the_streams_config_from_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
 
     vocabulary = tmp_path / "vocabulary.json"
     vocabulary.write_text(json.dumps({"carc": ["16", "45"], "group_code": ["CO"]}))
@@ -94,7 +94,7 @@ def test_settings_compose_the_streams_config_from_the_environment(
 def test_a_broken_vocabulary_file_is_named_in_the_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from loopline.settings_streams import StreamsSettings
+    from loopline.streams.settings import StreamsSettings
 
     bad = tmp_path / "vocabulary.json"
     bad.write_text('{"carc": "16"}')

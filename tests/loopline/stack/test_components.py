@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from loopline.settings import StackPorts
 from loopline.stack import components
+from loopline.stack.settings import StackPorts
 from loopline.stack.state import S3Credentials, StackLayout
 
 CREDS = S3Credentials(access_key_id="id", secret_access_key="secret")

@@ -6,9 +6,9 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from loopline.settings import StackSettings
 from loopline.stack.health import status
 from loopline.stack.processes import ProcessRecord, spawn, stop
+from loopline.stack.settings import StackSettings
 from loopline.stack.state import Endpoints, StackLayout, StackState
 
 

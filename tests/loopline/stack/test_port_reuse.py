@@ -7,8 +7,8 @@ import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from loopline.settings import StackPorts, StackSettings
 from loopline.stack.ports import pick_free_ports
+from loopline.stack.settings import StackPorts, StackSettings
 from loopline.stack.startup import choose_ports
 from loopline.stack.state import Endpoints, StackLayout, StackState
 

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 
 import pytest
 
-from loopline.settings import StackPorts
 from loopline.stack.errors import PortTaken
 from loopline.stack.ports import (
     GRPC_OFFSET,
@@ -18,6 +17,7 @@ from loopline.stack.ports import (
     pick_free_ports,
     port_is_free,
 )
+from loopline.stack.settings import StackPorts
 
 
 @pytest.fixture

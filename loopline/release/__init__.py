@@ -1,0 +1,1 @@
+"""Adapter releases seen from the deployables: the registry, the bridge's canary routing, production's observations."""

@@ -1,0 +1,1 @@
+"""The streaming deployable (`loopline streams worker`, `replay`, `audit verify`) and its event keyring."""

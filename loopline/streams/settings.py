@@ -1,0 +1,130 @@
+"""Settings of the streaming deployable (`loopline streams worker`, `replay`, `audit verify`).
+
+Environment (prefix `LOOPLINE_`): `LOOPLINE_DB_URL`, `LOOPLINE_EVENTS_TOPIC`, `LOOPLINE_DLQ_TOPIC`,
+`LOOPLINE_STREAMS_APP_ID`, `LOOPLINE_STREAMS_BATCH_SIZE`, `LOOPLINE_STREAMS_WEB_PORT`,
+`LOOPLINE_STREAMS_WEB_BIND`, `LOOPLINE_STREAMS_OFFLOAD`,
+`LOOPLINE_DEDUP_WINDOW_S`, `LOOPLINE_KNOWN_VOCABULARY_FILE`, `LOOPLINE_LATENCY_THRESHOLD_MS`,
+`LOOPLINE_EVENT_KEYS_FILE` (the producers' keyring; made under `.loopline` when missing),
+`LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE`, `LOOPLINE_STREAMS_CHECKPOINT_DIR` and `LOOPLINE_ENVIRONMENT`; the
+broker from `LOOPLINE_KAFKA_*` (`loopline.kafka.settings.KafkaSettings`). Read when built, never at import.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from loopline.kafka.settings import KafkaSettings
+from loopline.stack.guard import require_given, require_keyring
+from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
+
+if TYPE_CHECKING:
+    from bridge.detect import DetectConfig
+    from bridge.streams import StreamsConfig
+
+
+class StreamsSettings(BaseSettings):
+    """Where the archive and topics are, and how the stream processors behave."""
+
+    model_config = SettingsConfigDict(env_prefix="LOOPLINE_", extra="ignore")
+
+    db_url: str = Field(
+        default="sqlite:///.loopline/archive.db",
+        min_length=1,
+        description="SQLAlchemy URL of the event archive.",
+    )
+    events_topic: str = Field(default=EVENTS_TOPIC, min_length=1, description="The event topic.")
+    dlq_topic: str = Field(default=DLQ_TOPIC, min_length=1, description="The dead-letter topic.")
+    streams_app_id: str = Field(
+        default="loopline-streams", min_length=1, description="Consumer group of the worker."
+    )
+    streams_batch_size: int = Field(default=500, ge=1, le=50_000, description="Messages per SQL transaction.")
+    streams_web_port: int | None = Field(
+        default=None, ge=1, le=65535, description="Faust web port; unset: off."
+    )
+    streams_web_bind: str = Field(
+        default="127.0.0.1", min_length=1, description="Address the faust web port binds (0.0.0.0 in a pod)."
+    )
+    streams_offload: bool = Field(
+        default=True, description="Run the agents' batch work in child processes (off the worker's GIL)."
+    )
+    topic_partitions: int = Field(default=4, ge=1, description="Partitions of topics the worker creates.")
+    dedup_window_s: float = Field(default=3600.0, ge=0, description="Report each edge case once per window.")
+    latency_threshold_ms: float = Field(
+        default=30_000.0, gt=0, description="Calls slower than this are unusual."
+    )
+    known_vocabulary_file: Path | None = Field(
+        default=None, description="JSON {field: [known values]} for the unknown-vocabulary rule, e.g. CARCs."
+    )
+    event_keys_file: Path = Field(
+        default=Path(".loopline/event-keys.json"),
+        description="Keyring of every producer whose events the worker accepts (made, with a key per "
+        "embedded producer, when missing); the detector signs with its own key in it.",
+    )
+    streams_checkpoint_key_file: Path | None = Field(
+        default=None,
+        description="File with the Ed25519 seed (base64, `loopline audit keygen`) that signs checkpoints "
+        "of the detector's edge-case streams; unset: none.",
+    )
+    streams_checkpoint_dir: Path = Field(
+        default=Path(".loopline/checkpoints"), description="Where the detector's checkpoints go."
+    )
+    environment: Literal["dev", "test", "staging", "production"] = Field(
+        default="dev", description="Outside dev/test the archive, broker and keyring must be given."
+    )
+    kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+
+    @model_validator(mode="after")
+    def _given_outside_dev(self) -> StreamsSettings:
+        require_given(self, ["db_url"], "LOOPLINE_", self.environment)
+        require_given(self.kafka, ["bootstrap_servers", "embedded"], "LOOPLINE_KAFKA_", self.environment)
+        require_keyring(self.event_keys_file, "LOOPLINE_EVENT_KEYS_FILE", self.environment)
+        return self
+
+    def known_vocabulary(self) -> dict[str, frozenset[str]]:
+        """The configured vocabulary, read from its file (empty when none is configured)."""
+        if self.known_vocabulary_file is None:
+            return {}
+        try:
+            raw = json.loads(self.known_vocabulary_file.read_text())
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"LOOPLINE_KNOWN_VOCABULARY_FILE {self.known_vocabulary_file}: {exc}") from exc
+        if not isinstance(raw, dict) or not all(isinstance(v, list) for v in raw.values()):
+            raise ValueError(f"{self.known_vocabulary_file} must hold a JSON object of lists")
+        return {str(k): frozenset(str(x) for x in v) for k, v in raw.items()}
+
+    def detect_config(self) -> DetectConfig:
+        """The rule settings."""
+        from bridge.detect import DetectConfig
+
+        return DetectConfig(
+            known_vocabulary=self.known_vocabulary(), latency_threshold_ms=self.latency_threshold_ms
+        )
+
+    def streams_config(self) -> StreamsConfig:
+        """The streaming app's configuration."""
+        from bridge.streams import StreamsConfig
+
+        return StreamsConfig(
+            app_id=self.streams_app_id,
+            bootstrap_servers=self.kafka.bootstrap_servers,
+            tls_files=self.kafka.tls_files(),
+            events_topic=self.events_topic,
+            dlq_topic=self.dlq_topic,
+            topic_partitions=self.topic_partitions,
+            db_url=self.db_url,
+            session_timeout_s=self.kafka.session_timeout_ms / 1000,
+            batch_size=self.streams_batch_size,
+            offload=self.streams_offload,
+            web_port=self.streams_web_port,
+            web_bind=self.streams_web_bind,
+            dedup_window_s=self.dedup_window_s,
+            detect=self.detect_config(),
+            event_keys_file=self.event_keys_file.absolute(),
+            checkpoint_key_file=self.streams_checkpoint_key_file,
+            checkpoint_dir=self.streams_checkpoint_dir if self.streams_checkpoint_key_file else None,
+        )

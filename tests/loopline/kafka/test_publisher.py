@@ -1,0 +1,65 @@
+"""Release decisions reach the archive through Kafka like every other producer's events: `loopline
+adapters ... --publish` sends them MACed with the release key, the stream worker verifies and
+archives them, and the archive's MAC audit finds nothing to report."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from bridge.store import SqlEventArchive
+from bridge.store.audit import audit_macs
+from loopline.cli import app
+from loopline.demo.run import streams_worker
+from loopline.kafka.topics import ensure_topics
+from loopline.streams.event_keys import ensure_keyring
+from tests.conftest import StackHandle
+from tests.loopline.gated import gated_adapter
+from training.release.manager import SOURCE
+
+pytestmark = pytest.mark.integration
+
+
+def test_release_decisions_published_with_the_release_key_are_archived_and_pass_the_mac_audit(
+    tmp_path: Path, stack: StackHandle, unique_topic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    topic, db_url = f"{unique_topic}.events.v1", f"sqlite:///{tmp_path / 'archive.db'}"
+    ensure_topics(stack.kafka.client_config("admin"), [topic, topic.replace(".events.", ".dlq.")])
+    keys_file = tmp_path / "event-keys.json"
+    for name, value in {
+        "LOOPLINE_EVENT_KEYS_FILE": str(keys_file), "LOOPLINE_EVENTS_TOPIC": topic,
+        "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": stack.kafka.bootstrap_servers,
+        "LOOPLINE_KAFKA_EMBEDDED": "true" if stack.kafka.embedded else "false",
+    }.items():  # fmt: skip
+        monkeypatch.setenv(name, value)
+    ensure_keyring(keys_file, [SOURCE])  # the worker and the release share the local keyring
+    state, release_db = tmp_path / "state", f"sqlite:///{tmp_path / 'release.db'}"
+    gated_adapter(state, "cycle-1", db_url=release_db)
+
+    def adapters(*args: str) -> None:
+        result = CliRunner().invoke(
+            app, ["adapters", *args, "--state", str(state), "--db-url", release_db, "--publish"]
+        )
+        assert result.exit_code == 0, result.output
+
+    vocabulary = tmp_path / "vocabulary.json"
+    vocabulary.write_text("{}")
+    with streams_worker(tmp_path, stack.kafka, db_url, topic, vocabulary):
+        adapters("register", "cycle-1")
+        adapters("canary", "cycle-1", "--share", "0.2")
+        adapters("rollback", "cycle-1", "--reason", "complaints")
+        archive = SqlEventArchive(db_url)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if archive.exists() and archive.count(source=SOURCE) >= 4:
+                break
+            time.sleep(0.5)
+    docs = [doc for doc in archive.iter_structured(stream="adapter:cycle-1")]
+    assert [d["type"] for d in docs] == [
+        "loopline.adapter.evaluated.v1", "loopline.adapter.registered.v1", "loopline.adapter.deployed.v1",
+        "loopline.adapter.rolled_back.v1",
+    ]  # fmt: skip
+    assert audit_macs(archive, ensure_keyring(keys_file)) == []
