@@ -24,13 +24,13 @@ from schemas.tasks import Task, WorkItem
 
 if TYPE_CHECKING:
     from adapters.sandbox import SandboxDomain
-    from envs.adversarial.mutants import Operator
+    from envs.adversarial.operator import Operator
     from envs.contract import Action, Turn
     from envs.demo import DemoScenario
     from envs.promotion import Promotion
     from envs.rollout.policy import Policy
-    from envs.verifiers.base import Verifier
     from envs.verifiers.outcome_kinds import OutcomeKinds
+    from envs.verifiers.port import Verifier
 
 ENTRY_POINT_GROUP = "loopline.domains"
 
@@ -245,3 +245,19 @@ class DomainRegistry:
 
 DOMAINS = DomainRegistry()
 """The process-wide domain registry."""
+
+
+class UnknownPromotion(KeyError):
+    """No domain of that name registered a promotion."""
+
+
+def promotion(domain: str) -> Promotion:
+    """The promotion of `domain`."""
+    try:
+        found = DOMAINS.get(domain).promotion
+    except UnknownDomain:
+        found = None
+    if found is None:
+        known = ", ".join(d.name for d in DOMAINS.all() if d.promotion is not None) or "(none)"
+        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}")
+    return found

@@ -249,6 +249,7 @@ def nothing(desk: Desk, v: Visible) -> Script:
     yield  # a generator that makes no call
 
 
+# fmt: off
 MOVES: dict[str, Move] = {
     "nothing": nothing,
     "post_remit": post_remit,
@@ -266,16 +267,19 @@ MOVES: dict[str, Move] = {
     **{f"close:{r}": close(r) for r in (
         "duplicate_of_paid_original", "duplicate_of_original_in_process", "paid_as_expected", "no_action_needed",
     )},
-}  # fmt: skip
+}
+# fmt: on
 """Every blind move by name."""
 
+# fmt: off
 CODE_TABLE: dict[str, str] = {
     "16": "replace", "4": "replace", "31": "replace", "29": "appeal:timely_filing",
     "50": "appeal:medical_necessity", "97": "write_off:bundled", "197": "retro_auth", "15": "retro_auth",
     "18": "close:duplicate_of_paid_original", "22": "escalate:billing", "109": "escalate:billing",
     "27": "transfer:coverage_terminated", "45": "post_remit", "1": "post_remit", "2": "post_remit",
     "3": "post_remit", "B7": "escalate:credentialing", "253": "post_remit",
-}  # fmt: skip
+}
+# fmt: on
 """The fixed CARC → move table a desk without judgment works from (the first code that is not
 the patient's share or contractual decides; else the 835 is posted as it stands)."""
 

@@ -25,7 +25,7 @@ from rich.console import Console
 
 from adapters.drafting.draft import TaskDraft
 from adapters.drafting.store import PENDING, DraftStore
-from envs.promotion import promotion
+from envs.domain import promotion
 from workflows.promotion.candidate import suggested_spec
 from workflows.promotion.client import TemporalReviewDesk
 from workflows.settings import WorkflowsSettings
