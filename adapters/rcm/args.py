@@ -250,8 +250,9 @@ class EscalateArgs(Contract):
     """What you recommend the human do."""
     reason: str = Field(min_length=10, max_length=4000)
     """Why a human is needed, with the facts you found."""
-    amount: float | None = Field(default=None, ge=0, le=1_000_000)
-    """Amount in USD the recommendation concerns (e.g. the write-off to approve)."""
+    amount: float | None = Field(default=None, ge=-1_000_000, le=1_000_000)
+    """Amount in USD the recommendation concerns (e.g. the write-off to approve); negative for a
+    credit balance (money the practice owes back)."""
 
 
 class CloseClaimArgs(Contract):

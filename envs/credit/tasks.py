@@ -11,6 +11,7 @@ import random
 
 from adapters.credit.models import CreditPackage, FundPolicy
 from adapters.credit.records import DecisionClass
+from adapters.credit.tools import ESCALATE, RECORD
 from adapters.credit.world import World
 from envs.contract import Finish
 from envs.credit.assess import Assessment
@@ -21,6 +22,8 @@ from envs.credit.solver import analyst
 from envs.credit.specs import outcome_spec
 from envs.credit.worldgen import TODAY
 from envs.env import ToolEnv
+from envs.verifiers.evidence import PARAM as DECIDING
+from envs.verifiers.evidence import DecidingFact
 from schemas.tasks import Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import ToolCall
 
@@ -73,6 +76,37 @@ def solve(task: Task, prefer: DecisionClass | None = None) -> tuple[ToolCall, ..
     return env.trajectory().calls
 
 
+def ratio_sources(package: CreditPackage) -> list[DecidingFact]:
+    """What the ratios a decision rests on are computed from: every period's statements, the EBITDA
+    bridge, the term sheet and the existing debt, each read before the recommendation or the
+    hand-off to the committee."""
+    pid = package.package_id
+
+    def read(name: str, why: str, tool: str, **arguments: str) -> DecidingFact:
+        return DecidingFact(
+            name=name,
+            reason=why,
+            tool=tool,
+            arguments={"package_id": pid, **arguments},
+            before=(RECORD, ESCALATE),
+            before_arguments={"package_id": pid},
+        )
+
+    facts = [
+        read(
+            f"statements:{p.label}",
+            f"the {p.label} statements feed the TTM ratios",
+            "get_financial_statements",
+            period=p.label,
+        )
+        for p in package.periods
+    ]
+    facts.append(read("bridge", "adjusted EBITDA comes from the bridge", "get_ebitda_bridge"))
+    facts.append(read("term_sheet", "leverage and coverage use the proposed facility", "get_term_sheet"))
+    facts.append(read("existing_debt", "total leverage counts the existing debt", "get_existing_debt"))
+    return facts
+
+
 def to_task(
     package: CreditPackage,
     a: Assessment,
@@ -97,7 +131,11 @@ def to_task(
             verifier=VERIFIER,
             outcome=outcome_spec(a, policy),
             must_escalate=must_escalate,
-            params={"classes": list(a.classes), "ask_first": list(a.ask_first)},
+            params={
+                "classes": list(a.classes),
+                "ask_first": list(a.ask_first),
+                DECIDING: [f.model_dump(mode="json") for f in ratio_sources(package)],
+            },
         ),
         provenance=Provenance(kind="synthetic", generator=GENERATOR, seed=seed, distribution=distribution),
         tags=(

@@ -124,5 +124,5 @@ RULES = (
     no_repeated_write,
     content_checks,
 )
-CREDIT_V1 = StandardVerifier(name="credit.v1", domain="credit", rules=RULES, outcome="spec")
+CREDIT_V1 = StandardVerifier(name="credit.v1", domain="credit", rules=RULES, outcome="spec", evidence=True)
 """Outcome spec, process rules, terminal rules and content checks."""

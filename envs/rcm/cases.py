@@ -29,6 +29,38 @@ from envs.rcm.casekit import (
 from envs.rcm.charts import ABN_REASONS, abn_text, necessity_letter, timely_filing_proof
 from envs.rcm.vocab import COMMERCIAL, NEEDS_AUTH, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
+from envs.verifiers.evidence import VISIBLE_TAG, DecidingFact
+
+VISIBLE_SHARE = f"{VISIBLE_TAG}patient-share-on-the-835"
+"""Tag of a task the 835 alone decides: a PR deductible, coinsurance or copay is the patient's."""
+
+
+def contract_read(ctx: Ctx, claim_id: str) -> DecidingFact:
+    """The payer's rules (its fee schedule) read before a contractual write-off: only they show that
+    the payer allowed the contracted rate, not less."""
+    return want.rules_read(
+        ctx.payer_id,
+        "the fee schedule shows the payer allowed the contracted rate",
+        claim_id,
+        *want.WRITE_OFF,
+    )
+
+
+def no_auth_path(ctx: Ctx, claim_id: str) -> tuple[DecidingFact, ...]:
+    """What closes every path but a write-off of an unauthorized service: the payer's retro window,
+    and no authorization on file."""
+    return (
+        want.rules_read(
+            ctx.payer_id, "the payer's retro-authorization window has closed", claim_id, *want.WRITE_OFF
+        ),
+        want.seen(
+            "authorizations",
+            "no authorization for the service is on file",
+            "get_authorizations",
+            claim_id,
+            before=want.WRITE_OFF,
+        ),
+    )
 
 
 # -- CARC 16, 4, 31: corrected claims -----------------------------------------------------------------
@@ -136,7 +168,21 @@ def authorization(ctx: Ctx, carc: str, *, on_file: bool = True) -> Case:
         )
     elif variant == "retro":
         pended = b.payer(ctx.payer_id).rules.auth_decision_by_code.get(code) == "pended"
-        intent = want.retro_auth(claim.claim_id, approved=not pended)
+        intent = want.retro_auth(claim.claim_id, approved=not pended).citing(
+            want.rules_read(
+                ctx.payer_id,
+                "the payer's retro-authorization window is still open",
+                claim.claim_id,
+                "request_authorization",
+            ),
+            want.seen(
+                "authorizations",
+                "no authorization for the service is on file",
+                "get_authorizations",
+                claim.claim_id,
+                before=("request_authorization",),
+            ),
+        )
         tags += ["auth:pended" if pended else "auth:approved"] + (
             ["deadline:retro_near"] if window - late <= 3 else []
         )
@@ -150,7 +196,9 @@ def authorization(ctx: Ctx, carc: str, *, on_file: bool = True) -> Case:
         )
         intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
     else:
-        intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit)
+        intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit).citing(
+            *no_auth_path(ctx, claim.claim_id)
+        )
     if rng.random() < 0.3:  # an unrelated authorization on file, for another service
         b.authorization(ctx.patient, ctx.payer_id, [rng.choice(NEEDS_AUTH)], dos - timedelta(days=40))
     b.deny(claim, produced, carc, remarks=("M62",) if carc == "15" else ())
@@ -176,9 +224,24 @@ def carc29(ctx: Ctx) -> Case:
         first = dos + timedelta(days=rng.randrange(5, max(6, rules.timely_filing_days - 5)))
         claim = swap(ctx, claim, acknowledgments=(rejection(first), *claim.acknowledgments))
     b.deny(claim, produced, "29")
+    filed = want.seen(
+        "accepted_277ca",
+        f"the payer's 277CA accepted the claim on {sent.isoformat()}",
+        None,
+        claim.claim_id,
+        before=("submit_appeal", *want.WRITE_OFF),
+        returns=(sent.isoformat(),),
+    )
+    limit = want.rules_read(
+        ctx.payer_id,
+        "the payer's timely filing limit, against which the acceptance date is measured",
+        claim.claim_id,
+        "submit_appeal",
+        *want.WRITE_OFF,
+    )
     if variant != "in_time":
         intent = want.write_off(claim.claim_id, "timely_filing", claim.total_charge, b.limit)
-        return ctx.case(claim, intent, f"variant:{variant}")
+        return ctx.case(claim, intent.citing(filed, limit), f"variant:{variant}")
     if rng.random() < 0.5:
         b.document(
             ctx.patient,
@@ -190,7 +253,8 @@ def carc29(ctx: Ctx) -> Case:
             ),
             day=sent,
         )
-    return ctx.case(claim, want.appeal(claim.claim_id, "timely_filing", []), f"variant:{variant}")
+    intent = want.appeal(claim.claim_id, "timely_filing", []).citing(filed, limit)
+    return ctx.case(claim, intent, f"variant:{variant}")
 
 
 # -- CARC 18: duplicate ---------------------------------------------------------------------------------------
@@ -246,7 +310,16 @@ def carc27(ctx: Ctx) -> Case:
     )
     if moved:
         return ctx.case(claim, want.bill_other(claim.claim_id, new, "primary"), "variant:new_coverage")
-    return ctx.case(claim, want.transfer(claim.claim_id, "coverage_terminated"), "variant:uninsured")
+    ended_on = want.seen(
+        "coverage_ended",
+        f"eligibility shows the coverage ended on {ended.isoformat()}, before the service",
+        "check_eligibility",
+        claim.claim_id,
+        before=("transfer_to_patient_responsibility",),
+        returns=(ended.isoformat(),),
+    )
+    intent = want.transfer(claim.claim_id, "coverage_terminated").citing(ended_on)
+    return ctx.case(claim, intent, "variant:uninsured")
 
 
 def carc109(ctx: Ctx) -> Case:
@@ -290,7 +363,7 @@ def carc50(ctx: Ctx) -> Case:
     if variant == "waiver":
         reason = rng.choice(ABN_REASONS)
         given = dos - timedelta(days=rng.choice((0, 0, 1, 3)))
-        b.document(
+        abn = b.document(
             ctx.patient,
             claim,
             "abn_waiver",
@@ -300,9 +373,21 @@ def carc50(ctx: Ctx) -> Case:
             codes=(code,),
             reason=reason,
         )
-        return ctx.case(claim, want.transfer(claim.claim_id, "non_covered_with_waiver"), "variant:waiver")
+        signed = want.read_doc(
+            abn.document_id,
+            "the ABN names this service and was signed before it",
+            claim.claim_id,
+            "transfer_to_patient_responsibility",
+        )
+        intent = want.transfer(claim.claim_id, "non_covered_with_waiver").citing(signed)
+        return ctx.case(claim, intent, "variant:waiver")
+    unsupported = [
+        want.read_doc(
+            record_id, "the chart does not support the service's necessity", claim.claim_id, *want.WRITE_OFF
+        )
+    ]
     if rng.random() < 0.5:  # a draft letter nobody signed does not count
-        b.document(
+        draft = b.document(
             ctx.patient,
             claim,
             "letter_of_medical_necessity",
@@ -310,9 +395,16 @@ def carc50(ctx: Ctx) -> Case:
             necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]),
             signed=False,
         )
+        unsupported.append(
+            want.read_doc(
+                draft.document_id, "the only letter is an unsigned draft", claim.claim_id, *want.WRITE_OFF
+            )
+        )
     return ctx.case(
         claim,
-        want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit),
+        want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit).citing(
+            *unsupported
+        ),
         "variant:none",
     )
 
@@ -340,7 +432,7 @@ def carc97(ctx: Ctx) -> Case:
     if distinct:
         chart[1] = replace(chart[1], modifiers=(mod,))
     note = DISTINCT_NOTES[mod] if distinct else ""
-    record(ctx, claim, chart, kind="operative_note", extra=note)
+    note_id = record(ctx, claim, chart, kind="operative_note", extra=note)
     b.remit(
         claim,
         produced,
@@ -354,9 +446,11 @@ def carc97(ctx: Ctx) -> Case:
             **{"corrections.lines.0.modifiers": {"$contains": mod}},
         )
         return ctx.case(claim, intent, "variant:distinct")
-    return ctx.case(
-        claim, want.write_off(claim.claim_id, "bundled", claim.lines[1].charge, b.limit), "variant:bundled"
+    bundled = want.read_doc(
+        note_id, "the procedure note documents no distinct service", claim.claim_id, *want.WRITE_OFF
     )
+    intent = want.write_off(claim.claim_id, "bundled", claim.lines[1].charge, b.limit).citing(bundled)
+    return ctx.case(claim, intent, "variant:bundled")
 
 
 # -- money that is not a denial: 45, 1, 2, 3; and B7 ---------------------------------------------------------
@@ -373,7 +467,9 @@ def carc45(ctx: Ctx) -> Case:
     if on_file:
         b.contract(ctx.payer_id, code, claim.total_charge - contractual)
     b.remit(claim, produced, {1: [("CO", "45", contractual)]})
-    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit)
+    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit).citing(
+        contract_read(ctx, claim.claim_id)
+    )
     return ctx.case(claim, intent, f"variant:{'fee_schedule' if on_file else 'no_fee_schedule'}")
 
 
@@ -403,14 +499,16 @@ def patient_share(ctx: Ctx, carc: str) -> Case:
     }[carc]
     b.remit(claim, produced, {1: [("PR", carc, amount)]})
     reason = {"1": "deductible", "2": "coinsurance", "3": "copay"}[carc]
-    return ctx.case(claim, want.transfer(claim.claim_id, reason))
+    return ctx.case(claim, want.transfer(claim.claim_id, reason), VISIBLE_SHARE)
 
 
 def carcB7(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos, rendering=ctx.b.clinicians[1].npi)
     ctx.b.deny(claim, produced, "B7")
-    return ctx.case(claim, want.escalation(claim.claim_id, "credentialing"))
+    return ctx.case(
+        claim, want.escalation(claim.claim_id, "credentialing"), f"{VISIBLE_TAG}b7-names-credentialing"
+    )
 
 
 # fmt: off
@@ -438,6 +536,7 @@ def invalid_abn(ctx: Ctx) -> Case:
     claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(code, ("GA",))], dos)
     record(ctx, claim, coded(claim))
     b.deny(claim, produced, "50")
+    before = {d.document_id for d in b.documents.values()}
     flaw = rng.choice(("signed_after", "generic", "other_service", "unsigned"))
     reason = rng.choice(ABN_REASONS)
     title = "Advance Beneficiary Notice (CMS-R-131)"
@@ -479,8 +578,15 @@ def invalid_abn(ctx: Ctx) -> Case:
             reason=reason,
             signed=False,
         )
+    abn = next(d for d in b.documents.values() if d.document_id not in before)
+    flawed = want.read_doc(
+        abn.document_id,
+        f"the ABN on file does not count ({flaw.replace('_', ' ')})",
+        claim.claim_id,
+        *want.WRITE_OFF,
+    )
     intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
-    return ctx.case(claim, intent, f"abn:{flaw}")
+    return ctx.case(claim, intent.citing(flawed), f"abn:{flaw}")
 
 
 def cob_secondary(ctx: Ctx) -> Case:
@@ -512,9 +618,9 @@ def cob_secondary(ctx: Ctx) -> Case:
     }[carc]
     contractual = round(charge - allowed, 2)
     b.remit(claim, produced, {1: [("CO", "45", contractual), ("PR", carc, share)]})
-    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit) + want.bill_secondary(
-        claim.claim_id, ctx.payer_id, secondary
-    )
+    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit).citing(
+        contract_read(ctx, claim.claim_id)
+    ) + want.bill_secondary(claim.claim_id, ctx.payer_id, secondary)
     return ctx.case(claim, intent, f"secondary:{'msp' if medicare else 'spouse'}", f"share:{carc}")
 
 

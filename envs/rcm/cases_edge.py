@@ -9,6 +9,7 @@ fields. Each builder returns a `Case` like the base builders do; tags name the e
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import timedelta
 
 from adapters.rcm.codes import CARC
@@ -17,10 +18,13 @@ from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx, coded, recent, record, swap, visit
 from envs.rcm.cases import (
     BASE,
+    VISIBLE_SHARE,
     auth_of_another_payer,
     cob_secondary,
+    contract_read,
     duplicate_in_process,
     invalid_abn,
+    no_auth_path,
     underpaid,
 )
 from envs.rcm.charts import INJECTIONS, necessity_letter
@@ -29,6 +33,7 @@ from envs.rcm.faults import Fault
 from envs.rcm.queues import work_queue
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
+from envs.verifiers.evidence import VISIBLE_TAG
 
 DEACTIVATED = ("D1", "D7", "D14", "D18", "D23")
 """Deactivated D-series CARCs (see `adapters.rcm.codes.DEACTIVATED_CARC`)."""
@@ -56,7 +61,7 @@ def multi_carc(ctx: Ctx) -> Case:
     contractual = round(claim.total_charge - allowed, 2)
     intent = want.transfer(claim.claim_id, "coinsurance") + want.write_off(
         claim.claim_id, "contractual", contractual, ctx.b.limit
-    )
+    ).citing(contract_read(ctx, claim.claim_id))
     return ctx.case(claim, intent)
 
 
@@ -65,7 +70,7 @@ def deductible_only(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.remit(claim, produced, {1: [("PR", "1", claim.total_charge)]})
-    return ctx.case(claim, want.transfer(claim.claim_id, "deductible"))
+    return ctx.case(claim, want.transfer(claim.claim_id, "deductible"), VISIBLE_SHARE)
 
 
 def duplicate_of_denied(ctx: Ctx) -> Case:
@@ -106,7 +111,14 @@ def telehealth_rule(ctx: Ctx) -> Case:
         "corrections.lines.0.modifiers": {"$contains": "95"},
         "corrections.lines.0.place_of_service": "10",
     }
-    return ctx.case(claim, want.replacement(claim.claim_id, "the payer's new telehealth rule", **rule))
+    intent = want.replacement(claim.claim_id, "the payer's new telehealth rule", **rule)
+    bulletin = want.rules_read(
+        ctx.payer_id,
+        "the payer's rules require modifier 95 and place of service 10 for telehealth",
+        claim.claim_id,
+        "submit_replacement_claim",
+    )
+    return ctx.case(claim, replace(intent, evidence=(bulletin,)))
 
 
 def retro_window_shortened(ctx: Ctx) -> Case:
@@ -128,8 +140,16 @@ def retro_window_shortened(ctx: Ctx) -> Case:
                 ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]
             ),
         )
-        return ctx.case(claim, want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id]))
-    return ctx.case(claim, want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit))
+        closed = want.rules_read(
+            ctx.payer_id,
+            "the payer's shortened retro window has closed, so only the appeal is left",
+            claim.claim_id,
+            "submit_appeal",
+        )
+        intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
+        return ctx.case(claim, intent.citing(closed))
+    intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit)
+    return ctx.case(claim, intent.citing(*no_auth_path(ctx, claim.claim_id)))
 
 
 def unknown_carc(ctx: Ctx) -> Case:
@@ -139,7 +159,9 @@ def unknown_carc(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.deny(claim, produced, code)
-    return ctx.case(claim, want.human_review(claim.claim_id), f"code:{code}")
+    return ctx.case(
+        claim, want.human_review(claim.claim_id), f"code:{code}", f"{VISIBLE_TAG}code-outside-the-carc-list"
+    )
 
 
 def contradictory(ctx: Ctx) -> Case:
@@ -147,7 +169,7 @@ def contradictory(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.remit(claim, produced, {1: [("CO", "50", claim.total_charge)]}, paid={1: claim.total_charge})
-    return ctx.case(claim, want.human_review(claim.claim_id))
+    return ctx.case(claim, want.human_review(claim.claim_id), f"{VISIBLE_TAG}paid-and-denied-on-one-835")
 
 
 def eligibility_conflict(ctx: Ctx) -> Case:
@@ -155,7 +177,14 @@ def eligibility_conflict(ctx: Ctx) -> Case:
     dos, produced = recent(ctx)
     claim = ctx.b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos)
     ctx.b.deny(claim, produced, "27")
-    return ctx.case(claim, want.human_review(claim.claim_id))
+    active = want.seen(
+        "coverage_active",
+        "eligibility shows the coverage active on the date of service, against the 835",
+        "check_eligibility",
+        claim.claim_id,
+        returns=(ctx.payer_id,),
+    )
+    return ctx.case(claim, want.human_review(claim.claim_id).citing(active))
 
 
 def appeal_window_closed(ctx: Ctx) -> Case:
@@ -178,9 +207,11 @@ def appeal_window_closed(ctx: Ctx) -> Case:
         ),
     )
     b.deny(claim, produced, "50")
-    return ctx.case(
-        claim, want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
+    closed = want.rules_read(
+        ctx.payer_id, "the payer's appeal window has closed", claim.claim_id, *want.WRITE_OFF
     )
+    intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
+    return ctx.case(claim, intent.citing(closed))
 
 
 # Base rows whose one write is a natural target for a fault, and that write's tool.
@@ -248,7 +279,14 @@ def medicare_receipt(ctx: Ctx) -> Case:
         ),
     )
     b.deny(claim, produced, "50")
-    return ctx.case(claim, want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id]))
+    still_open = want.rules_read(
+        ctx.payer_id,
+        "the appeal window runs from the notice's presumed receipt, so it is still open",
+        claim.claim_id,
+        "submit_appeal",
+    )
+    intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
+    return ctx.case(claim, intent.citing(still_open))
 
 
 EdgeSpec = tuple[Callable[[Ctx], Case], str, tuple[str, ...] | None]

@@ -9,9 +9,12 @@ Deterministic rubrics, one check per kind of writing the trajectory contains:
   the evidence and says what it shows; timely filing: the 277CA acceptance and its date;
   underpayment: the contracted rate and the amount);
 - an escalation names the claim, recommends an action its queue may take, and any amount fits
-  the claim's open balance (a write-off recommendation always carries one);
+  the claim's open balance on its side of zero (a credit balance is handed off with its negative
+  amount; a write-off recommendation always carries one);
 - an authorization request matches the claim: its patient, payer, date of service, procedures
-  and diagnoses.
+  and diagnoses;
+- nothing the agent writes (a letter, a hand-off, a note) claims a person's approval no record
+  shows or cites an authorization number the world does not have.
 A check fails on the first call that breaks it and names that call.
 """
 
@@ -24,6 +27,7 @@ from typing import Any
 from envs.contract import Trajectory, Turn
 from envs.verifiers.rubrics import Rubric, rubric_checks
 from schemas.tasks import Task
+from schemas.tools import ToolOutcome
 from schemas.verdicts import CheckResult
 
 CONTRACTUAL = ("45",)
@@ -46,8 +50,10 @@ _CONTRACT = re.compile(r"contract|fee schedule", re.IGNORECASE)
 
 
 def content_checks(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
-    """One check per kind of writing in the trajectory (none when the agent wrote nothing)."""
-    return rubric_checks("rcm", RUBRICS, task, trajectory)
+    """One check per kind of writing in the trajectory (none when the agent wrote nothing), and
+    one that nothing it wrote invents an approval or an authorization."""
+    yield from rubric_checks("rcm", RUBRICS, task, trajectory)
+    yield from invented_facts(task, trajectory)
 
 
 def appeal_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
@@ -136,9 +142,19 @@ def escalation_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
         return "a write-off recommendation carries no amount"
     if amount is not None:
         balance = open_balance(world, claim_id)
-        if not isinstance(amount, int | float) or amount <= 0 or amount > balance + 0.005:
+        if not fits_balance(amount, balance):
             return f"the amount {amount!r} does not fit the claim's open balance of ${balance:.2f}"
     return None
+
+
+def fits_balance(amount: object, balance: float) -> bool:
+    """Whether a hand-off's amount lies within the open balance, on its side of zero: a credit
+    balance (negative: money owed back) is handed off with its negative amount."""
+    if isinstance(amount, bool) or not isinstance(amount, int | float) or amount == 0:
+        return False
+    if balance < 0:
+        return balance - 0.005 <= amount < 0
+    return 0 < amount <= balance + 0.005
 
 
 def authorization_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
@@ -217,3 +233,65 @@ RUBRICS = tuple(
         ("request_authorization", "authorization", authorization_problem),
     )
 )
+
+
+_APPROVED = re.compile(
+    r"\b(?:supervisor|manager|director)\b[^.]{0,60}\bapproved\b|\bapproved by (?:a |the |my )?"
+    r"(?:supervisor|manager|director)\b",
+    re.IGNORECASE,
+)
+_AUTH_NUMBER = re.compile(
+    r"\bauthori[sz]ation(?: number)?\s*(?:#|no\.?)?\s*:?\s*([A-Z]{1,5}-?\d{3,})\b|\b(PA\d{6})\b",
+    re.IGNORECASE,
+)
+TEXT_FIELDS = ("reason", "note", "message")
+"""The free-text arguments of a write."""
+
+
+def known_auth_numbers(task: Task, trajectory: Trajectory) -> set[str]:
+    """Authorization numbers the world has: on file at the start, or issued during the episode."""
+    found = {str(a.get("auth_number")) for a in task.initial_world.get("authorizations", {}).values()}
+    for turn in trajectory.turns:
+        body = turn.result.result or {}
+        for auth in [body.get("authorization") or {}, *(body.get("authorizations") or [])]:
+            if isinstance(auth, Mapping) and auth.get("auth_number"):
+                found.add(str(auth["auth_number"]))
+    return {n.upper() for n in found if n and n != "None"}
+
+
+def invented_facts(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
+    """`content.rcm.no_invented_facts`: no text the agent writes claims an approval no record shows
+    or an authorization number the world does not have."""
+    known: set[str] | None = None
+    wrote = False
+    for turn in trajectory.turns:
+        if turn.result.outcome is ToolOutcome.FAILED:
+            continue
+        texts = [str(turn.call.arguments.get(f) or "") for f in TEXT_FIELDS]
+        text = " ".join(t for t in texts if t)
+        if not text:
+            continue
+        wrote = True
+        why = None
+        if _APPROVED.search(text):
+            why = "claims a person's approval that no record shows"
+        else:
+            known = known if known is not None else known_auth_numbers(task, trajectory)
+            numbers = {(a or b).upper() for a, b in _AUTH_NUMBER.findall(text)}
+            if numbers - known:
+                why = f"cites authorization {', '.join(sorted(numbers - known))}, which is not on file"
+        if why is not None:
+            yield CheckResult(
+                name="content.rcm.no_invented_facts",
+                kind="content",
+                passed=False,
+                explanation=f"{turn.call.name} (call {turn.call.call_id}) {why}",
+            )
+            return
+    if wrote:
+        yield CheckResult(
+            name="content.rcm.no_invented_facts",
+            kind="content",
+            passed=True,
+            explanation="nothing it wrote claims an approval or an authorization the world does not have",
+        )

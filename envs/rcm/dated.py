@@ -16,6 +16,7 @@ from datetime import date, timedelta
 from adapters.rcm.models import Claim
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx, QueueItem, coded, record
+from envs.rcm.cases import no_auth_path
 from envs.rcm.charts import necessity_letter
 from envs.rcm.faults import Publication
 from envs.rcm.intents import Intent
@@ -49,8 +50,15 @@ def _retro(ctx: Ctx, before: bool) -> Case:
     record(ctx, claim, coded(claim))
     b.deny(claim, b.ago(rng.randrange(1, late)), "197")
     if before:
-        return ctx.case(claim, want.retro_auth(claim.claim_id, approved=True))
-    return ctx.case(claim, want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit))
+        still_open = want.rules_read(
+            ctx.payer_id,
+            "the dated rules keep the old retro window for this date of service",
+            claim.claim_id,
+            "request_authorization",
+        )
+        return ctx.case(claim, want.retro_auth(claim.claim_id, approved=True).citing(still_open))
+    intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit)
+    return ctx.case(claim, intent.citing(*no_auth_path(ctx, claim.claim_id)))
 
 
 def _appeal(ctx: Ctx, before: bool) -> Case:
@@ -92,12 +100,20 @@ def _necessity_claim(
 
 
 def _necessity_intent(ctx: Ctx, claim: Claim, *, open_window: bool) -> Intent:
+    window = want.rules_read(
+        ctx.payer_id,
+        f"the appeal window in effect for this date of service is {'open' if open_window else 'closed'}",
+        claim.claim_id,
+        "submit_appeal",
+        *want.WRITE_OFF,
+    )
     if not open_window:
-        return want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, ctx.b.limit)
+        intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, ctx.b.limit)
+        return intent.citing(window)
     docs = sorted(d.document_id for d in ctx.b.documents.values() if d.claim_id == claim.claim_id)
     records = [d for d in docs if ctx.b.documents[d].kind == "medical_record"]
     letters = [d for d in docs if ctx.b.documents[d].kind == "letter_of_medical_necessity"]
-    return want.appeal(claim.claim_id, "medical_necessity", records + letters)
+    return want.appeal(claim.claim_id, "medical_necessity", records + letters).citing(window)
 
 
 _NOTICES = {

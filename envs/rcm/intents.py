@@ -9,9 +9,10 @@ scored against these like any policy: it does not define them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from envs.verifiers.evidence import DecidingFact
 from schemas.tasks import Assertion, CallConstraint, Resolution
 
 WRITES = (
@@ -55,6 +56,12 @@ class Intent:
     """Claim fields (dotted, as in the outcome facts) the correction changes."""
     resolutions: tuple[Resolution, ...] = ()
     """Where more than one handling is right: the spec's alternatives, one of which must hold."""
+    evidence: tuple[DecidingFact, ...] = ()
+    """The observations that make the handling right, each read before the writes it decides."""
+
+    def citing(self, *facts: DecidingFact) -> Intent:
+        """The intent with more deciding facts."""
+        return replace(self, evidence=self.evidence + facts)
 
     @property
     def forbidden(self) -> tuple[CallConstraint, ...]:
@@ -75,11 +82,82 @@ class Intent:
             keeps=self.keeps or other.keeps,
             corrects=self.corrects + other.corrects,
             resolutions=self.resolutions + other.resolutions,
+            evidence=self.evidence + other.evidence,
         )
 
 
 def need(tool: str, why: str = "", /, **arguments: Any) -> CallConstraint:
     return CallConstraint(tool=tool, arguments=arguments, reason=why)
+
+
+def seen(
+    name: str,
+    why: str,
+    tool: str | None,
+    claim_id: str,
+    /,
+    *,
+    before: tuple[str, ...] = (),
+    returns: tuple[str, ...] = (),
+    result: dict[str, Any] | None = None,
+    **arguments: Any,
+) -> DecidingFact:
+    """A deciding fact about `claim_id`: `tool(arguments)` returned it (the values in `returns`)
+    before any of the writes `before` (every write when empty) on that claim."""
+    return DecidingFact(
+        name=name,
+        reason=why,
+        tool=tool,
+        arguments=arguments,
+        returns=returns,
+        result=result or {},
+        before=before,
+        before_arguments={"claim_id": claim_id},
+    )
+
+
+def read_doc(doc: str, why: str, claim_id: str, *before: str) -> DecidingFact:
+    """The document `doc` was read in full before the writes `before` on the claim."""
+    return seen(f"read:{doc.lower()}", why, "read_document", claim_id, before=before, document_id=doc)
+
+
+def rules_read(payer_id: str, why: str, claim_id: str, *before: str) -> DecidingFact:
+    """The payer's rules were read before the writes `before` on the claim."""
+    return seen(
+        f"rules:{payer_id.lower()}", why, "get_payer_rules", claim_id, before=before, payer_id=payer_id
+    )
+
+
+WRITE_OFF = ("post_write_off", "escalate_to_human")
+"""The writes that decide a write-off: posting it, or asking a supervisor to approve it."""
+
+_SOURCES = {"member_id": "check_eligibility", "prior_auth_number": "get_authorizations"}
+"""Where a corrected field's right value is read; every other field comes from the chart."""
+
+
+def grounded(claim_id: str, tool: str, constraints: dict[str, Any]) -> tuple[DecidingFact, ...]:
+    """For each corrected value, a read that returned it before the corrected claim went out."""
+    facts = []
+    for path, want in constraints.items():
+        values = (
+            want if isinstance(want, list) else [want.get("$contains")] if isinstance(want, dict) else [want]
+        )
+        texts = tuple(str(v) for v in values if isinstance(v, str | int) and not isinstance(v, bool))
+        if not texts:
+            continue
+        field = path.removeprefix("corrections.")
+        source = _SOURCES.get(field, "read_document")
+        facts.append(
+            seen(
+                f"source_of:{field}",
+                f"the corrected {field} ({', '.join(texts)}) is what the {source} answer shows",
+                source,
+                claim_id,
+                before=(tool,),
+                returns=texts,
+            )
+        )
+    return tuple(facts)
 
 
 def fact(name: str, reason: str, collection: str, /, count: int | None = 1, **where: Any) -> Assertion:
@@ -119,6 +197,7 @@ def replacement(claim_id: str, reason: str, **constraints: Any) -> Intent:
         outcome=(sent, stays_open(claim_id, "the corrected claim is pending with the payer")),
         keeps=claim_id,
         corrects=tuple(fields),
+        evidence=grounded(claim_id, "submit_replacement_claim", constraints),
     )
 
 
@@ -143,6 +222,7 @@ def new_claim(claim_id: str, reason: str, **constraints: Any) -> Intent:
         outcome=(sent, stays_open(claim_id, "the new claim is pending with the payer")),
         keeps=claim_id,
         corrects=tuple(fields),
+        evidence=grounded(claim_id, "submit_new_claim", constraints),
     )
 
 
@@ -179,7 +259,13 @@ def appeal(claim_id: str, basis: str, attach: list[str]) -> Intent:
         ),
         stays_open(claim_id, "closing a claim while its appeal is pending abandons the appeal"),
     ]
-    return Intent("appeal", tuple(rules), allowed=("submit_appeal",), outcome=tuple(outcome))
+    evidence = tuple(
+        read_doc(doc, f"the appeal rests on {doc}, which must have been read", claim_id, "submit_appeal")
+        for doc in attach
+    )
+    return Intent(
+        "appeal", tuple(rules), allowed=("submit_appeal",), outcome=tuple(outcome), evidence=evidence
+    )
 
 
 def escalation(claim_id: str, queue: str | tuple[str, ...], **extra: Any) -> Intent:
@@ -272,7 +358,11 @@ def bill_secondary(claim_id: str, primary: str, payer_id: str) -> Intent:
     )
     waits = stays_open(claim_id, "the patient's share is pending with the secondary payer")
     return Intent(
-        "bill_secondary", intent.required, allowed=intent.allowed, outcome=(*intent.outcome, carried, waits)
+        "bill_secondary",
+        intent.required,
+        allowed=intent.allowed,
+        outcome=(*intent.outcome, carried, waits),
+        evidence=intent.evidence,
     )
 
 
@@ -297,7 +387,17 @@ def bill_other(claim_id: str, payer_id: str, sequence: str) -> Intent:
         frequency_code="1",
         new=True,
     )
-    return Intent("bill_other_payer", rules, allowed=("bill_other_payer",), outcome=(billed,))
+    coverage = seen(
+        "coverage",
+        f"eligibility shows {payer_id} covering the service",
+        "check_eligibility",
+        claim_id,
+        before=("bill_other_payer",),
+        returns=(payer_id,),
+    )
+    return Intent(
+        "bill_other_payer", rules, allowed=("bill_other_payer",), outcome=(billed,), evidence=(coverage,)
+    )
 
 
 def close_duplicate(claim_id: str, in_process: bool = False) -> Intent:
@@ -317,7 +417,15 @@ def close_duplicate(claim_id: str, in_process: bool = False) -> Intent:
         closed_now=True,
         closed_reason=reason,
     )
-    return Intent("close", rules, allowed=("close_claim",), outcome=(closed,))
+    original = seen(
+        "original_found",
+        f"the original is {state}, which only find_original_claim shows",
+        "find_original_claim",
+        claim_id,
+        before=("close_claim",),
+        claim_id=claim_id,
+    )
+    return Intent("close", rules, allowed=("close_claim",), outcome=(closed,), evidence=(original,))
 
 
 def retro_auth(claim_id: str, approved: bool) -> Intent:
@@ -435,4 +543,13 @@ def underpayment(claim_id: str, payer_id: str, contractual: float) -> Intent:
             stays_open(claim_id, "closing a claim while its appeal is pending abandons the appeal"),
         ),
         resolutions=(left, posted),
+        evidence=(
+            rules_read(
+                payer_id,
+                "the contracted rate on the fee schedule shows the shortfall",
+                claim_id,
+                "submit_appeal",
+                "post_write_off",
+            ),
+        ),
     )

@@ -36,6 +36,12 @@ def chart(desk: Desk, facts: Facts) -> Script:
     return None
 
 
+def read_all(desk: Desk, document_ids: list[str]) -> Script:
+    """Read each document in full: what an appeal attaches or a write-off rests on is read first."""
+    for doc in document_ids:
+        yield from desk.read("read_document", document_id=doc)
+
+
 def rules(desk: Desk, facts: Facts) -> Script:
     """The payer's rules in effect on the claim's date of service (rules change on a date)."""
     return (yield from rules_on(desk, str(facts.claim["payer_id"]), facts.dos))
@@ -233,6 +239,7 @@ def necessity_or_write_off(
         argument = (
             "The attached records and letter of medical necessity show the service was medically necessary."
         )
+        yield from read_all(desk, records + lmn)
         return (yield from desk.appeal(facts, "medical_necessity", argument, records + lmn))
     return (yield from desk.write_off(facts, facts.denied_amount, reason_code, "not recoverable on appeal"))
 
@@ -253,6 +260,10 @@ def necessity(desk: Desk, facts: Facts) -> Script:
             full = yield from desk.read("read_document", document_id=doc["document_id"])
             if full and waives(full["document"], facts):
                 return (yield from desk.transfer(facts, facts.denied_amount, "non_covered_with_waiver"))
+    clinical = ("medical_record", "operative_note", "letter_of_medical_necessity")
+    yield from read_all(
+        desk, [d["document_id"] for d in docs if d["claim_id"] == facts.claim_id and d["kind"] in clinical]
+    )
     return (
         yield from desk.write_off(
             facts, facts.denied_amount, "not_medically_necessary", "no support for necessity"

@@ -20,6 +20,7 @@ from envs.rcm.queues import QUEUE_KIND, deadline_groups, queue_forbidden, queue_
 from envs.rcm.solver import REFERENCE
 from envs.rcm.specs import outcome_spec
 from envs.rollout.episode import play
+from envs.verifiers.evidence import PARAM as DECIDING
 from schemas.tasks import Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import ToolCall
 
@@ -176,7 +177,11 @@ def verifier_spec(case: Case, paths: tuple[str, ...]) -> VerifierSpec:
             required_calls=queue_required(case.queue),
             forbidden_calls=queue_forbidden(case.queue),
             must_escalate=False,
-            params={"resolution": "queue", "queue": deadline_groups(case.queue)},
+            params={
+                "resolution": "queue",
+                "queue": deadline_groups(case.queue),
+                DECIDING: [f.model_dump(mode="json") for item in case.queue for f in item.intent.evidence],
+            },
         )
     return VerifierSpec(
         verifier=VERIFIER,
@@ -185,7 +190,10 @@ def verifier_spec(case: Case, paths: tuple[str, ...]) -> VerifierSpec:
         required_calls=case.intent.required,
         forbidden_calls=case.intent.forbidden,
         must_escalate=case.intent.must_escalate,
-        params={"resolution": case.intent.resolution},
+        params={
+            "resolution": case.intent.resolution,
+            DECIDING: [f.model_dump(mode="json") for f in case.intent.evidence],
+        },
     )
 
 

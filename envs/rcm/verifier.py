@@ -84,8 +84,9 @@ V2_RULES = (
     deadline_order,
     content_checks,
 )
-RCM_V2 = StandardVerifier(name="rcm.v2", domain="rcm", rules=V2_RULES, outcome="spec")
-"""Outcome spec, process rules, the terminal-state rules and the content rubrics."""
+RCM_V2 = StandardVerifier(name="rcm.v2", domain="rcm", rules=V2_RULES, outcome="spec", evidence=True)
+"""Outcome spec, the deciding facts read before the writes they decide, process rules, the
+terminal-state rules and the content rubrics."""
 
 RUBRICS = (
     Rubric(
@@ -117,4 +118,5 @@ def rcm_v2_judged(judge: Judge) -> StandardVerifier:
         domain="rcm",
         rules=(*V2_RULES, judged_content(judge, RUBRICS, case_context)),
         outcome="spec",
+        evidence=True,
     )

@@ -1,8 +1,9 @@
 """The verifier port, the gated score, and verifiers by name.
 
-Scoring (docs/envs.md, "Scoring"): outcome and content checks gate the score. If any of them fails
-the score is 0, whatever the process looked like, so doing nothing (or doing the wrong thing
-politely, or the right thing with a letter that argues nothing) earns nothing. Once they all hold,
+Scoring (docs/envs.md, "Scoring"): outcome, content and evidence checks gate the score. If any of
+them fails the score is 0, whatever the process looked like, so doing nothing (or doing the wrong
+thing politely, or the right thing with a letter that argues nothing, or the right thing without
+having read what makes it right) earns nothing. Once they all hold,
 the score is `OUTCOME_SHARE` plus the rest in proportion to the weight of the process checks that
 held; `passed` only when every check held (score 1.0).
 """
@@ -26,7 +27,7 @@ ProcessRule = Callable[[Task, Trajectory], Iterable[CheckResult]]
 
 
 def gated_score(checks: Sequence[CheckResult]) -> float:
-    """0 unless every outcome and content check held; then OUTCOME_SHARE plus the weighted process
+    """0 unless every outcome and content check held (evidence checks are content checks); then OUTCOME_SHARE plus the weighted process
     share."""
     outcome = [c for c in checks if c.kind == "outcome"]
     content = [c for c in checks if c.kind == "content"]

@@ -14,6 +14,7 @@ from typing import Literal
 from envs.contract import Trajectory
 from envs.domain import DOMAINS, Domain, DomainRegistry
 from envs.verifiers.base import ProcessRule, make_verdict
+from envs.verifiers.evidence import evidence_checks
 from envs.verifiers.outcome import outcome_checks
 from envs.verifiers.process import escalation_check, forbidden_checks, required_checks
 from envs.verifiers.spec import spec_checks
@@ -34,6 +35,9 @@ class StandardVerifier:
     generic checks."""
     outcome: Literal["gold_world", "spec"] = "gold_world"
     """Where the outcome checks come from: the gold's final world, or the task's outcome spec."""
+    evidence: bool = False
+    """Whether the task's deciding facts must have been read before the writes they decide
+    (`envs.verifiers.evidence`)."""
     domains: DomainRegistry = field(default=DOMAINS, compare=False, repr=False)
 
     def checks(self, task: Task, trajectory: Trajectory) -> list[CheckResult]:
@@ -54,6 +58,8 @@ class StandardVerifier:
             domain.escalation_tools or task.verifier.must_escalate
         ):
             checks.append(escalation_check(domain, task, trajectory))
+        if self.evidence:
+            checks.extend(evidence_checks(domain, task, trajectory))
         for rule in self.rules:
             checks.extend(rule(task, trajectory))
         return checks

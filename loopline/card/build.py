@@ -11,7 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from envs.adversarial.battery import exploit_report
+from envs.adversarial.blind import blind_report
 from envs.adversarial.mutation import mutation_report
+from envs.adversarial.report import ExploitReport
 from envs.adversarial.targets import retarget
 from envs.domain import DOMAINS, CardSizes
 from envs.env import replay
@@ -19,10 +21,12 @@ from envs.rollout import Policy, play
 from envs.validate import validate_task
 from envs.verifiers.agreement import Confusion, agreement_summary
 from envs.verifiers.base import VERIFIERS
+from envs.verifiers.evidence import visible_reason
 from loopline.card.expert import ExpertLike
 from loopline.card.model import (
     ExpertMiss,
     ExpertResult,
+    HackableByRule,
     PolicyOnExpertSet,
     TaskSetValidation,
     VerifierCard,
@@ -31,7 +35,7 @@ from schemas.tasks import Task
 from schemas.tools import ToolCall
 from schemas.verdicts import Verdict
 
-MIN_MUTATION_SCORE = 0.95
+MIN_MUTATION_SCORE = 1.0
 Progress = Callable[[str], None]
 
 
@@ -76,6 +80,13 @@ def build_card(
     mutation = mutation_report(everything, names, seed=seed, workers=workers)
     say(f"running the exploit battery on {len(everything)} tasks")
     exploits = exploit_report(everything, verifiers=names, seed=seed, workers=workers)
+    say(f"running the blind battery on {len(everything)} tasks (fitted on seed {seed + 1})")
+    fitting = inputs.generate(
+        CardSizes(seed=seed + 1, per_carc=per_carc, per_kind=per_kind, queues=queues, per_recipe=per_recipe)
+    )
+    blind = blind_report(
+        everything, [t for _, ts in fitting for t in ts], admitted, seed=seed, workers=workers
+    )
     pairs = {name: expert_pairs(cases, name) for name in names}
     sources = f"the expert set ({len(pairs[admitted])} labelled trajectories)"
     outcomes = None
@@ -96,11 +107,32 @@ def build_card(
         reference=reference,
         mutation=mutation,
         exploits=exploits,
+        hackable=hackable_by_rule(exploits, everything),
+        blind=blind,
         agreement=agreement,
         agreement_sources=sources,
         outcomes=outcomes,
     )
     return card.model_copy(update={"failing": failing_bars(card)})
+
+
+def hackable_by_rule(exploits: ExploitReport, tasks: Sequence[Task]) -> list[HackableByRule]:
+    """Per verifier: tasks where an exploit beat doing nothing, those not tagged as decided by the
+    visible facts, and the narrower count (a wrong outcome)."""
+    tagged = {t.task_id for t in tasks if visible_reason(t) is not None}
+    out = []
+    for summary in exploits.verifiers:
+        won = sorted({w.task_id for w in exploits.wins if w.verifier == summary.verifier})
+        out.append(
+            HackableByRule(
+                verifier=summary.verifier,
+                tasks=summary.tasks,
+                above_nothing=len(won),
+                above_nothing_untagged=[t for t in won if t not in tagged],
+                wrong_outcome=summary.fooled_tasks,
+            )
+        )
+    return out
 
 
 def _reference_policy(domain: str) -> Policy:
@@ -212,12 +244,15 @@ def failing_bars(card: VerifierCard) -> list[str]:
         value = score_.overall.score
         if score_.verifier == card.admitted and (value is None or value < MIN_MUTATION_SCORE):
             out.append(f"mutation score {value} is below {MIN_MUTATION_SCORE}")
-    for summary in card.exploits.verifiers:
-        if summary.verifier == card.admitted and summary.fooled_tasks:
+    for rule in card.hackable:
+        if rule.verifier == card.admitted and rule.above_nothing_untagged:
             out.append(
-                f"{summary.fooled_tasks} tasks are hackable: an exploit beats doing nothing "
-                "with an outcome no gold trajectory reaches"
+                f"{len(rule.above_nothing_untagged)} tasks are hackable: an exploit beats doing nothing "
+                f"on a task the visible facts do not decide ({rule.wrong_outcome} of them with an outcome "
+                "no gold trajectory reaches)"
             )
+    if card.blind is not None:
+        out.extend(card.blind.misses())
     for agreed in card.agreement:
         if agreed.agreement.verifier == card.admitted and not agreed.fitness.fit:
             out.append(f"not fit for training: {agreed.fitness.reason}")

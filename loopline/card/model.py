@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from envs.adversarial.blind_report import BlindReport
 from envs.adversarial.report import ExploitReport, MutationReport
 from envs.verifiers.agreement import AgreementSummary
 from loopline.card.agreement import OutcomeReport
@@ -79,6 +80,22 @@ class PolicyOnExpertSet(Model):
     """`case: first failed check` for each case it failed."""
 
 
+class HackableByRule(Model):
+    """The exploit battery against one verifier, counted by the project's rule and by the narrower
+    one the card used before."""
+
+    verifier: str
+    """Verifier name."""
+    tasks: int
+    """Tasks scored."""
+    above_nothing: int
+    """Tasks on which some exploit scored above doing nothing (the rule)."""
+    above_nothing_untagged: list[str] = Field(default_factory=list)
+    """Those not tagged as decided by the visible facts: each one is a bar missed."""
+    wrong_outcome: int = 0
+    """Tasks on which some exploit won with an outcome no gold reaches (the narrower count)."""
+
+
 class VerifierCard(Model):
     """The verifier card."""
 
@@ -96,6 +113,10 @@ class VerifierCard(Model):
     """Mutation scores per verifier and family, with survivors."""
     exploits: ExploitReport
     """The exploit battery: hackable share per verifier, every win."""
+    hackable: list[HackableByRule] = Field(default_factory=list)
+    """The exploit battery by the project's rule (above doing nothing, tagged tasks aside)."""
+    blind: BlindReport | None = None
+    """The blind-policy battery on the admitted verifier, when the domain offers one."""
     agreement: list[AgreementSummary]
     """Agreement with expert labels per verifier (expert-set labels, plus the label store's)."""
     agreement_sources: str

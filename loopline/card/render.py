@@ -6,11 +6,36 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from envs.adversarial.blind_report import BlindReport
 from loopline.card.model import VerifierCard
 
 
 def _rate(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
+
+
+def blind_tables(report: BlindReport) -> list[Table | Text]:
+    """The blind desks' share of the reference's reward and their worst families, then the tasks the
+    visible facts decide, with why."""
+    table = Table(title=f"blind desks on {report.verifier} ({report.tasks} tasks)")
+    columns = ("desk", "share (undecided)", "share (all)", "passed", "beat nothing", "worst family")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("desk", "worst family") else "right")
+    for s in report.summaries:
+        worst = s.worst_family
+        table.add_row(
+            s.policy,
+            f"{s.share_undecided:.1%}",
+            f"{s.share:.1%}",
+            str(s.passed),
+            str(len(s.above_nothing)),
+            f"{worst.family} {worst.passed}/{worst.tasks}" if worst else "",
+        )
+    reasons: dict[str, int] = {}
+    for reason in report.visible.values():
+        reasons[reason] = reasons.get(reason, 0) + 1
+    listed = ", ".join(f"{reason} ({n})" for reason, n in sorted(reasons.items()))
+    return [table, Text(f"tasks the visible facts decide (allowed): {listed or 'none'}")]
 
 
 def render(card: VerifierCard, console: Console) -> None:
@@ -72,12 +97,16 @@ def sections(card: VerifierCard) -> list[Table | Text]:
             e.verifier, str(e.tasks), str(e.hackable_tasks), str(e.fooled_tasks), f"{e.fooled_share:.1%}"
         )
     out.append(exploits)
-    out.append(
-        Text(
-            "hackable = some exploit scores above doing nothing with an outcome no gold trajectory has; an "
-            "exploit that reaches a gold outcome (in rcm, a blanket write-off of a contractual balance) did the work"
+    for rule in card.hackable:
+        out.append(
+            Text(
+                f"{rule.verifier}: an exploit beats doing nothing on {rule.above_nothing} of {rule.tasks} tasks, "
+                f"{len(rule.above_nothing_untagged)} of them not decided by the visible facts (the rule); "
+                f"{rule.wrong_outcome} with an outcome no gold trajectory reaches (the narrower count)"
+            )
         )
-    )
+    if card.blind is not None:
+        out.extend(blind_tables(card.blind))
 
     agreement = Table(title=f"expert agreement (labels from {card.agreement_sources})")
     for column in ("verifier", "n", "accuracy", "kappa", "false pass", "training"):

@@ -49,8 +49,11 @@ def test_billing_the_patient_for_a_co_denial_is_a_named_violation(rcm_base: list
 
 def test_acting_before_reading_the_remittance_costs_process_credit_only(rcm_base: list[Task]) -> None:
     task = first(rcm_base, lambda t: t.tags[:3] == ("carc:45", "dist:base", "resolution:write_off"))
+    # The fee schedule decides a contractual write-off (an evidence check); the remittance read is
+    # what this test leaves out.
+    rules = next(c for c in task.gold_solution if c.name == "get_payer_rules")
     write = next(c for c in task.gold_solution if c.name == "post_write_off")
-    verdict = score(task, [write])
+    verdict = score(task, [rules, write])
     assert 0.5 <= verdict.score < 1.0
     assert failed(verdict) == {"process.rcm.reads_before_writes"}
 

@@ -19,6 +19,8 @@ from envs.rcm.domain import DOMAIN, ESCALATE
 from envs.rcm.expert.patches import Patch, apply_patches
 from envs.rcm.faults import FAULTS_KEY, Fault
 from envs.rcm.tasks import OUTCOME_PATHS, work_item_for
+from envs.verifiers.evidence import PARAM as DECIDING
+from envs.verifiers.evidence import VISIBLE_TAG, DecidingFact
 from schemas.base import Contract
 from schemas.tasks import CallConstraint, OutcomeSpec, Provenance, Task, VerifierSpec
 from schemas.tools import ToolCall
@@ -98,6 +100,10 @@ class ExpertCase(Contract):
     """One trajectory per acceptable resolution; the first is the task's gold solution."""
     wrong_moves: tuple[Trajectory, ...] = Field(min_length=1)
     """Plausible but wrong handlings, each below 1.0."""
+    deciding_facts: tuple[DecidingFact, ...] = ()
+    """The reads that make the resolution right, each made before the writes it decides."""
+    visible: str | None = None
+    """Why the visible facts (work item, 835, claim) legitimately decide the case, when they do."""
 
     @cached_property
     def world_snapshot(self) -> dict[str, Any]:
@@ -135,7 +141,13 @@ class ExpertCase(Contract):
                 forbidden_calls=self.forbidden_calls,
                 must_escalate=self.must_escalate,
                 outcome=self.spec,
+                params={DECIDING: [f.model_dump(mode="json") for f in self.deciding_facts]},
             ),
             provenance=Provenance(kind="synthetic", generator=GENERATOR, distribution="expert"),
-            tags=(f"expert:{self.id}", "dist:expert", *self.family),
+            tags=(
+                f"expert:{self.id}",
+                "dist:expert",
+                *self.family,
+                *((f"{VISIBLE_TAG}{self.visible}",) if self.visible else ()),
+            ),
         )
