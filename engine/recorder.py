@@ -1,8 +1,9 @@
 """The `Recorder` port: what the engine needs from capture to write one episode's events.
 
 `bridge.recording.EpisodeRecorder` (the durable outbox) satisfies it structurally in production;
-`engine.memory.MemoryRecorder` keeps the events in a list for evaluation and tests. A recorder is bound to one episode and assigns `seq`, time, ids
-and the hash chain; the engine only says what happened, in order.
+`engine.memory.MemoryRecorder` keeps the events in a list for evaluation and tests; both build
+their events in `engine.chained.ChainRecorder`. A recorder is bound to one episode and assigns
+`seq`, time, ids and the hash chain; the engine only says what happened, in order.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ match (docs/capture.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -23,31 +23,17 @@ from pydantic import BaseModel
 from bridge.phi import KnownPhi, Redactor, SnapshotRedact
 from bridge.recording.sink import GENESIS_HEAD, StreamHead
 from engine import EventSink
+from engine.chained import ChainRecorder
 from schemas import (
     EpisodeChain,
     Event,
     EventData,
-    SideEffect,
-    ToolCall,
-    ToolOutcome,
-    ToolResult,
-    WorkItem,
     new_id,
 )
 from schemas.events import (
-    EpisodeEnded,
     EpisodeInterrupted,
-    EpisodeStarted,
-    EpisodeStatus,
-    Escalated,
-    EscalationTrigger,
     HumanIntervened,
-    ModelResponded,
     OutcomeObserved,
-    PolicyRef,
-    ToolCalled,
-    ToolFailed,
-    ToolReturned,
 )
 
 HumanAction = Literal["approve", "reject", "override", "takeover", "annotate"]
@@ -58,7 +44,7 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class EpisodeRecorder:
+class EpisodeRecorder(ChainRecorder):
     """Records the events of one episode. Not thread-safe: one episode is worked by one thread."""
 
     def __init__(
@@ -91,11 +77,6 @@ class EpisodeRecorder:
         self._known = known if known is not None else KnownPhi()  # what the episode showed so far
 
     @property
-    def episode_id(self) -> str:
-        """The episode (stream) this recorder writes."""
-        return self._chain.episode_id
-
-    @property
     def head(self) -> StreamHead:
         """Where the stream continues: next seq and the last event's hash."""
         return StreamHead(self._chain.next_seq, self._chain.prevhash)
@@ -116,122 +97,16 @@ class EpisodeRecorder:
     def _scrub(self, text: str | None) -> str | None:
         return self._redactor.scrub(text, self._known) if text else text
 
-    def started(
-        self,
-        work_item: WorkItem,
-        *,
-        payload_model: type[BaseModel] | None,
-        policy: PolicyRef,
-        tools: Sequence[str],
-        tools_hash: str,
-        system_prompt_hash: str,
-        max_steps: int,
-        max_seconds: float,
-        world_snapshot: dict[str, Any] | None = None,
-        task_id: str | None = None,
-    ) -> Event:
-        """Record `episode.started`: the work item (payload redacted) and the episode's set-up."""
-        if self._chain.next_seq != 0:
+    def _args_model(self, tool: str) -> type[BaseModel] | None:
+        return self._args_models.get(tool)
+
+    def _redact_snapshot(self, snapshot: dict[str, Any]) -> dict[str, Any]:
+        if self._snapshot_redact is None:
             raise ValueError(
-                f"episode {self.episode_id} has already started (next seq {self._chain.next_seq})"
+                "a world snapshot holds PHI; build the recorder with snapshot_redact "
+                "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)"
             )
-        if world_snapshot is not None:
-            if self._snapshot_redact is None:
-                raise ValueError(
-                    "a world snapshot holds PHI; build the recorder with snapshot_redact "
-                    "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)"
-                )
-            world_snapshot = self._snapshot_redact(world_snapshot)
-        payload = self._redact(payload_model, work_item.payload)
-        instructions = self._scrub(work_item.instructions) or ""
-        if payload is not work_item.payload or instructions != work_item.instructions:
-            work_item = work_item.model_copy(update={"payload": payload, "instructions": instructions})
-        data = EpisodeStarted(
-            work_item=work_item,
-            policy=policy,
-            tools=tuple(tools),
-            tools_hash=tools_hash,
-            system_prompt_hash=system_prompt_hash,
-            world_snapshot=world_snapshot,
-            task_id=task_id,
-            max_steps=max_steps,
-            max_seconds=max_seconds,
-        )
-        return self._emit(data, subject=work_item.item_id)
-
-    def _redact_call(self, call: ToolCall, args_model: type[BaseModel] | None) -> ToolCall:
-        arguments = self._redact(args_model, call.arguments)
-        return call if arguments is call.arguments else call.model_copy(update={"arguments": arguments})
-
-    def model_responded(self, data: ModelResponded) -> Event:
-        """Record one policy turn; the arguments of the calls it asked for are redacted by tool."""
-        calls = tuple(self._redact_call(c, self._args_models.get(c.name)) for c in data.tool_calls)
-        texts = {"content": data.content, "raw": data.raw, "invalid_reason": data.invalid_reason}
-        update: dict[str, Any] = {key: self._scrub(text) for key, text in texts.items() if text}
-        if any(new is not old for new, old in zip(calls, data.tool_calls, strict=True)):
-            update["tool_calls"] = calls
-        if any(update.get(key, text) != text for key, text in texts.items()) or "tool_calls" in update:
-            data = data.model_copy(update=update)
-        return self._emit(data)
-
-    def tool_called(
-        self, call: ToolCall, side_effect: SideEffect | None, args_model: type[BaseModel] | None
-    ) -> Event:
-        """Record a tool call before it runs (arguments redacted by `args_model`)."""
-        return self._emit(
-            ToolCalled(call=self._redact_call(call, args_model), side_effect=side_effect), call.name
-        )
-
-    def tool_returned(self, result: ToolResult, result_model: type[BaseModel] | None) -> Event:
-        """Record an ok tool result (redacted by `result_model`)."""
-        if result.outcome is not ToolOutcome.OK or result.result is None:
-            raise ValueError(f"tool_returned needs an ok result with a value, got {result.outcome}")
-        data = ToolReturned(
-            call_id=result.call_id,
-            name=result.name,
-            latency_ms=result.latency_ms,
-            result=self._redact(result_model, result.result),
-        )
-        return self._emit(data, result.name)
-
-    def tool_failed(
-        self, result: ToolResult, attempts: int = 1, *, details_model: type[BaseModel] | None = None
-    ) -> Event:
-        """Record a failed or unknown tool result; `error.details` is redacted like any data."""
-        if result.outcome is ToolOutcome.OK or result.error is None:
-            raise ValueError("tool_failed needs a failed or unknown result with an error")
-        error = result.error
-        details = self._redact(details_model, error.details)
-        message = self._scrub(error.message) or ""
-        if details is not error.details or message != error.message:
-            error = error.model_copy(update={"details": details, "message": message})
-        outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
-        data = ToolFailed(
-            call_id=result.call_id,
-            name=result.name,
-            error=error,
-            outcome=outcome,
-            attempts=attempts,
-            latency_ms=result.latency_ms,
-        )
-        return self._emit(data, result.name)
-
-    def escalated(
-        self,
-        reason: str,
-        *,
-        trigger: EscalationTrigger,
-        recommendation: str | None = None,
-        queue: str | None = None,
-    ) -> Event:
-        """Record a hand-off to a human."""
-        scrubbed = Escalated(
-            reason=self._scrub(reason) or "",
-            trigger=trigger,
-            recommendation=self._scrub(recommendation),
-            queue=queue,
-        )
-        return self._emit(scrubbed)
+        return self._snapshot_redact(snapshot)
 
     def human_intervened(
         self,
@@ -249,28 +124,6 @@ class EpisodeRecorder:
             actor=actor, role=role, action=action, note=self._scrub(note) or "", payload=payload
         )
         return self._emit(data)
-
-    def ended(
-        self,
-        status: EpisodeStatus,
-        *,
-        steps: int,
-        tool_calls: int,
-        duration_ms: float,
-        final_message: str | None = None,
-        world_hash: str | None = None,
-    ) -> Event:
-        """Record `episode.ended`."""
-        return self._emit(
-            EpisodeEnded(
-                status=status,
-                steps=steps,
-                tool_calls=tool_calls,
-                duration_ms=duration_ms,
-                final_message=self._scrub(final_message),
-                world_hash=world_hash,
-            )
-        )
 
     def interrupted(self, data: EpisodeInterrupted) -> Event:
         """Record that the episode was cut off and is closed by its bridge (`bridge.capture.recovery`)."""
