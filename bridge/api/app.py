@@ -22,7 +22,7 @@ from bridge.api.invalid import invalid_request
 from bridge.api.labels import label_router
 from bridge.api.owners import EpisodeOwners
 from bridge.api.review import Reviewing, review_router
-from bridge.api.routes import episodes, gateway, operator, outcomes, read
+from bridge.api.routes import episodes, gateway, metrics, operator, outcomes, read
 from bridge.api.runs import RunRegistry
 from bridge.api.services import BridgeServices
 from bridge.api.sessions import GatewaySessions, SessionError
@@ -59,7 +59,14 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app.add_exception_handler(RequestValidationError, invalid_request)
     for unavailable in services.unavailable:
         app.add_exception_handler(unavailable, recording_unavailable)
-    for router in (operator.ops, episodes.router, gateway.router, outcomes.router, read.router):
+    for router in (
+        operator.ops,
+        episodes.router,
+        gateway.router,
+        outcomes.router,
+        read.router,
+        metrics.router,
+    ):
         app.include_router(router)
     app.include_router(label_router(services.labelling, services.reader))
     app.include_router(review_router(services.review, services.reader))

@@ -7,6 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from bridge.runtime.recorder import Recorder
 from pydantic import BaseModel
 
 from adapters import Toolbox
@@ -14,7 +15,6 @@ from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
 from bridge.runtime import EpisodeRunner
-from bridge.runtime.recorder import Recorder
 from bridge.store.reader import EpisodeStore
 from schemas import Event, WorkItem
 from schemas.events import OutcomeObserved
@@ -52,5 +52,8 @@ class BridgeServices:
     work_item_problem: Callable[[WorkItem], str | None] | None = None
     """Why the domain cannot work a work item (naming the field), or None: checked before an
     episode starts, so a bad item is a 422, not a failure inside a policy or a tool."""
+    metrics: Any = None
+    """The process's Prometheus registry for `/metrics` (`bridge.metrics.bridge_registry`); None:
+    the process collectors only."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""

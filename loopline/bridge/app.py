@@ -14,6 +14,7 @@ from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
 from bridge.api.services import BridgeServices
 from bridge.capture import CaptureConfig, CaptureService
+from bridge.metrics.bridge_registry import bridge_registry
 from bridge.phi import OPERATOR_ROLE, VaultUnavailable
 from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy
@@ -142,6 +143,7 @@ def domain_services(
         unavailable=(CaptureUnavailable, VaultUnavailable),
         labelling=Labelling.open(archive.engine),
         work_item_problem=domain.work_item_problem,
+        metrics=bridge_registry(capture.health, capture.outbox.path, archive.engine),
     )
 
 
