@@ -39,6 +39,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(PY) -m loopline.devtools.check_imports
+	$(PY) -m loopline.devtools.import_cycles
 
 bench: $(STAMP)
 	$(PY) bench/env_steps.py

@@ -37,9 +37,6 @@ class Toolbox:
     def openai_tools(self) -> list[dict[str, Any]]:
         return [spec.openai_tool() for spec in self._specs.values()]
 
-    def mcp_tools(self) -> list[dict[str, Any]]:
-        return [spec.mcp_tool() for spec in self._specs.values()]
-
     def tools_hash(self) -> str:
         return tools_hash(self.specs())
 

@@ -51,11 +51,11 @@ from adapters.serving import serve_in_thread as serve_app
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.capture import CaptureConfig, CaptureService
-from engine import EpisodeConfig
 from bridge.store import ArchiveRecord, SqlEventArchive
+from engine import EpisodeConfig
 from envs.rcm.tasks import work_item_for
+from envs.rollout import reference_policy
 from loopline.bridge.app import rcm_services
-from loopline.reference_policy import ReferencePolicy
 from schemas.codec import from_structured
 
 OUT = Path(__file__).parent / "results" / "fuzz_api.json"
@@ -154,8 +154,8 @@ def serve_both(workdir: Path) -> Iterator[Served]:
         services = rcm_services(
             capture,
             Toolbox(RCM_TOOLS, live),
-            ReferencePolicy(),
-            EpisodeConfig(max_steps=8, max_seconds=30, escalate_tool="escalate_to_human"),
+            reference_policy("rcm"),
+            EpisodeConfig(max_steps=8, max_seconds=30),
             archive,
         )
         tokens = TokenTable.from_tokens({token: Role(role) for role, token in bridge_tokens.items()})

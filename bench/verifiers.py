@@ -22,11 +22,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from envs.catalog import generate  # noqa: E402
-from envs.contract import Finish, Trajectory  # noqa: E402
+from envs.contract import Trajectory  # noqa: E402
 from envs.domain import DOMAINS  # noqa: E402
 from envs.env import ToolEnv, replay  # noqa: E402
 from envs.rcm.policies import BASELINES  # noqa: E402
-from envs.rollout.policy import History, Policy  # noqa: E402
+from envs.rollout import Policy, play  # noqa: E402
 from envs.verifiers.base import VERIFIERS  # noqa: E402
 from schemas.tasks import Task  # noqa: E402
 
@@ -50,14 +50,7 @@ def pool(seed: int) -> list[tuple[Task, Trajectory]]:
 
 
 def rollout(task: Task, policy: Policy, seed: int) -> Trajectory:
-    env = ToolEnv(DOMAINS.get(task.domain))
-    observation = env.reset(task, seed=seed)
-    while not env.done:
-        action = policy.act(observation, observation.tools, History(task.task_id, task.work_item, env.turns))
-        observation, _ = env.step(action)
-        if isinstance(action, Finish):
-            break
-    return env.trajectory()
+    return play(task, policy, seed=seed).trajectory
 
 
 def as_verifier(task: Task, name: str) -> Task:

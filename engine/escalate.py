@@ -1,18 +1,20 @@
-"""The escalate tool: the runtime's built-in one, and reading an escalation out of any escalate call.
+"""The engine's built-in escalate tool, and the rules that go with it.
 
 A domain may ship its own escalate tool (rcm: `escalate_to_human`, which also files the item in the
-billing system's work queue); the runtime then runs it through the Toolbox like any other tool.
-Without one, the runtime offers this built-in tool so every agent can always ask for a human.
+billing system's work queue); the engine then runs it through the Toolbox like any other tool.
+Without one, the engine offers this built-in tool so every agent can always ask for a human.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
 from adapters import ToolSpec
 from adapters.toolbox import validation_error
+from engine.rules import DomainRules, EscalationFields
 from schemas import SideEffect, ToolCall, ToolOutcome, ToolResult
 
 
@@ -35,7 +37,7 @@ class EscalationReceipt(BaseModel):
 
 
 def builtin_escalate_spec(name: str) -> ToolSpec[EscalateArgs, EscalationReceipt]:
-    """The runtime's own escalate tool, under the configured name."""
+    """The engine's own escalate tool, under the configured name."""
     return ToolSpec(
         name=name,
         description=(
@@ -49,7 +51,7 @@ def builtin_escalate_spec(name: str) -> ToolSpec[EscalateArgs, EscalationReceipt
 
 
 def run_builtin_escalate(call: ToolCall) -> ToolResult:
-    """Validate a built-in escalate call; the escalation itself is recorded by the runner."""
+    """Validate a built-in escalate call; the escalation itself is recorded by the session."""
     try:
         EscalateArgs.model_validate(call.arguments)
     except ValidationError as exc:
@@ -64,20 +66,14 @@ def run_builtin_escalate(call: ToolCall) -> ToolResult:
     )
 
 
-RECOMMENDATION_KEYS = ("recommendation", "recommended_action", "recommended_decision")
-"""Argument names domains use for the agent's recommendation (rcm: `recommended_action`; credit:
-`recommended_decision`)."""
+def builtin_rules(
+    escalate_tool: str = "escalate", terminal_tools: frozenset[str] = frozenset()
+) -> DomainRules:
+    """Rules for a toolbox whose escalate tool is the engine's own (or takes its arguments)."""
+    return DomainRules(escalate_tool, read_builtin_escalation, terminal_tools)
 
 
-def escalation_fields(arguments: dict[str, Any]) -> tuple[str, str | None, str | None]:
-    """(reason, recommendation, queue) from an escalate call's arguments, whatever the domain tool:
-    a `reason` text, or a list of `reasons` (credit's escalation reasons) joined."""
-    reasons = arguments.get("reasons")
-    listed = ", ".join(r for r in reasons if isinstance(r, str)) if isinstance(reasons, list) else None
-    reason = _text(arguments.get("reason")) or _text(listed) or "the agent asked for a human"
-    recommendation = next((v for k in RECOMMENDATION_KEYS if (v := _text(arguments.get(k)))), None)
-    return reason, recommendation, _text(arguments.get("queue"))
-
-
-def _text(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+def read_builtin_escalation(arguments: Mapping[str, Any]) -> EscalationFields:
+    """The reason, recommendation and queue of a built-in escalate call (`EscalateArgs`)."""
+    args = EscalateArgs.model_validate(arguments)
+    return EscalationFields(args.reason, args.recommendation, args.queue)

@@ -1,4 +1,4 @@
-"""The words the runtime says to the model: system prompt, work item, tool results, corrections.
+"""The words the engine says to the model: system prompt, work item, tool results, corrections.
 
 The pure rendering lives in `adapters.chat`, shared with training (its datasets hold exactly these
 messages); this module adds the two renderings of a parsed `PolicyReply`.
@@ -16,7 +16,7 @@ from adapters.chat import (
     tool_message,
     work_item_message,
 )
-from bridge.runtime.policy import Message, PolicyReply
+from engine.reply import Message, PolicyReply
 
 __all__ = [
     "DEFAULT_SYSTEM_PROMPT",

@@ -1,27 +1,23 @@
-"""The `Recorder` port: what the runtime needs from capture to write one episode's events.
+"""The `Recorder` port: what the engine needs from capture to write one episode's events.
 
-`bridge.recording.EpisodeRecorder` satisfies it structurally; the runtime never imports it, so
-the two can be built, tested and swapped independently (an in-memory recorder in tests, the
-durable outbox in production). A recorder is bound to one episode and assigns `seq`, time, ids
-and the hash chain; the runtime only says what happened, in order.
+`bridge.recording.EpisodeRecorder` (the durable outbox) satisfies it structurally in production;
+`engine.memory.MemoryRecorder` keeps the events in a list for evaluation and tests. A recorder is bound to one episode and assigns `seq`, time, ids
+and the hash chain; the engine only says what happened, in order.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from schemas import Event, SideEffect, ToolCall, ToolResult, WorkItem
-from schemas.events import ModelResponded, PolicyRef
-
-EscalationTrigger = Literal["policy", "budget", "runtime", "rule"]
-EpisodeStatus = Literal["completed", "escalated", "budget_exhausted", "failed", "aborted"]
+from schemas.events import EpisodeStatus, EscalationTrigger, ModelResponded, PolicyRef
 
 
 class Recorder(Protocol):
-    """Writes the events of one episode, in the order the runtime reports them."""
+    """Writes the events of one episode, in the order the engine reports them."""
 
     @property
     def episode_id(self) -> str:

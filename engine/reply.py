@@ -1,19 +1,16 @@
-"""The `PolicyClient` port: conversation and tools in, one parsed `PolicyReply` out.
+"""What a policy answers: one parsed `PolicyReply` per turn, or a `PolicyError`.
 
 A reply keeps the model's tool calls as proposed, with unparseable arguments held as data (raw text
 plus the parse error), because a bad reply is something to record and answer, not an exception.
-Deciding whether a reply is usable (known tool, required tool call) is the runner's job: only it
+Deciding whether a reply is usable (known tool, required tool call) is the session's job: only it
 knows which tools this episode offers.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
-
-from schemas.events import PolicyRef, SamplingParams
+from typing import Any, Literal
 
 Message = dict[str, Any]
 """One chat message in OpenAI format (`role`, `content`, `tool_calls`, `tool_call_id`)."""
@@ -81,24 +78,6 @@ class PolicyReply:
     """Wall time of the request as the client measured it, retries included."""
     attempts: int = 1
     escalation: EscalationRequest | None = None
-
-
-class PolicyClient(Protocol):
-    """Anything that can take the next turn of an episode: a served model, a script, a human."""
-
-    @property
-    def ref(self) -> PolicyRef:
-        """Which policy this is, for `episode.started`."""
-        ...
-
-    @property
-    def sampling(self) -> SamplingParams:
-        """Sampling settings of its requests, for `model.responded`."""
-        ...
-
-    def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PolicyReply:
-        """The next turn; raises `PolicyError` when no reply can be had."""
-        ...
 
 
 def parse_arguments(call_id: str, name: str, raw: Any) -> ProposedToolCall:

@@ -47,5 +47,9 @@ class DomainRules:
     read_escalation: Callable[[Mapping[str, Any]], EscalationFields]
     terminal_tools: frozenset[str] = frozenset()
 
+    def __post_init__(self) -> None:
+        if self.escalate_tool in self.terminal_tools:
+            raise ValueError(f"{self.escalate_tool!r} cannot be both the escalate tool and a terminal tool")
+
     def escalation(self, arguments: Mapping[str, Any]) -> EscalationFields:
         return self.read_escalation(arguments)

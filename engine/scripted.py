@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from bridge.runtime.policy import (
+from engine.policy import EpisodeView
+from engine.reply import (
     EscalationRequest,
     Message,
     PolicyError,
@@ -45,7 +46,7 @@ def act(*calls: ProposedToolCall, content: str | None = None) -> PolicyReply:
 
 
 def say(text: str) -> PolicyReply:
-    """A turn with text only: the closing message, unless the runner requires a tool call."""
+    """A turn with text only: the closing message, unless the episode requires a tool call."""
     return PolicyReply(content=text, finish_reason="stop")
 
 
@@ -81,7 +82,12 @@ class ScriptedPolicy:
     def sampling(self) -> SamplingParams:
         return self._sampling
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PolicyReply:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        view: EpisodeView | None = None,
+    ) -> PolicyReply:
         reply = self._script(messages)
         calls = tuple(self._with_id(c) for c in reply.tool_calls)
         return replace(reply, tool_calls=calls, raw=_raw(reply.content, calls))

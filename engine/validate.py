@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from pydantic import ValidationError
 
-from bridge.runtime.policy import PolicyReply
+from engine.reply import PolicyReply
 from schemas import ToolCall
 
 

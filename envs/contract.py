@@ -11,24 +11,17 @@ from typing import Any, Literal, Protocol
 
 from pydantic import Field
 
+from engine.plan import Action, Finish
+from engine.policy import Turn
 from schemas.base import Contract
 from schemas.tasks import Task, WorkItem
 from schemas.tools import ToolCall, ToolResult
 
+__all__ = ["Action", "EndReason", "Env", "EnvError", "Finish", "Observation", "Trajectory", "Turn"]
+
 EndReason = Literal["terminal_tool", "agent_finished", "budget_exhausted"]
 """Why an episode ended: a terminal tool (e.g. escalate) succeeded, the agent said it was done, or
 the step budget ran out."""
-
-
-class Finish(Contract):
-    """The agent says it is done (a reply without a tool call)."""
-
-    message: str = ""
-    """The agent's closing words."""
-
-
-Action = ToolCall | Finish
-"""What `Env.step` accepts."""
 
 
 class Observation(Contract):
@@ -54,15 +47,6 @@ class Observation(Contract):
     """Whether the episode is over."""
     end_reason: EndReason | None = None
     """Why it ended, once done."""
-
-
-class Turn(Contract):
-    """One tool call and its result."""
-
-    call: ToolCall
-    """The call as the agent made it."""
-    result: ToolResult
-    """What came back (ok, failed or unknown)."""
 
 
 class Trajectory(Contract):

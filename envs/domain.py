@@ -21,6 +21,7 @@ from engine.domain import ToolDomain
 from schemas.tasks import Task, WorkItem
 
 if TYPE_CHECKING:
+    from adapters.sandbox import SandboxDomain
     from envs.adversarial.mutants import Operator
     from envs.contract import Action, Turn
     from envs.promotion import Promotion
@@ -157,8 +158,9 @@ class DomainDescriptor:
     reference: Reference | None = None
     task_check: TaskCheck | None = None
     expert_cases: Callable[[], Sequence[Any]] = tuple
-    sandbox: Callable[..., Any] | None = None
-    """The sandbox live system's app factory (an ASGI app), for demos, tests and `loopline sandbox`."""
+    sandbox: Callable[[], SandboxDomain[Any]] | None = None
+    """Loads what the sandbox live system serves (FastAPI loads only when asked), for demos, tests
+    and `loopline sandbox`."""
     extras: Mapping[str, Any] = field(default_factory=dict)
     """What only the composition root uses (the demo's scenario, the sandbox's seed world)."""
 

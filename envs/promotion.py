@@ -5,10 +5,11 @@ workflow, its activities and the review desk name no domain.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
-from adapters.drafting.draft import TaskDraft
+from adapters.drafting.draft import DEFAULT_THRESHOLD, Rebuild, TaskDraft, build_draft
 from envs.domain import DOMAINS, UnknownDomain
 from schemas.envelope import Event
 from schemas.tasks import Provenance, Task, VerifierSpec, content_hash
@@ -44,6 +45,42 @@ class Promotion(Protocol):
     def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
         """The reference agent works the draft: its resolution written as a spec, and its calls."""
         ...
+
+
+@dataclass(frozen=True)
+class DomainPromotion:
+    """A `Promotion` from a domain's parts."""
+
+    name: str
+    rebuild: Rebuild
+    """How the domain's drafts are rebuilt from an episode's recorded answers."""
+    tools: Sequence[str]
+    """The tools a promoted task offers."""
+    suggest: Callable[[TaskDraft], tuple[VerifierSpec, tuple[ToolCall, ...]]]
+    """The reference agent's resolution of a draft as a spec, and its calls."""
+    task_world: Callable[[TaskDraft], dict[str, Any]] = lambda draft: dict(draft.world)
+    """The world a draft's task starts from (the rcm domain adds the draft's live faults)."""
+
+    def build_draft(
+        self, events: Iterable[Event], *, fingerprint: str, rule: str, threshold: float = DEFAULT_THRESHOLD
+    ) -> TaskDraft:
+        """The draft of the episode (its work item rebuilt when capture tokenised it)."""
+        return build_draft(events, self.rebuild, fingerprint=fingerprint, rule=rule, threshold=threshold)
+
+    def candidate_task(
+        self,
+        draft: TaskDraft,
+        spec: VerifierSpec,
+        gold: tuple[ToolCall, ...] = (),
+        *,
+        reviewer: str | None = None,
+    ) -> Task:
+        """The task a draft becomes under `spec`, with `gold` as its gold solution."""
+        world = self.task_world(draft)
+        return promoted_task(draft, world=world, tools=self.tools, spec=spec, gold=gold, reviewer=reviewer)
+
+    def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
+        return self.suggest(draft)
 
 
 class UnknownPromotion(KeyError):

@@ -20,7 +20,7 @@ from engine.domain import LiveClient, ToolDomain
 from engine.rules import DomainRules, EscalationFields
 from envs.contract import Action, Finish, Trajectory, Turn
 from envs.domain import DomainDescriptor, PolicyEntry, Reference, TaskSetEntry
-from envs.rollout.policy import NOOP, ScriptedPolicy
+from envs.rollout.policy import NOOP, PlanPolicy
 from envs.verifiers.standard import StandardVerifier
 from schemas.tasks import CallConstraint, Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import SideEffect, ToolCall, ToolError
@@ -221,7 +221,7 @@ DOMAIN = DomainDescriptor(
     ),
     policies=(
         PolicyEntry(
-            "toy", "reference", ScriptedPolicy("reference", reference_plan), "reads, then follows the rule"
+            "toy", "reference", PlanPolicy("reference", reference_plan), "reads, then follows the rule"
         ),
         PolicyEntry("toy", "noop", NOOP, "does nothing"),
     ),

@@ -23,6 +23,11 @@ from schemas.verdicts import Verdict
 
 register = DEFAULT_REGISTRY.register
 
+EpisodeStatus = Literal["completed", "escalated", "budget_exhausted", "failed", "aborted"]
+"""How an episode ended, as `episode.ended` records it."""
+EscalationTrigger = Literal["policy", "budget", "runtime", "rule"]
+"""Who handed an episode to a human: the policy, an exhausted budget, a runtime error, or a rule."""
+
 
 class PolicyRef(Contract):
     """Which policy acted: the served model and adapter."""
@@ -148,7 +153,7 @@ class Escalated(EventData):
 
     reason: str
     """Why."""
-    trigger: Literal["policy", "budget", "runtime", "rule"]
+    trigger: EscalationTrigger
     """Who decided: the policy, an exhausted budget, a runtime error, or a rule."""
     recommendation: str | None = None
     """What the agent recommends the human do."""
@@ -176,7 +181,7 @@ class HumanIntervened(EventData):
 class EpisodeEnded(EventData):
     """The episode finished."""
 
-    status: Literal["completed", "escalated", "budget_exhausted", "failed", "aborted"]
+    status: EpisodeStatus
     """How it ended."""
     steps: int = Field(ge=0)
     """Model turns taken."""

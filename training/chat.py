@@ -2,17 +2,22 @@
 
 A Hugging Face causal LM and the structured reference policy both implement `ChatPolicy`, and
 `completion_body` turns a reply into the JSON of an OpenAI `chat.completion`, so a server in front
-of either answers exactly as vLLM would and the bridge's runtime cannot tell them apart.
+of either answers exactly as vLLM would and the bridge's runtime cannot tell them apart. In
+process, `EngineChatPolicy` runs one as the engine's `Policy` (evaluation, rejection sampling): it
+is sent the engine's own messages, the same ones a served model is sent in production.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from adapters.chat import Message, tool_calls_message
+from engine import EpisodeView, PolicyReply, Usage, parse_arguments
+from schemas.events import PolicyRef, SamplingParams
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,30 @@ class ChatPolicy(Protocol):
     def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
         """The next assistant turn."""
         ...
+
+
+@dataclass(frozen=True)
+class EngineChatPolicy:
+    """A chat policy as the engine's `Policy`, in process."""
+
+    chat: ChatPolicy
+    sampling: SamplingParams = field(default_factory=SamplingParams)
+
+    @property
+    def ref(self) -> PolicyRef:
+        return PolicyRef(model=self.chat.name, route="scripted")
+
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
+        reply = self.chat.complete(messages, tools)
+        return PolicyReply(
+            content=reply.content,
+            tool_calls=tuple(parse_arguments(c.call_id, c.name, c.arguments) for c in reply.tool_calls),
+            finish_reason="tool_calls" if reply.tool_calls else "stop",
+            raw=json.dumps(reply.message(), ensure_ascii=False),
+            usage=Usage(reply.prompt_tokens, reply.completion_tokens),
+        )
 
 
 def completion_body(reply: ChatReply, *, model: str, completion_id: str) -> dict[str, Any]:

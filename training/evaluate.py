@@ -17,9 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from schemas.tasks import Task
-from training.chat import ChatPolicy
+from training.chat import ChatPolicy, EngineChatPolicy
 from training.data.sources import task_family, task_key
-from training.rollout import ChatEnvPolicy
 
 
 class Trial(BaseModel):
@@ -121,7 +120,7 @@ def run_suite(
     trials = []
     for seed in seeds:
         records = run_rollouts(
-            tasks, ChatEnvPolicy(policy), config=RolloutConfig(seed=seed), on_record=on_record
+            tasks, EngineChatPolicy(policy), config=RolloutConfig(seed=seed), on_record=on_record
         )
         trials += [
             Trial(

@@ -15,10 +15,9 @@ from typing import Protocol, runtime_checkable
 from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from schemas.tools import ToolCall
-from training.chat import ChatPolicy
+from training.chat import ChatPolicy, EngineChatPolicy
 from training.data.builder import DatasetSpec
 from training.data.sources import LoadedTaskSet, task_key
-from training.rollout import ChatEnvPolicy
 
 
 @runtime_checkable
@@ -76,7 +75,7 @@ def sample_rollouts(
             policy.sample(settings.temperature, settings.seed + draw)
             records = run_rollouts(
                 tasks,
-                ChatEnvPolicy(policy),
+                EngineChatPolicy(policy),
                 config=RolloutConfig(seed=settings.env_seed),
                 on_record=on_record,
             )

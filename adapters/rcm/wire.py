@@ -1,35 +1,16 @@
-"""How each RCM tool travels over HTTP: method, path, and which arguments go in the path.
-
-The sandbox registers its routes from this table and `LiveBackend` builds its requests from it, so
-the two cannot drift apart. Arguments not in the path travel as the JSON body (POST) or the query
-string (GET); remittances come back as X12 835 text, everything else as the result model's JSON.
-"""
+"""How each RCM tool travels over HTTP (`adapters.wire`): remittances come back as X12 835 text,
+everything else as the result model's JSON."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from adapters.rcm.tools import RCM_TOOLS_BY_NAME
+from adapters.wire import Document, Endpoint, ToolRoutes
 
 X12_MEDIA_TYPE = "application/edi-x12"
-
-
-@dataclass(frozen=True)
-class Endpoint:
-    """One tool's HTTP shape."""
-
-    method: Literal["GET", "POST"]
-    path: str
-    """Path template; `{name}` segments are filled from the argument of that name."""
-    x12: bool = False
-    """Whether the response is X12 text rather than JSON."""
-
-    @property
-    def path_params(self) -> tuple[str, ...]:
-        return tuple(part[1:-1] for part in self.path.split("/") if part.startswith("{"))
-
+X12 = Document(X12_MEDIA_TYPE, "The remittances as X12 835.", empty="No remittance for the claim yet.")
 
 ENDPOINTS: dict[str, Endpoint] = {
-    "get_remittance": Endpoint("GET", "/era/835", x12=True),
+    "get_remittance": Endpoint("GET", "/era/835", X12),
     "get_claim": Endpoint("GET", "/claims/{claim_id}"),
     "get_claim_status": Endpoint("GET", "/claims/{claim_id}/status"),
     "check_eligibility": Endpoint("POST", "/eligibility"),
@@ -49,3 +30,4 @@ ENDPOINTS: dict[str, Endpoint] = {
     "close_claim": Endpoint("POST", "/claims/{claim_id}/close"),
     "escalate_to_human": Endpoint("POST", "/claims/{claim_id}/escalations"),
 }
+ROUTES = ToolRoutes("RCM", RCM_TOOLS_BY_NAME, ENDPOINTS)

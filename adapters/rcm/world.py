@@ -16,7 +16,7 @@ from pydantic import Field
 
 from adapters.rcm.errors import DomainError
 from adapters.rcm.models import Claim, Coverage, Document, Patient, Payer, Practice, Provider, Remittance
-from adapters.rcm.payers import Bulletin, PayerRules
+from adapters.rcm.payers import Bulletin
 from adapters.rcm.records import (
     Appeal,
     Authorization,
@@ -117,10 +117,6 @@ class World(Contract):
             known = ", ".join(sorted(self.payers))
             raise DomainError("unknown_payer", f"no payer {payer_id!r}; known payers: {known}")
         return found
-
-    def claim_rules(self, claim: Claim) -> PayerRules:
-        """The rules of the claim's payer in effect on the claim's first date of service."""
-        return self.payer(claim.payer_id).rules_on(claim.first_service_date)
 
     def patient(self, patient_id: str) -> Patient:
         found = self.patients.get(patient_id)

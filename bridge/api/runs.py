@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from concurrent.futures import Future
 
-from bridge.runtime import EpisodeResult
+from engine import EpisodeResult
 
 MAX_REMEMBERED_RUNS = 10_000
 """Runs answered from memory; the archive holds every episode for good."""

@@ -16,6 +16,7 @@ from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
 from bridge.runtime import EpisodeRunner
 from bridge.store.reader import EpisodeStore
+from engine import Recorder
 from schemas import Event, WorkItem
 from schemas.events import OutcomeObserved
 

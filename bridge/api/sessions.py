@@ -1,7 +1,7 @@
-"""Gateway sessions: episodes driven by an external agent framework, one tool call at a time.
+"""Gateway sessions: engine episodes stepped by an external agent framework, one tool call at a time.
 
-Each open episode has its recorder, counters and owner (the caller that opened it; no other caller
-can reach it); calls to one episode are serialised by its lock (the recorder's chain is
+Each open episode is an `engine.EpisodeSession` (its recorder, counters and budgets) with an owner
+(the caller that opened it; no other caller can reach it); calls to one episode are serialised by its lock (the recorder's chain is
 single-writer), different episodes run in parallel. Sessions are bounded three ways: per caller
 (`max_per_caller`, so one caller's flood does not lock another out), in all (`max_open`), and in
 time: a session idle for `idle_timeout_s` is closed as `aborted` with the reason recorded, so an
@@ -19,10 +19,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from adapters import Toolbox
-from bridge.runtime.recorder import EpisodeStatus, Recorder
-from schemas import Event, ToolCall, ToolOutcome, ToolResult, WorkItem, new_id
-from schemas.events import PolicyRef
-from schemas.tools import ToolError
+from engine import EpisodeConfig, EpisodeSession, Recorder
+from schemas import Event, ToolCall, ToolResult, WorkItem, new_id
+from schemas.events import EpisodeStatus, PolicyRef
 
 GATEWAY_MAX_SECONDS = 86_400.0
 """Recorded wall-time budget of a gateway episode: the external framework enforces its own."""
@@ -38,12 +37,9 @@ class SessionError(Exception):
 
 @dataclass
 class GatewaySession:
-    recorder: Recorder
-    max_steps: int
+    episode: EpisodeSession
     owner: str
-    opened: float
     touched: float
-    calls: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -89,13 +85,9 @@ class GatewaySessions:
 
     def _end(self, session: GatewaySession, status: EpisodeStatus, final_message: str | None) -> Event:
         with session.lock:
-            return session.recorder.ended(
-                status,
-                steps=session.calls,
-                tool_calls=session.calls,
-                duration_ms=(self._clock() - session.opened) * 1000,
-                final_message=final_message,
-            )
+            session.episode.end(status, final=final_message)
+            assert session.episode.ended_event is not None  # end records it
+            return session.episode.ended_event
 
     def open(
         self,
@@ -117,20 +109,29 @@ class GatewaySessions:
                 )
             if len(self._sessions) >= self.max_open:
                 raise SessionError(429, f"{self.max_open} gateway episodes are open; close some first")
-            now = self._clock()
-            session = GatewaySession(recorder, max_steps, owner, opened=now, touched=now)
+            config = EpisodeConfig(
+                max_steps=max_steps,
+                max_tool_calls=max_steps,
+                max_seconds=GATEWAY_MAX_SECONDS,
+                snapshot_world=False,
+            )
+            episode = EpisodeSession(
+                work_item,
+                toolbox=self.toolbox,
+                recorder=recorder,
+                rules=None,
+                config=config,
+                clock=self._clock,
+            )
+            session = GatewaySession(episode, owner, touched=self._clock())
             self._sessions[episode_id] = session
             self._per_caller[owner] = self._per_caller.get(owner, 0) + 1
         with session.lock:
-            recorder.started(
-                work_item,
+            # The external framework owns its prompt.
+            episode.start(
+                PolicyRef(model=model, route="champion"),
                 payload_model=payload_model,
-                policy=PolicyRef(model=model, route="champion"),
-                tools=list(self.toolbox.names),
-                tools_hash=self.toolbox.tools_hash(),
-                system_prompt_hash="external",  # the external framework owns its prompt
-                max_steps=max_steps,
-                max_seconds=GATEWAY_MAX_SECONDS,
+                system_prompt_hash="external",
             )
         return session
 
@@ -164,9 +165,7 @@ class GatewaySessions:
         """Record that the external agent handed the episode to a human."""
         session = self.get(episode_id, owner)
         with session.lock:
-            return session.recorder.escalated(
-                reason, trigger="policy", recommendation=recommendation, queue=queue
-            )
+            return session.episode.escalate(reason, "policy", recommendation=recommendation, queue=queue)
 
     def close(
         self, episode_id: str, owner: str, status: EpisodeStatus, *, final_message: str | None
@@ -186,22 +185,7 @@ class GatewaySessions:
     def call(
         self, episode_id: str, owner: str, name: str, arguments: dict[str, Any], call_id: str | None
     ) -> ToolResult:
-        """Record, execute and record the result of one call."""
+        """Record, execute and record the result of one call (refused once the budget is spent)."""
         session = self.get(episode_id, owner)
-        call = ToolCall(call_id=call_id or new_id(), name=name, arguments=arguments)
-        spec = self.toolbox.spec(name)
         with session.lock:
-            session.recorder.tool_called(
-                call, spec.side_effect if spec else None, spec.args_model if spec else None
-            )
-            if session.calls >= session.max_steps:
-                error = ToolError(kind="budget", message=f"step budget of {session.max_steps} calls is spent")
-                result = ToolResult(call_id=call.call_id, name=name, outcome=ToolOutcome.FAILED, error=error)
-            else:
-                session.calls += 1
-                result = self.toolbox.call(call)
-            if result.outcome is ToolOutcome.OK:
-                session.recorder.tool_returned(result, spec.result_model if spec else None)
-            else:
-                session.recorder.tool_failed(result)
-        return result
+            return session.episode.step(ToolCall(call_id=call_id or new_id(), name=name, arguments=arguments))

@@ -33,7 +33,6 @@ from bridge.capture.outbox_rows import (
     Row,
     encode_row,
 )
-from bridge.capture.outbox_schema import migrate
 from bridge.recording.sink import CaptureUnavailable, StreamConflict, StreamHead, UnknownStream
 from schemas import Event
 
@@ -125,14 +124,13 @@ class SqliteOutbox:
 
     def _create_schema(self) -> None:
         version = self._conn.execute("PRAGMA user_version").fetchone()[0]
-        if version > SCHEMA_VERSION:
+        if version not in (0, SCHEMA_VERSION):
             raise RuntimeError(
                 f"{self.path} has outbox schema {version}; this release reads {SCHEMA_VERSION}"
             )
         with transaction(self._conn, "BEGIN IMMEDIATE"):
             self._conn.execute(OUTBOX_TABLE)
             self._conn.execute(DELIVERY_TABLE)
-            migrate(self._conn, self.path, version)
             # A report for a position past the newest row could only mislabel a future row.
             self._conn.execute(
                 "DELETE FROM d.delivery WHERE pos > (SELECT coalesce(max(pos), 0) FROM main.outbox)"

@@ -4,7 +4,7 @@
     recorder.tool_called(call, SideEffect.READ, ArgsModel)  # returns once the sink holds it
     record_outcome(outbox, episode_id, OutcomeObserved(...), redactor=redactor, source=...)
 
-`EventSink` is the port; `bridge.capture.SqliteOutbox` is the durable sink and `InMemoryEventSink`
+`EventSink` is the port (`engine.sink`); `bridge.capture.SqliteOutbox` is the durable sink and `InMemoryEventSink`
 the fake. PHI is redacted by `bridge.phi`. docs/capture.md explains both.
 """
 
@@ -13,13 +13,13 @@ from bridge.recording.recorder import EpisodeRecorder
 from bridge.recording.sink import (
     GENESIS_HEAD,
     CaptureUnavailable,
-    EventSink,
     InMemoryEventSink,
     StreamConflict,
     StreamHead,
     StreamStore,
     UnknownStream,
 )
+from engine import EventSink
 
 __all__ = [
     "GENESIS_HEAD",

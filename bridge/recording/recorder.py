@@ -21,7 +21,8 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from bridge.phi import KnownPhi, Redactor, SnapshotRedact
-from bridge.recording.sink import GENESIS_HEAD, EventSink, StreamHead
+from bridge.recording.sink import GENESIS_HEAD, StreamHead
+from engine import EventSink
 from schemas import (
     EpisodeChain,
     Event,
@@ -37,7 +38,9 @@ from schemas.events import (
     EpisodeEnded,
     EpisodeInterrupted,
     EpisodeStarted,
+    EpisodeStatus,
     Escalated,
+    EscalationTrigger,
     HumanIntervened,
     ModelResponded,
     OutcomeObserved,
@@ -47,8 +50,6 @@ from schemas.events import (
     ToolReturned,
 )
 
-EscalationTrigger = Literal["policy", "budget", "runtime", "rule"]
-EpisodeStatus = Literal["completed", "escalated", "budget_exhausted", "failed", "aborted"]
 HumanAction = Literal["approve", "reject", "override", "takeover", "annotate"]
 
 

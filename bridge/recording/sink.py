@@ -1,4 +1,5 @@
-"""The `EventSink` port (where recorded events go) and its in-memory fake.
+"""The stream store (a sink that knows where each stream continues) and its in-memory fake; the
+`EventSink` port itself is `engine.sink`'s.
 
 Every implementation keeps one contract, checked by one test suite against each: `append` returns
 only once the event is durable; the same event again at its (stream, seq) does nothing; a
@@ -12,6 +13,7 @@ import threading
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol
 
+from engine.sink import EventSink
 from schemas import GENESIS_HASH, Event
 
 
@@ -37,15 +39,6 @@ class StreamHead(NamedTuple):
 
 GENESIS_HEAD = StreamHead(0, GENESIS_HASH)
 """The head of a stream nothing was written to yet."""
-
-
-class EventSink(Protocol):
-    """Durable destination of recorded events."""
-
-    def append(self, event: Event, doc: bytes | None = None) -> None:
-        """Store `event`; return once it is durable. `doc` is its JSON as the chain sealed it
-        (`SealedEvent.doc`), for a sink that stores JSON."""
-        ...
 
 
 class StreamStore(EventSink, Protocol):

@@ -13,7 +13,7 @@ import hashlib
 import threading
 from dataclasses import dataclass
 
-from bridge.runtime.policy import PolicyClient
+from engine import Policy
 
 
 def bucket(canary_id: str, work_item_id: str) -> float:
@@ -26,7 +26,7 @@ def bucket(canary_id: str, work_item_id: str) -> float:
 class CanaryRoute:
     """The canary's client, its adapter id and its share of work items."""
 
-    policy: PolicyClient
+    policy: Policy
     adapter_id: str
     share: float
 
@@ -40,17 +40,17 @@ class CanaryRouter:
     Thread-safe; `set_routes` swaps champion and canary while episodes run (those in flight keep
     the policy they started with)."""
 
-    def __init__(self, champion: PolicyClient, canary: CanaryRoute | None = None) -> None:
+    def __init__(self, champion: Policy, canary: CanaryRoute | None = None) -> None:
         self._lock = threading.Lock()
         self._champion = champion
         self._canary = canary
 
-    def set_routes(self, champion: PolicyClient, canary: CanaryRoute | None) -> None:
+    def set_routes(self, champion: Policy, canary: CanaryRoute | None) -> None:
         """Serve from now on with this champion and canary (None: no canary)."""
         with self._lock:
             self._champion, self._canary = champion, canary
 
-    def pick(self, work_item_id: str) -> PolicyClient:
+    def pick(self, work_item_id: str) -> Policy:
         """The policy that works this item."""
         with self._lock:
             champion, canary = self._champion, self._canary

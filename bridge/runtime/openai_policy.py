@@ -18,8 +18,8 @@ from typing import Any, Literal
 import httpx
 
 from bridge.runtime.openai_wire import error_message, parse_completion, request_body
-from bridge.runtime.policy import Message, PolicyError, PolicyReply
 from bridge.runtime.retry import RetryPolicy, parse_retry_after
+from engine import EpisodeView, Message, PolicyError, PolicyReply
 from schemas.events import PolicyRef, SamplingParams
 
 Route = Literal["champion", "canary", "scripted", "human"]
@@ -71,8 +71,14 @@ class OpenAIChatPolicy:
     def sampling(self) -> SamplingParams:
         return self._sampling
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PolicyReply:
-        """One chat completion; retries what is worth retrying, else raises `PolicyError`."""
+    def complete(
+        self,
+        messages: Sequence[Message],
+        tools: Sequence[Mapping[str, Any]],
+        view: EpisodeView | None = None,
+    ) -> PolicyReply:
+        """One chat completion; retries what is worth retrying, else raises `PolicyError`. A model
+        reads the conversation alone, so `view` is unused."""
         body = request_body(
             self._model, messages, tools, self._sampling, tool_choice=self._tool_choice, extra=self._extra
         )

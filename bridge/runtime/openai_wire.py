@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bridge.runtime.policy import Message, PolicyError, PolicyReply, ProposedToolCall, Usage, parse_arguments
+from engine import Message, PolicyError, PolicyReply, ProposedToolCall, Usage, parse_arguments
 from schemas.events import SamplingParams
 
 

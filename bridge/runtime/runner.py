@@ -1,4 +1,4 @@
-"""`EpisodeRunner`: runs one agent episode for a work item against live tools, recording every step.
+"""`EpisodeRunner`: production's composition of the engine: live toolbox, durable recorders, routing.
 
 The runner is synchronous: the Toolbox and its backends are, and the HTTP API runs episodes on a
 worker thread pool, one episode per thread. A runner holds no per-episode state, so one instance
@@ -9,58 +9,48 @@ sim backend's world is per episode, so give each sim episode its own toolbox).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import Any
 
 from pydantic import BaseModel
 
-from adapters import Toolbox, ToolSpec, tools_hash
+from adapters import Toolbox
 from bridge.runtime.canary import CanaryRouter
-from bridge.runtime.config import EpisodeResult, RunnerConfig
-from bridge.runtime.episode import Episode, world_snapshot
-from bridge.runtime.escalation import builtin_escalate_spec
-from bridge.runtime.policy import PolicyClient
-from bridge.runtime.prompt import prompt_hash, system_prompt, work_item_message
-from bridge.runtime.recorder import RecorderFactory
+from engine import (
+    Clock,
+    EpisodeConfig,
+    EpisodeResult,
+    EpisodeRules,
+    EpisodeSession,
+    IdFactory,
+    Policy,
+    RecorderFactory,
+    builtin_rules,
+    run_episode,
+)
 from schemas import WorkItem, new_id
 
 
 class EpisodeRunner:
-    """Runs episodes: prompt, policy turns, tool calls through the Toolbox, budgets, escalation."""
+    """Runs episodes through the engine: one session per work item, stepped by the routed policy."""
 
     def __init__(
         self,
-        policy: PolicyClient,
+        policy: Policy,
         toolbox: Toolbox,
         recorders: RecorderFactory,
-        config: RunnerConfig | None = None,
+        config: EpisodeConfig | None = None,
         *,
-        clock: Callable[[], float] = time.monotonic,
-        id_factory: Callable[[], str] = new_id,
+        rules: EpisodeRules | None = None,
+        clock: Clock = time.monotonic,
+        id_factory: IdFactory = new_id,
         router: CanaryRouter | None = None,
     ) -> None:
-        """`clock` (monotonic seconds) drives budgets and latencies; `id_factory` makes episode
-        ids and ids for tool calls the model left without one. Inject both for reproducible rollouts.
-        `router` picks the policy per work item (champion or canary); without one, `policy` serves all."""
-        self.policy = policy
-        self.router = router
-        self.toolbox = toolbox
-        self.recorders = recorders
-        self.config = config or RunnerConfig()
-        self.clock = clock
-        self.id_factory = id_factory
-        name = self.config.escalate_tool
-        self._builtin_escalate = None if toolbox.spec(name) is not None else builtin_escalate_spec(name)
-
-    def offered_specs(self) -> list[ToolSpec[Any, Any]]:
-        """The tools the agent is offered: the toolbox's, plus the built-in escalate tool if needed."""
-        extra = [self._builtin_escalate] if self._builtin_escalate is not None else []
-        return [*self.toolbox.specs(), *extra]
-
-    def args_models(self) -> dict[str, type[BaseModel]]:
-        """Tool name → argument model of every offered tool: what a recorder needs to redact the
-        calls inside `model.responded` (e.g. `EpisodeRecorder(..., args_models=runner.args_models())`)."""
-        return {spec.name: spec.args_model for spec in self.offered_specs()}
+        """`rules` are the domain's (without: the engine's built-in escalate tool); `clock` and
+        `id_factory` are the engine's ports. `router` picks the policy per work item (champion or
+        canary); without one, `policy` serves all."""
+        self.policy, self.router, self.toolbox, self.recorders = policy, router, toolbox, recorders
+        self.config = config or EpisodeConfig()
+        self.rules = rules or builtin_rules()
+        self.clock, self.id_factory = clock, id_factory
 
     def run(
         self,
@@ -74,33 +64,18 @@ class EpisodeRunner:
 
         `payload_model` is the work item payload's model, passed to the recorder so PHI fields are
         redacted by schema. Policy and tool failures end up in the result; only an error in the
-        runtime itself (or the recorder) propagates, after the episode's record is closed.
+        engine itself (or the recorder) propagates, after the episode's record is closed.
         """
         policy = self.router.pick(work_item.item_id) if self.router is not None else self.policy
-        recorder = self.recorders(episode_id or self.id_factory())
-        specs = self.offered_specs()
-        prompt = system_prompt(self.config.system_prompt, work_item, self.config.escalate_tool)
-        recorder.started(
+        session = EpisodeSession(
             work_item,
-            payload_model=payload_model,
-            policy=policy.ref,
-            tools=[spec.name for spec in specs],
-            tools_hash=tools_hash(specs),
-            system_prompt_hash=prompt_hash(prompt),
-            max_steps=self.config.max_steps,
-            max_seconds=self.config.max_seconds,
-            world_snapshot=world_snapshot(self.toolbox) if self.config.snapshot_world else None,
-            task_id=task_id,
-        )
-        episode = Episode(
-            policy=policy,
             toolbox=self.toolbox,
-            builtin_escalate=self._builtin_escalate,
-            recorder=recorder,
+            recorder=self.recorders(episode_id or self.id_factory()),
+            rules=self.rules,
             config=self.config,
             clock=self.clock,
             id_factory=self.id_factory,
-            messages=[{"role": "system", "content": prompt}, work_item_message(work_item)],
-            tools=[spec.openai_tool() for spec in specs],
+            task_id=task_id,
         )
-        return episode.run()
+        session.start(policy.ref, sampling=policy.sampling, payload_model=payload_model)
+        return run_episode(policy, session)

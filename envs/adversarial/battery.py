@@ -41,7 +41,7 @@ def exploit_task(
     except Exception as exc:  # a task whose gold cannot be replayed is reported, not fatal
         out.errors.append(f"{task.task_id}: {type(exc).__name__}: {exc}")
         return out
-    runs = [(BASELINE, NOOP), *((p.name, p) for p in (policies or domain_exploits(task.domain)))]
+    runs = [(BASELINE, NOOP), *((p.ref.model, p) for p in (policies or domain_exploits(task.domain)))]
     kind = family(task)
     for name, policy in runs:
         trajectory, error = play(task, policy, domain, seed=seed, max_steps=max_steps)
@@ -83,7 +83,7 @@ def exploit_report(
     `policies` defaults to the generic exploits plus those of each task's domain; `verifiers` to the
     verifiers the tasks name (each task is retargeted to each)."""
     if policies is not None:
-        names = [p.name for p in policies]
+        names = [p.ref.model for p in policies]
         if len(set(names)) != len(names) or BASELINE in names:
             raise ValueError(f"exploit names must be unique and not {BASELINE!r}: {names}")
     targets = verifier_names(tasks, verifiers)
@@ -91,9 +91,9 @@ def exploit_report(
     results = per_task(job, tasks, workers=workers, progress=progress)
     rows = [row for r in results for row in r.rows]
     if policies is not None:
-        ran = [p.name for p in policies]
+        ran = [p.ref.model for p in policies]
     else:
-        ran = list(dict.fromkeys(p.name for task in tasks for p in domain_exploits(task.domain)))
+        ran = list(dict.fromkeys(p.ref.model for task in tasks for p in domain_exploits(task.domain)))
     return summarize_exploits(
         rows, policies=ran, verifiers=targets, errors=[e for r in results for e in r.errors]
     )

@@ -8,10 +8,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from envs.contract import Finish, Trajectory
+from envs.contract import Trajectory
 from envs.domain import Domain
-from envs.env import DEFAULT_MAX_STEPS, ToolEnv, replay
-from envs.rollout.policy import History, Policy
+from envs.env import DEFAULT_MAX_STEPS, replay
+from envs.rollout import Policy
+from envs.rollout import play as play_episode
 from envs.verifiers.base import VERIFIERS, VerifierRegistry
 from schemas.tasks import Task
 from schemas.tools import ToolCall
@@ -107,16 +108,5 @@ def play(
 ) -> tuple[Trajectory, str | None]:
     """Run `policy` on `task` in a fresh environment: the trajectory and the policy's error, if it
     raised (the episode ends there, as a rollout's does)."""
-    env = ToolEnv(domain, max_steps=max_steps)
-    observation = env.reset(task, seed=seed)
-    tools = observation.tools
-    while not env.done:
-        history = History(task_id=task.task_id, work_item=task.work_item, turns=env.turns)
-        try:
-            action = policy.act(observation, tools, history)
-        except Exception as exc:  # a bad rollout is data, not a crash
-            return env.trajectory(), f"{type(exc).__name__}: {exc}"
-        observation, _ = env.step(action)
-        if isinstance(action, Finish):
-            break
-    return env.trajectory(), None
+    played = play_episode(task, policy, domain=domain, seed=seed, max_steps=max_steps)
+    return played.trajectory, played.error

@@ -6,6 +6,10 @@ policies, mutants and exploits, its good and bad outcome kinds, how its edge cas
 (`promotion.py`), its expert set and what the verifier card runs.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from envs.credit.domain import DOMAIN as WORLD
 from envs.credit.domain import TOOLS, CreditDomain
 from envs.credit.expert import load_expert_cases
@@ -20,12 +24,21 @@ from envs.domain import CardParts, CardSizes, DomainDescriptor, PolicyEntry, Ref
 from envs.verifiers.outcome_kinds import OutcomeKinds
 from schemas.tasks import Task
 
+if TYPE_CHECKING:
+    from adapters.sandbox import SandboxDomain
+
 
 def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
     return [
         ("credit-base", generate_base(s.seed, s.per_recipe)),
         ("credit-edge", generate_edge(s.seed, s.per_kind)),
     ]
+
+
+def _sandbox() -> SandboxDomain[Any]:
+    from adapters.credit.sandbox.app import SANDBOX
+
+    return SANDBOX
 
 
 DOMAIN = DomainDescriptor(
@@ -55,6 +68,7 @@ DOMAIN = DomainDescriptor(
     card=CardParts("credit.v1", ("credit.v1",), _card_sets),
     reference=Reference(reference_plan, "credit-reference-analyst"),
     expert_cases=load_expert_cases,
+    sandbox=_sandbox,
 )
 
 __all__ = [

@@ -1,16 +1,14 @@
-"""Scripts as stateless policies: a generator yields tool calls and receives their results, and is
-replayed from the start over the turns so far on every step (same item, same results, same calls)."""
+"""The credit desk: numbered calls for the analyst's scripts (`envs.script`)."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from functools import partial
 from typing import Any
 
-from envs.contract import Action, Finish, Turn
-from schemas.tools import ToolCall, ToolOutcome, ToolResult
+from envs.script import Script, replay_script
+from schemas.tools import ToolCall, ToolOutcome
 
-Script = Generator[ToolCall, ToolResult, Any]
-"""Yields calls, receives results, returns whatever it found."""
+__all__ = ["Desk", "Script", "next_action"]
 
 
 class Desk:
@@ -29,14 +27,5 @@ class Desk:
         return result.result if result.outcome is ToolOutcome.OK else None
 
 
-def next_action(script: Script, turns: tuple[Turn, ...], done: str = "package worked") -> Action:
-    """Replay a fresh script over the turns so far and return its next call (or `Finish`)."""
-    try:
-        call = next(script)
-        for turn in turns:
-            if turn.call != call:
-                return Finish(message="the episode diverged from my plan; stopping")
-            call = script.send(turn.result)
-    except StopIteration:
-        return Finish(message=done)
-    return call
+next_action = partial(replay_script, done="package worked")
+"""(script, turns) → the next call; `Finish` once the package is worked."""

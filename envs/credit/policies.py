@@ -15,7 +15,7 @@ from envs.credit.desk import Desk, Script, next_action
 from envs.credit.memo import memo, request_message
 from envs.credit.ratios import IncompleteTtm, figures
 from envs.credit.solver import read_package
-from envs.rollout.policy import ScriptedPolicy
+from envs.rollout.policy import PlanPolicy
 from schemas.tasks import WorkItem
 
 
@@ -78,18 +78,18 @@ def request_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
     return next_action(blind_script(item, "request_information"), turns)
 
 
-BASELINES: dict[str, tuple[ScriptedPolicy, str]] = {
+BASELINES: dict[str, tuple[PlanPolicy, str]] = {
     "approve_all": (
-        ScriptedPolicy("approve_all", approve_all),
+        PlanPolicy("approve_all", approve_all),
         "approves every package on management's adjusted EBITDA",
     ),
-    "decline_all": (ScriptedPolicy("decline_all", decline_all), "declines every package"),
+    "decline_all": (PlanPolicy("decline_all", decline_all), "declines every package"),
     "escalate_all": (
-        ScriptedPolicy("escalate_all", escalate_all),
+        PlanPolicy("escalate_all", escalate_all),
         "escalates every package to investment committee",
     ),
     "request_all": (
-        ScriptedPolicy("request_all", request_all),
+        PlanPolicy("request_all", request_all),
         "asks the borrower for add-back support on every package",
     ),
 }

@@ -12,18 +12,15 @@ measured but are not replayed in the task: the task is the package, worked witho
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from adapters.credit.drafts import CreditRebuild
 from adapters.credit.world import World
-from adapters.drafting.draft import DEFAULT_THRESHOLD, TaskDraft, build_draft
+from adapters.drafting.draft import TaskDraft
 from envs.credit.assess import assess
 from envs.credit.domain import DOMAIN
 from envs.credit.specs import outcome_spec
 from envs.credit.tasks import VERIFIER, solve, work_item
-from envs.promotion import promoted_task
-from schemas.envelope import Event
-from schemas.tasks import Task, VerifierSpec
+from envs.promotion import DomainPromotion
+from schemas.tasks import VerifierSpec
 from schemas.tools import ToolCall
 
 _REBUILD = CreditRebuild(
@@ -31,51 +28,21 @@ _REBUILD = CreditRebuild(
 )
 
 
-class CreditPromotion:
-    """The credit domain's `envs.promotion.Promotion`."""
-
-    name = "credit"
-
-    def build_draft(
-        self,
-        events: Iterable[Event],
-        *,
-        fingerprint: str,
-        rule: str,
-        threshold: float = DEFAULT_THRESHOLD,
-    ) -> TaskDraft:
-        """The draft of a credit episode (the package's work item rebuilt when capture tokenised it)."""
-        return build_draft(events, _REBUILD, fingerprint=fingerprint, rule=rule, threshold=threshold)
-
-    def candidate_task(
-        self,
-        draft: TaskDraft,
-        spec: VerifierSpec,
-        gold: tuple[ToolCall, ...] = (),
-        *,
-        reviewer: str | None = None,
-    ) -> Task:
-        """The task over the rebuilt deal system, with every credit tool."""
-        tools = [spec.name for spec in DOMAIN.tool_specs()]
-        return promoted_task(
-            draft, world=dict(draft.world), tools=tools, spec=spec, gold=gold, reviewer=reviewer
-        )
-
-    def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
-        """The environment's assessment of the rebuilt package as a spec, and the reference
-        analyst's calls under it (raises `ValueError` when the draft's package is not in its world)."""
-        world = World.from_snapshot(draft.world)
-        package = world.packages.get(draft.work_item.item_id)
-        if package is None:
-            raise ValueError(f"draft {draft.draft_id} has no package {draft.work_item.item_id}")
-        a = assess(package, world.policy, world.today)
-        spec = VerifierSpec(
-            verifier=VERIFIER,
-            outcome=outcome_spec(a, world.policy),
-            must_escalate=True if a.classes == ("escalate",) else (None if "escalate" in a.classes else False),
-            params={"classes": list(a.classes), "ask_first": list(a.ask_first), "resolution": "|".join(a.classes)},
-        )  # fmt: skip
-        return spec, solve(self.candidate_task(draft, spec))
+def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
+    """The environment's assessment of the rebuilt package as a spec, and the reference analyst's
+    calls under it (raises `ValueError` when the draft's package is not in its world)."""
+    world = World.from_snapshot(draft.world)
+    package = world.packages.get(draft.work_item.item_id)
+    if package is None:
+        raise ValueError(f"draft {draft.draft_id} has no package {draft.work_item.item_id}")
+    a = assess(package, world.policy, world.today)
+    spec = VerifierSpec(
+        verifier=VERIFIER,
+        outcome=outcome_spec(a, world.policy),
+        must_escalate=True if a.classes == ("escalate",) else (None if "escalate" in a.classes else False),
+        params={"classes": list(a.classes), "ask_first": list(a.ask_first), "resolution": "|".join(a.classes)},
+    )  # fmt: skip
+    return spec, solve(PROMOTION.candidate_task(draft, spec))
 
 
-PROMOTION = CreditPromotion()
+PROMOTION = DomainPromotion("credit", _REBUILD, [spec.name for spec in DOMAIN.tool_specs()], suggested_spec)

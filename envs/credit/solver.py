@@ -26,7 +26,7 @@ from envs.contract import Action, Turn
 from envs.credit.assess import Assessment, ask_first, decide
 from envs.credit.desk import Desk, Script, next_action
 from envs.credit.memo import condition, memo, request_message
-from envs.rollout.policy import ScriptedPolicy
+from envs.rollout.policy import PlanPolicy
 from schemas.tasks import WorkItem
 
 WHY: dict[str, str] = {
@@ -130,5 +130,5 @@ def reference_plan(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
     return next_action(analyst(item), turns)
 
 
-REFERENCE = ScriptedPolicy("reference", reference_plan)
+REFERENCE = PlanPolicy("reference", reference_plan)
 """The reference analyst as a policy."""

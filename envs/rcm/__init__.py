@@ -6,6 +6,10 @@ scripted baseline policies, mutants and exploits, its good and bad outcome kinds
 cases become tasks (`promotion.py`), its expert set and what the verifier card runs.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from envs.domain import (
     CardParts,
     CardSizes,
@@ -29,6 +33,9 @@ from envs.rcm.x12check import remittance_problems
 from envs.verifiers.outcome_kinds import OutcomeKinds
 from schemas.tasks import Task
 
+if TYPE_CHECKING:
+    from adapters.sandbox import SandboxDomain
+
 
 def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
     return [
@@ -36,6 +43,12 @@ def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
         ("rcm-edge", generate_edge(s.seed, s.per_kind)),
         ("rcm-queue", generate_queue(s.seed, s.queues)),
     ]
+
+
+def _sandbox() -> SandboxDomain[Any]:
+    from adapters.rcm.sandbox.app import SANDBOX
+
+    return SANDBOX
 
 
 DOMAIN = DomainDescriptor(
@@ -68,6 +81,7 @@ DOMAIN = DomainDescriptor(
     reference=Reference(reference_plan, "rcm-reference-specialist"),
     task_check=TaskCheck(lambda task: list(remittance_problems(task)), "every remittance passes pyx12"),
     expert_cases=load_expert_cases,
+    sandbox=_sandbox,
 )
 
 __all__ = [

@@ -10,18 +10,18 @@ approval limit, how to escalate).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from functools import partial
 from typing import Any
 
 from adapters.rcm.guards import UNPROCESSABLE
-from envs.contract import Action, Finish, Turn
+from envs.script import Script, replay_script
 from schemas.tasks import WorkItem
-from schemas.tools import ToolCall, ToolOutcome, ToolResult
+from schemas.tools import ToolCall, ToolOutcome
 
-Script = Generator[ToolCall, ToolResult, Any]
-"""Yields calls, receives results, returns whatever the step found."""
+__all__ = ["CONTRACTUAL", "PATIENT_SHARE", "Desk", "Facts", "Script", "facts_from", "next_action"]
 
 ATTEMPTS = 3
 CONTRACTUAL = frozenset({"45", "253", "23"})
@@ -292,18 +292,6 @@ class Desk:
         )
 
 
-def next_action(script: Script, turns: tuple[Turn, ...], done: str = "case worked") -> Action:
-    """Replay a fresh script over the turns so far and return its next call (or `Finish`).
-
-    This is what makes a generator script a stateless policy: the same work item and results give
-    the same calls, so the script can be re-run from the start on every turn.
-    """
-    try:
-        call = next(script)
-        for turn in turns:
-            if turn.call != call:
-                return Finish(message="the episode diverged from my plan; stopping")
-            call = script.send(turn.result)
-    except StopIteration:
-        return Finish(message=done)
-    return call
+next_action = partial(replay_script, done="case worked")
+"""(script, turns) → the next call; `Finish` once the case is worked. What makes a generator script
+a stateless policy: the same work item and results give the same calls."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from envs.contract import Action, Turn
 from envs.rcm.desk import Desk, Script, next_action
-from envs.rollout.policy import ScriptedPolicy
+from envs.rollout.policy import PlanPolicy
 from schemas.tasks import WorkItem
 
 
@@ -87,19 +87,19 @@ def escalate_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
     return next_action(escalate_script(item), turns)
 
 
-BASELINES: dict[str, tuple[ScriptedPolicy, str]] = {
+BASELINES: dict[str, tuple[PlanPolicy, str]] = {
     "always_resubmit": (
-        ScriptedPolicy("always_resubmit", always_resubmit),
+        PlanPolicy("always_resubmit", always_resubmit),
         "resubmits every claim unchanged",
     ),
     "always_appeal": (
-        ScriptedPolicy("always_appeal", always_appeal),
+        PlanPolicy("always_appeal", always_appeal),
         "appeals every claim with all documents",
     ),
     "write_off_all": (
-        ScriptedPolicy("write_off_all", write_off_all),
+        PlanPolicy("write_off_all", write_off_all),
         "writes every balance off as contractual",
     ),
-    "escalate_all": (ScriptedPolicy("escalate_all", escalate_all), "escalates every claim to a supervisor"),
+    "escalate_all": (PlanPolicy("escalate_all", escalate_all), "escalates every claim to a supervisor"),
 }
 """The naive baselines by CLI name, with what each does."""

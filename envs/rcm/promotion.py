@@ -11,21 +11,20 @@ not have happened, and no patient may be billed for a contractual amount.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from adapters.drafting.draft import DEFAULT_THRESHOLD, TaskDraft, build_draft
+from adapters.drafting.draft import TaskDraft
 from adapters.drafting.replay import LiveFault
 from adapters.rcm.drafts import RcmRebuild
 from envs.env import replay
-from envs.promotion import promoted_task
+from envs.promotion import DomainPromotion
 from envs.rcm.domain import DOMAIN
 from envs.rcm.faults import FAULTS_KEY, Fault
 from envs.rcm.intents import WRITES
 from envs.rcm.specs import never
 from envs.rcm.tasks import OUTCOME_PATHS, solve, work_item_for
-from schemas.envelope import Event
-from schemas.tasks import Assertion, CallConstraint, OutcomeSpec, Task, VerifierSpec
+from schemas.tasks import Assertion, CallConstraint, OutcomeSpec, VerifierSpec
 from schemas.tools import ToolCall
 
 VERIFIER = "rcm.v2"
@@ -35,41 +34,6 @@ _CLAIM_KEYS = (
 )  # fmt: skip
 _LINE_KEYS = ("procedure_code", "modifiers", "place_of_service", "units")
 _REBUILD = RcmRebuild(rebuild_work_item=lambda world, item: work_item_for(world, item.item_id))
-
-
-class RcmPromotion:
-    """The rcm domain's `envs.promotion.Promotion`."""
-
-    name = "rcm"
-
-    def build_draft(
-        self,
-        events: Iterable[Event],
-        *,
-        fingerprint: str,
-        rule: str,
-        threshold: float = DEFAULT_THRESHOLD,
-    ) -> TaskDraft:
-        """The draft of an rcm episode (the claim's work item rebuilt when capture tokenised it)."""
-        return build_draft(events, _REBUILD, fingerprint=fingerprint, rule=rule, threshold=threshold)
-
-    def candidate_task(
-        self,
-        draft: TaskDraft,
-        spec: VerifierSpec,
-        gold: tuple[ToolCall, ...] = (),
-        *,
-        reviewer: str | None = None,
-    ) -> Task:
-        """See `candidate_task`."""
-        return candidate_task(draft, spec, gold, reviewer=reviewer)
-
-    def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
-        """See `suggested_spec`."""
-        return suggested_spec(draft)
-
-
-PROMOTION = RcmPromotion()
 
 
 def fault_plan(faults: Sequence[LiveFault]) -> list[Fault]:
@@ -85,25 +49,18 @@ def fault_plan(faults: Sequence[LiveFault]) -> list[Fault]:
     return plan
 
 
-def candidate_task(
-    draft: TaskDraft,
-    spec: VerifierSpec,
-    gold: tuple[ToolCall, ...] = (),
-    *,
-    reviewer: str | None = None,
-) -> Task:
-    """The task a draft becomes under `spec`, with `gold` as its gold solution."""
+def task_world(draft: TaskDraft) -> dict[str, Any]:
+    """The draft's world, with the live faults the rcm environment can replay as its fault plan."""
     world: dict[str, Any] = dict(draft.world)
     plan = fault_plan(draft.faults)
     if plan:
         world[FAULTS_KEY] = {"plan": [f.model_dump() for f in plan], "calls": {}}
-    tools = [s.name for s in DOMAIN.tool_specs()]
-    return promoted_task(draft, world=world, tools=tools, spec=spec, gold=gold, reviewer=reviewer)
+    return world
 
 
 def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
     """The reference specialist works the draft; its resolution, written as a spec, and its calls."""
-    blank = candidate_task(draft, VerifierSpec(verifier=VERIFIER, outcome=OutcomeSpec()))
+    blank = PROMOTION.candidate_task(draft, VerifierSpec(verifier=VERIFIER, outcome=OutcomeSpec()))
     gold = solve(blank)
     final = replay(DOMAIN, blank, gold).final_world
     facts = DOMAIN.outcome_facts(blank.initial_world, final)
@@ -205,3 +162,8 @@ def _fact(name: str, reason: str, collection: str, where: dict[str, Any]) -> Ass
     return Assertion(
         name=_name(name), reason=reason, collection=collection, where=where, min_count=1, max_count=1
     )
+
+
+PROMOTION = DomainPromotion(
+    "rcm", _REBUILD, [s.name for s in DOMAIN.tool_specs()], suggested_spec, task_world=task_world
+)

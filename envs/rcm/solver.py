@@ -15,7 +15,7 @@ from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
 from envs.rcm.queues import QUEUE_KIND
-from envs.rollout.policy import ScriptedPolicy
+from envs.rollout.policy import PlanPolicy
 from schemas.tasks import WorkItem
 
 MAX_DEPTH = 2  # a duplicate's original is worked once; an original that is itself a duplicate is not chased
@@ -259,5 +259,5 @@ def reference_plan(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
     return next_action(specialist(item), turns)
 
 
-REFERENCE = ScriptedPolicy("reference", reference_plan)
+REFERENCE = PlanPolicy("reference", reference_plan)
 """The reference specialist as a policy."""

@@ -12,16 +12,14 @@ from collections.abc import Callable
 from datetime import date, timedelta
 
 from adapters.rcm import World
-from envs.contract import Finish
-from envs.env import ToolEnv
 from envs.rcm.casekit import Case, Ctx, start
-from envs.rcm.domain import DOMAIN
+from envs.rcm.domain import DOMAIN, RULES
 from envs.rcm.faults import FAULTS_KEY
 from envs.rcm.intents import WRITES
 from envs.rcm.queues import QUEUE_KIND, deadline_groups, queue_forbidden, queue_required, queue_spec
 from envs.rcm.solver import REFERENCE
 from envs.rcm.specs import outcome_spec
-from envs.rollout.policy import History
+from envs.rollout.episode import play
 from schemas.tasks import Provenance, Task, VerifierSpec, WorkItem
 from schemas.tools import ToolCall
 
@@ -114,15 +112,7 @@ def deadline_tags(case: Case) -> tuple[str, ...]:
 
 def solve(task: Task) -> tuple[ToolCall, ...]:
     """The reference specialist's calls on a fresh environment: the gold solution."""
-    env = ToolEnv(DOMAIN, max_steps=SOLVE_STEPS)
-    observation = env.reset(task)
-    while not env.done:
-        history = History(task_id=task.task_id, work_item=task.work_item, turns=env.turns)
-        action = REFERENCE.act(observation, observation.tools, history)
-        observation, _ = env.step(action)
-        if isinstance(action, Finish):
-            break
-    return env.trajectory().calls
+    return play(task, REFERENCE, domain=DOMAIN, rules=RULES, max_steps=SOLVE_STEPS).trajectory.calls
 
 
 def to_task(

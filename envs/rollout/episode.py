@@ -1,44 +1,30 @@
-"""One rollout: run a policy on a task in a fresh environment and record it as production events.
+"""One rollout: the engine with the domain's sim backend and an in-memory recorder, then the verifier.
 
-The events are the same types, envelope and hash chain the bridge writes for live episodes
-(`schemas.events`, `schemas.chain.EpisodeChain`), so a rollout and a production episode are read,
-replayed and turned into training data by the same code.
+A rollout is the episode production runs (`engine`), so its events are the same types, envelope
+and hash chain the bridge writes for live episodes, read, replayed and turned into training data by
+the same code. Evaluation's settings: the budget counts tool calls (`max_steps`), and the engine
+offers no escalate tool of its own (a task offers exactly its tools).
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
-from typing import Any, Literal
+from dataclasses import dataclass
 
-from envs.contract import Action, EndReason, Finish, Trajectory
-from envs.domain import Domain
+from engine import EpisodeConfig, EpisodeResult, EpisodeRules, EpisodeSession, MemoryRecorder, Policy
+from engine import run_episode as run_engine
+from envs.contract import EndReason, Trajectory
+from envs.domain import DOMAINS, Domain
 from envs.env import DEFAULT_MAX_STEPS, ToolEnv
-from envs.rollout.policy import History, Policy
 from envs.verifiers.base import Verifier
 from schemas.base import Contract
-from schemas.chain import EpisodeChain
 from schemas.envelope import Event
-from schemas.events import (
-    EpisodeEnded,
-    EpisodeStarted,
-    Escalated,
-    ModelResponded,
-    PolicyRef,
-    ToolCalled,
-    ToolFailed,
-    ToolReturned,
-    VerifierScored,
-)
+from schemas.events import EpisodeStatus, VerifierScored
 from schemas.ids import new_id
-from schemas.registry import EventData
 from schemas.tasks import Task, content_hash
-from schemas.tools import ToolCall, ToolOutcome, ToolResult
+from schemas.tools import ToolCall, ToolOutcome
 from schemas.verdicts import Verdict
 
-Status = Literal["completed", "escalated", "budget_exhausted", "failed", "aborted"]
 SOURCE = "loopline://envs/rollout"
-DEFAULT_MAX_SECONDS = 300.0
 
 
 class EpisodeRecord(Contract):
@@ -52,7 +38,7 @@ class EpisodeRecord(Contract):
     """Stream id of the events."""
     policy: str
     """Policy name."""
-    status: Status
+    status: EpisodeStatus
     """How the episode ended, as in `episode.ended`."""
     calls: tuple[ToolCall, ...] = ()
     """Every call, in order (kept for determinism checks and quick reports)."""
@@ -66,131 +52,126 @@ class EpisodeRecord(Contract):
     """Every event, in `seq` order."""
 
 
+@dataclass(frozen=True)
+class Played:
+    """An episode played in the sim: the trajectory a verifier scores and the engine's record."""
+
+    trajectory: Trajectory
+    status: EpisodeStatus
+    recorder: MemoryRecorder
+    error: str | None = None
+
+
+class _CallIds:
+    """`call-1`, `call-2`, ... for calls a policy sent without an id: a rollout is a function of the
+    task, the policy and the seed, ids included."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self) -> str:
+        self.count += 1
+        return f"call-{self.count}"
+
+
+def evaluation_config(max_steps: int = DEFAULT_MAX_STEPS) -> EpisodeConfig:
+    """The engine settings of evaluation: `max_steps` tool calls, no built-in escalate tool."""
+    return EpisodeConfig(max_steps=max_steps + 1, max_tool_calls=max_steps, builtin_escalate=False)
+
+
+def play(
+    task: Task,
+    policy: Policy,
+    *,
+    domain: Domain | None = None,
+    rules: EpisodeRules | None = None,
+    seed: int = 0,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    tenant: str = "sim",
+) -> Played:
+    """Run `policy` on `task` through the engine over a fresh sim world; a raising policy ends the
+    episode `failed` (recorded) and is returned as `error`, not raised."""
+    descriptor = DOMAINS.get(task.domain)
+    env = ToolEnv(domain or descriptor, max_steps=max_steps)
+    env.reset(task, seed=seed)
+    recorder = MemoryRecorder(new_id(), tenant=tenant, source=SOURCE)
+    rules = rules or descriptor.tool.rules
+    session = EpisodeSession(
+        task.work_item,
+        toolbox=env.toolbox,
+        recorder=recorder,
+        rules=rules,
+        config=evaluation_config(max_steps),
+        id_factory=_CallIds(),
+        task_id=task.task_id,
+    )
+    session.start(policy.ref, sampling=policy.sampling)
+    error = None
+    try:
+        run_engine(policy, session)
+    except Exception as exc:  # the engine closed the record; a bad rollout is data, not a crash
+        error = f"{type(exc).__name__}: {exc}"
+    result = session.result
+    assert result is not None  # the engine ends every episode, a crash included
+    return Played(_trajectory(task, seed, env, result, rules), result.status, recorder, error)
+
+
+def _trajectory(
+    task: Task, seed: int, env: ToolEnv, result: EpisodeResult, rules: EpisodeRules
+) -> Trajectory:
+    # Simulated calls take no business time; the wall-clock latency would make two identical runs
+    # differ, so the trajectory holds 0.
+    turns = tuple(
+        t.model_copy(update={"result": t.result.model_copy(update={"latency_ms": 0.0})}) for t in result.turns
+    )
+    ending = {*rules.terminal_tools, rules.escalate_tool}
+    last = turns[-1] if turns else None
+    end: EndReason | None = None
+    if result.status == "budget_exhausted":
+        end = "budget_exhausted"
+    elif (
+        last is not None
+        and last.call.name in ending
+        and last.result.outcome is ToolOutcome.OK
+        and result.status != "failed"
+    ):
+        end = "terminal_tool"
+    elif result.status == "completed":
+        end = "agent_finished"
+    final = result.final_message if end == "agent_finished" else None
+    return Trajectory(
+        task_id=task.task_id,
+        seed=seed,
+        turns=turns,
+        final_world=env.world,
+        end_reason=end,
+        final_message=final,
+    )
+
+
 def run_episode(
     task: Task,
     policy: Policy,
     *,
-    domain: Domain,
     verifier: Verifier,
+    domain: Domain | None = None,
     seed: int = 0,
     max_steps: int = DEFAULT_MAX_STEPS,
     tenant: str = "sim",
-    route: Literal["champion", "canary", "scripted", "human"] = "scripted",
 ) -> EpisodeRecord:
-    """Run `policy` on `task` until it stops, ends the episode with a terminal tool, or runs out."""
-    start = time.perf_counter()
-    episode_id = new_id()
-    chain = EpisodeChain(episode_id, tenant=tenant, source=SOURCE)
-    events: list[Event] = []
-
-    def emit(data: EventData, subject: str | None = None) -> None:
-        events.append(chain.append(data, subject=subject or task.work_item.item_id))
-
-    env = ToolEnv(domain, max_steps=max_steps)
-    observation = env.reset(task, seed=seed)
-    tools = observation.tools
-    emit(
-        EpisodeStarted(
-            work_item=task.work_item,
-            policy=PolicyRef(model=policy.name, route=route),
-            tools=task.tools,
-            tools_hash=env.toolbox.tools_hash(),
-            system_prompt_hash=content_hash(str(getattr(policy, "system_prompt", ""))),
-            world_snapshot=env.world,
-            task_id=task.task_id,
-            max_steps=max_steps,
-            max_seconds=DEFAULT_MAX_SECONDS,
-        )
-    )
-    error: str | None = None
-    turn = 0
-    while not env.done:
-        history = History(task_id=task.task_id, work_item=task.work_item, turns=env.turns)
-        try:
-            action: Action = policy.act(observation, tools, history)
-        except Exception as exc:  # the policy's failure is recorded, the run goes on
-            error = f"{type(exc).__name__}: {exc}"
-            emit(ModelResponded(turn=turn, invalid_reason=error, finish_reason="error"))
-            break
-        if isinstance(action, Finish):
-            emit(ModelResponded(turn=turn, content=action.message, finish_reason="stop"))
-            observation, _ = env.step(action)
-            break
-        emit(ModelResponded(turn=turn, tool_calls=(action,), finish_reason="tool_calls"))
-        spec = env.toolbox.spec(action.name)
-        emit(ToolCalled(call=action, side_effect=spec.side_effect if spec else None), action.name)
-        observation, _ = env.step(action)
-        assert observation.result is not None  # a tool call always yields a result
-        emit(_result_event(observation.result), action.name)
-        if action.name in domain.escalation_tools and observation.result.outcome is ToolOutcome.OK:
-            emit(_escalated(action.arguments))
-        turn += 1
-    trajectory = env.trajectory()
-    status = _status(env.end_reason, trajectory, domain, error)
-    world_hash = content_hash(trajectory.final_world)
-    emit(
-        EpisodeEnded(
-            status=status,
-            steps=sum(isinstance(e.data, ModelResponded) for e in events),
-            tool_calls=len(trajectory.turns),
-            duration_ms=(time.perf_counter() - start) * 1000,
-            final_message=trajectory.final_message,
-            world_hash=world_hash,
-        )
-    )
-    verdict = verifier.score(task, trajectory)
-    emit(VerifierScored(task_id=task.task_id, verdict=verdict))
+    """Play `task` and score it: the engine's events, then `verifier.scored`."""
+    played = play(task, policy, domain=domain, seed=seed, max_steps=max_steps, tenant=tenant)
+    verdict = verifier.score(task, played.trajectory)
+    played.recorder.append(VerifierScored(task_id=task.task_id, verdict=verdict))
     return EpisodeRecord(
         task_id=task.task_id,
         tags=task.tags,
-        episode_id=episode_id,
-        policy=policy.name,
-        status=status,
-        calls=trajectory.calls,
+        episode_id=played.recorder.episode_id,
+        policy=policy.ref.model,
+        status=played.status,
+        calls=played.trajectory.calls,
         verdict=verdict,
-        world_hash=world_hash,
-        error=error,
-        events=tuple(events),
+        world_hash=content_hash(played.trajectory.final_world),
+        error=played.error,
+        events=tuple(played.recorder.events),
     )
-
-
-def _result_event(result: ToolResult) -> EventData:
-    if result.outcome is ToolOutcome.OK:
-        return ToolReturned(
-            call_id=result.call_id, name=result.name, result=result.result or {}, latency_ms=result.latency_ms
-        )
-    assert result.error is not None  # failed and unknown results always carry their error
-    outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
-    return ToolFailed(
-        call_id=result.call_id,
-        name=result.name,
-        error=result.error,
-        outcome=outcome,
-        latency_ms=result.latency_ms,
-    )
-
-
-def _escalated(arguments: Mapping[str, Any]) -> Escalated:
-    # Escalation tools name their fields reason / queue / recommended_action (adapters' convention).
-    def text(key: str) -> str | None:
-        value = arguments.get(key)
-        return None if value is None else str(value)
-
-    return Escalated(
-        reason=text("reason") or "escalated by the policy",
-        trigger="policy",
-        recommendation=text("recommended_action") or text("recommendation"),
-        queue=text("queue"),
-    )
-
-
-def _status(end: EndReason | None, trajectory: Trajectory, domain: Domain, error: str | None) -> Status:
-    if error is not None:
-        return "failed"
-    if end == "budget_exhausted":
-        return "budget_exhausted"
-    escalated = any(
-        t.call.name in domain.escalation_tools and t.result.outcome is ToolOutcome.OK
-        for t in trajectory.turns
-    )
-    return "escalated" if escalated else "completed"

@@ -13,11 +13,10 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 
-from envs.domain import DOMAINS
+from engine import EventSink
 from envs.env import DEFAULT_MAX_STEPS
 from envs.rollout.episode import EpisodeRecord, run_episode
 from envs.rollout.policy import Policy
-from envs.rollout.sink import EventSink
 from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
 
@@ -36,7 +35,6 @@ def rollout_one(task: Task, policy: Policy, config: RolloutConfig) -> EpisodeRec
     return run_episode(
         task,
         policy,
-        domain=DOMAINS.get(task.domain),
         verifier=VERIFIERS.get(task.verifier.verifier),
         seed=config.seed,
         max_steps=config.max_steps,
@@ -95,7 +93,8 @@ class _OrderedSink:
         self._records[index] = record
         while self._next < len(self._records) and (ready := self._records[self._next]) is not None:
             if self._sink is not None:
-                self._sink.write(ready.events)
+                for event in ready.events:
+                    self._sink.append(event)
             self._next += 1
 
     def records(self) -> list[EpisodeRecord]:

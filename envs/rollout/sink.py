@@ -1,30 +1,16 @@
-"""Where rollout events go: a JSONL file, or memory in tests.
+"""Where rollout events go: a JSONL file, or memory in tests (both `engine.EventSink`s).
 
 Envs must not import the bridge's Kafka capture (design.md §2); whoever wants rollouts on Kafka
-reads this file (or implements `EventSink`) in a package that may import both.
+reads this file (or hands the bridge's outbox, also an `EventSink`) in a package that may import both.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
 
 from schemas.codec import to_json
 from schemas.envelope import Event
-
-
-class EventSink(Protocol):
-    """Receives every event of every episode, one episode at a time, in `seq` order."""
-
-    def write(self, events: Sequence[Event]) -> None:
-        """Append one episode's events."""
-        ...
-
-    def close(self) -> None:
-        """Flush and release."""
-        ...
 
 
 class MemoryEventSink:
@@ -33,11 +19,8 @@ class MemoryEventSink:
     def __init__(self) -> None:
         self.events: list[Event] = []
 
-    def write(self, events: Sequence[Event]) -> None:
-        self.events.extend(events)
-
-    def close(self) -> None:
-        return None
+    def append(self, event: Event, doc: bytes | None = None) -> None:
+        self.events.append(event)
 
 
 class JsonlEventSink:
@@ -49,9 +32,9 @@ class JsonlEventSink:
         self._handle = self.path.open("ab")
         self._lock = threading.Lock()
 
-    def write(self, events: Sequence[Event]) -> None:
+    def append(self, event: Event, doc: bytes | None = None) -> None:
         with self._lock:
-            self._handle.write(b"".join(to_json(event) + b"\n" for event in events))
+            self._handle.write(to_json(event) + b"\n")
 
     def close(self) -> None:
         with self._lock:

@@ -130,7 +130,7 @@ def domain_services(
         return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
 
     return BridgeServices(
-        runner=EpisodeRunner(policy, toolbox, recorders, config, router=router),
+        runner=EpisodeRunner(policy, toolbox, recorders, config, rules=domain.rules, router=router),
         toolbox=toolbox,
         recorders=recorders,
         record_outcome=lambda episode_id, outcome: capture.record_outcome(
@@ -173,8 +173,6 @@ def build_bridge(settings: BridgeSettings, policy: Policy | None = None) -> Brid
     config = EpisodeConfig(
         max_steps=settings.max_steps,
         max_seconds=settings.max_seconds,
-        escalate_tool=domain.rules.escalate_tool,
-        terminal_tools=domain.rules.terminal_tools,
     )
     archive = SqlEventArchive(settings.db_url)
     archive.create_schema()
@@ -249,6 +247,6 @@ def make_policy(settings: BridgeSettings) -> Policy:
     if settings.policy == "openai":
         key = settings.policy_api_key.get_secret_value() if settings.policy_api_key else None
         return OpenAIChatPolicy(settings.policy_base_url, settings.policy_model, api_key=key)
-    from loopline.reference_policy import ReferencePolicy
+    from envs.rollout import reference_policy
 
-    return ReferencePolicy(settings.domain)
+    return reference_policy(settings.domain)

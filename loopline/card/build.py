@@ -13,10 +13,9 @@ from pathlib import Path
 from envs.adversarial.battery import exploit_report
 from envs.adversarial.mutation import mutation_report
 from envs.adversarial.targets import retarget
-from envs.contract import Finish
 from envs.domain import DOMAINS, CardSizes
-from envs.env import ToolEnv, replay
-from envs.rollout.policy import History, Policy
+from envs.env import replay
+from envs.rollout import Policy, play
 from envs.validate import validate_task
 from envs.verifiers.agreement import Confusion, agreement_summary
 from envs.verifiers.base import VERIFIERS
@@ -182,21 +181,13 @@ def policy_on_expert_set(
     failed: list[str] = []
     for case in cases:
         task = case.task()
-        env = ToolEnv(DOMAINS.get(task.domain))
-        observation = env.reset(task)
-        while not env.done:
-            action = policy.act(
-                observation, observation.tools, History(task.task_id, task.work_item, env.turns)
-            )
-            observation, _ = env.step(action)
-            if isinstance(action, Finish):
-                break
-        verdict = VERIFIERS.get(task.verifier.verifier).score(task, env.trajectory())
+        trajectory = play(task, policy).trajectory
+        verdict = VERIFIERS.get(task.verifier.verifier).score(task, trajectory)
         if not verdict.passed:
             first = next(c for c in verdict.checks if not c.passed)
             failed.append(f"{case.id}: {first.name}: {first.explanation}")
     return PolicyOnExpertSet(
-        policy=policy.name,
+        policy=policy.ref.model,
         verifier=admitted,
         cases=len(cases),
         passed=len(cases) - len(failed),

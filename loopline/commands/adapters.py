@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from loopline.commands.train import DEFAULT_STATE, State
+from loopline.commands.train.options import DEFAULT_STATE, DbUrl, Publish, State
 
 if TYPE_CHECKING:
     from training.release.manager import ReleaseManager
@@ -21,43 +21,15 @@ if TYPE_CHECKING:
 app = typer.Typer(help="Adapter releases: registry, canary, promotion and rollback.", no_args_is_help=True)
 console = Console()
 
-DbUrl = Annotated[
-    str | None,
-    typer.Option(
-        "--db-url", envvar="LOOPLINE_RELEASE_DB_URL", help="Release store (default STATE/release.db)."
-    ),
-]
-
-Publish = Annotated[
-    bool,
-    typer.Option(
-        "--publish/--no-publish",
-        envvar="LOOPLINE_RELEASE_PUBLISH",
-        help="Also send the decision's events to Kafka, MACed with the release key (LOOPLINE_KAFKA_*, "
-        "LOOPLINE_EVENTS_TOPIC, LOOPLINE_EVENT_KEYS_FILE), for the stream worker to archive.",
-    ),
-]
-
 
 def open_manager(state: Path, db_url: str | None, publish: bool = False) -> ReleaseManager:
-    """The release manager over the store `db_url` names (SQLite under STATE by default); with
-    `publish`, its events also go to Kafka (`loopline.release.publish`)."""
-    from training.release.manager import ReleaseManager
-    from training.release.store import SqlReleaseStore
-
-    if db_url is None:
-        state.mkdir(parents=True, exist_ok=True)
-        db_url = f"sqlite:///{state / 'release.db'}"
-    store = SqlReleaseStore(db_url)
-    store.create_schema()
-    if not publish:
-        return ReleaseManager(store)
-    from loopline.release.publish import release_publisher
+    """The registry (`loopline.release.registry`); a publisher that cannot be made ends the command."""
+    from loopline.release.registry import PublishUnavailable, open_registry
 
     try:
-        return ReleaseManager(store, publish=release_publisher())
-    except Exception as exc:  # the Kafka client's errors vary; nothing is stored yet
-        raise _fail(RuntimeError(f"cannot publish release events: {exc}")) from None
+        return open_registry(state, db_url, publish)
+    except PublishUnavailable as exc:
+        raise _fail(exc) from None
 
 
 def _undelivered(exc: RuntimeError) -> typer.Exit:
@@ -281,13 +253,17 @@ def publish_(
 ) -> None:
     """Send the stored release events to Kafka again, MACed (the archive keeps each event once):
     what to run after a decision whose events were stored but not delivered."""
-    from loopline.release.publish import release_publisher, republish
+    from loopline.kafka.publisher import signed_publisher
+    from training.release.manager import SOURCE
 
     manager = open_manager(state, db_url)
+    sent = 0
     try:
-        publisher = release_publisher()
+        publisher = signed_publisher(SOURCE)
         try:
-            sent = republish(publisher, manager.events(adapter_id))
+            for doc in manager.events(adapter_id):
+                publisher(doc)
+                sent += 1
         finally:
             publisher.close()
     except Exception as exc:  # the Kafka client's errors vary

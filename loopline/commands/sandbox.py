@@ -4,6 +4,7 @@ practice management; credit: the fund's deal system)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -11,8 +12,11 @@ from rich.console import Console
 app = typer.Typer(
     help="A domain's sandbox: a stand-in live system for demos and tests.", no_args_is_help=True
 )
-DOMAIN_HELP = "rcm (payer / clearinghouse / practice management) or credit (the fund's deal system)."
+DOMAIN_HELP = "The domain whose sandbox to serve (rcm: payer / clearinghouse / practice management; credit: the fund's deal system)."
 console = Console()
+
+if TYPE_CHECKING:
+    from adapters.sandbox import SandboxDomain
 
 
 @app.command()
@@ -41,54 +45,43 @@ def serve(
 ) -> None:
     """Serve the sandbox with uvicorn; change faults and rules at runtime under /admin."""
     import uvicorn
+    from pydantic import ValidationError
 
-    if domain == "credit":
-        _serve_credit(host, port, db, seed, world, reset, fault_rate, timeout_rate, latency_ms, admin_token,
-                      document_noise)  # fmt: skip
-        return
-    if domain != "rcm":
-        console.print(f"[red]error:[/] no sandbox for domain {domain!r}; choose rcm or credit")
+    from adapters.faults import FaultConfig
+    from adapters.sandbox import create_sandbox_app
+
+    sandbox = _sandbox(domain)
+    settings: dict[str, object] = {
+        "db_url": f"sqlite:///{db}" if db else "sqlite://",
+        "world_path": str(world) if world else None,
+        "reset": reset,
+        "faults": FaultConfig(
+            seed=seed, error_5xx_rate=fault_rate, timeout_rate=timeout_rate, latency_ms=latency_ms
+        ),
+        **({"admin_token": admin_token} if admin_token else {}),
+        **({"document_noise": {"seed": seed, "rate": document_noise}} if document_noise else {}),
+    }
+    try:
+        config = sandbox.config_type.model_validate(settings)
+    except ValidationError as exc:
+        console.print(f"[red]error:[/] the {domain} sandbox does not take these settings: {exc}")
+        raise typer.Exit(2) from None
+    console.print(f"{sandbox.title} on http://{host}:{port} (docs at /docs, admin at /admin)")
+    if not admin_token:
+        console.print(f"admin token (Authorization: Bearer ...): {config.admin_token}")
+    uvicorn.run(
+        create_sandbox_app(sandbox, config), host=host, port=port, log_level="warning", access_log=False
+    )
+
+
+def _sandbox(domain: str) -> SandboxDomain[Any]:
+    from envs.domain import DOMAINS
+
+    loader = DOMAINS.get(domain).sandbox if domain in DOMAINS.names() else None
+    if loader is None:
+        console.print(f"[red]error:[/] no sandbox for domain {domain!r}")
         raise typer.Exit(2)
-    from adapters.rcm.sandbox import FaultConfig, SandboxConfig, create_app
-
-    config = SandboxConfig(
-        db_url=f"sqlite:///{db}" if db else "sqlite://",
-        world_path=str(world) if world else None,
-        reset=reset,
-        faults=FaultConfig(
-            seed=seed, error_5xx_rate=fault_rate, timeout_rate=timeout_rate, latency_ms=latency_ms
-        ),
-        **({"admin_token": admin_token} if admin_token else {}),
-    )
-    console.print(f"RCM sandbox on http://{host}:{port} (docs at /docs, admin at /admin)")
-    if not admin_token:
-        console.print(f"admin token (Authorization: Bearer ...): {config.admin_token}")
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False)
-
-
-def _serve_credit(
-    host: str, port: int, db: Path | None, seed: int, world: Path | None, reset: bool, fault_rate: float,
-    timeout_rate: float, latency_ms: float, admin_token: str | None, document_noise: float,
-) -> None:  # fmt: skip
-    import uvicorn
-
-    from adapters.credit.documents import NoiseConfig
-    from adapters.credit.sandbox import FaultConfig, SandboxConfig, create_app
-
-    config = SandboxConfig(
-        db_url=f"sqlite:///{db}" if db else "sqlite://",
-        world_path=str(world) if world else None,
-        reset=reset,
-        document_noise=NoiseConfig(seed=seed, rate=document_noise) if document_noise else None,
-        faults=FaultConfig(
-            seed=seed, error_5xx_rate=fault_rate, timeout_rate=timeout_rate, latency_ms=latency_ms
-        ),
-        **({"admin_token": admin_token} if admin_token else {}),
-    )
-    console.print(f"credit sandbox (deal system) on http://{host}:{port} (docs at /docs, admin at /admin)")
-    if not admin_token:
-        console.print(f"admin token (Authorization: Bearer ...): {config.admin_token}")
-    uvicorn.run(create_app(config), host=host, port=port, log_level="warning", access_log=False)
+    return loader()
 
 
 @app.command()
@@ -97,15 +90,6 @@ def snapshot(
     domain: str = typer.Option("rcm", "--domain", help=DOMAIN_HELP),
 ) -> None:
     """Write the seed world as a JSON snapshot (a starting point for --world)."""
-    if domain not in ("rcm", "credit"):
-        console.print(f"[red]error:[/] no sandbox for domain {domain!r}; choose rcm or credit")
-        raise typer.Exit(2)
-    if domain == "credit":
-        from adapters.credit.sandbox import seed_world as credit_seed
-
-        out.write_text(credit_seed().model_dump_json(indent=2))
-    else:
-        from adapters.rcm import seed_world
-
-        out.write_text(seed_world().model_dump_json(indent=2))
+    sandbox = _sandbox(domain)
+    out.write_text(sandbox.seed(sandbox.config_type()).model_dump_json(indent=2))
     console.print(f"wrote the {domain} seed world to {out}")

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from loopline.commands.train import DEFAULT_STATE, BaseModel, State, base_folder
+from loopline.commands.train.options import DEFAULT_STATE, BaseModel, State, base_folder
 
 console = Console()
 

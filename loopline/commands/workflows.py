@@ -8,64 +8,13 @@ starts one promotion per new edge case in the archive.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
-if TYPE_CHECKING:
-    from bridge.audit.event_keys import Keyring
-    from loopline.kafka.settings import KafkaSettings
-
 console = Console(stderr=True)
 app = typer.Typer(help="Temporal workers: promotion of edge cases into tasks.", no_args_is_help=True)
-
-
-class KafkaPublisher:
-    """Sends one structured event to a topic and waits for the broker's acknowledgment."""
-
-    def __init__(self, kafka: KafkaSettings, topic: str, keys: Keyring | None = None) -> None:
-        from confluent_kafka import Producer
-
-        from loopline.kafka.topics import ensure_topics
-
-        ensure_topics(kafka.client_config("admin"), [topic])
-        self.topic, self._keys = topic, keys
-        self._producer: Producer | None = Producer(kafka.client_config("producer"))
-
-    def __call__(self, doc: dict[str, Any]) -> None:
-        from schemas.codec import from_structured, to_kafka
-
-        if self._producer is None:
-            raise RuntimeError("the publisher is closed")
-        record = to_kafka(from_structured(doc))
-        # MACed with the workflow's own key, so the stream worker archives it (bridge.audit.event_keys)
-        mac = [] if self._keys is None else self._keys.signing_key(str(doc["source"])).headers_for(doc)
-        failures: list[str] = []
-        self._producer.produce(
-            self.topic, key=record.key, value=record.value, headers=[*record.headers, *mac],
-            on_delivery=lambda err, _msg: failures.append(str(err)) if err else None,
-        )  # fmt: skip
-        if self._producer.flush(30) or failures:
-            raise RuntimeError(f"{doc['type']} not delivered to {self.topic}: {failures or 'timed out'}")
-
-    def close(self) -> None:
-        """Flush and drop the producer (its threads stop once it is garbage)."""
-        if self._producer is not None:
-            self._producer.flush(10)
-            self._producer = None
-
-
-def kafka_publisher(kafka: KafkaSettings, topic: str) -> KafkaPublisher:
-    """A publisher of `task.promoted` events to `topic`, MACed with the promotion workflow's key
-    from the event keyring (`LOOPLINE_EVENT_KEYS_FILE`, made under `.loopline` when missing)."""
-    from bridge.audit.event_keys import Keyring
-    from loopline.streams.event_keys import ensure_keyring
-    from loopline.streams.settings import StreamsSettings
-
-    source = "loopline://workflows/promotion"
-    keys = ensure_keyring(StreamsSettings().event_keys_file, [source])
-    return KafkaPublisher(kafka, topic, Keyring((keys.signing_key(source),)))
 
 
 @app.command("worker")
@@ -88,19 +37,24 @@ def worker(
 
     from pydantic import ValidationError
 
+    from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
     from loopline.kafka.settings import KafkaSettings
     from workflows.settings import WorkflowsSettings
     from workflows.worker import serve
 
     overrides = {
-        "task_queue": queue, "temporal_address": temporal_address, "db_url": db_url, "drafts_dir": drafts_dir,
-        "tasksets_root": tasksets_root, "events_topic": events_topic,
-    }  # fmt: skip
+        "task_queue": queue,
+        "temporal_address": temporal_address,
+        "db_url": db_url,
+        "drafts_dir": drafts_dir,
+        "tasksets_root": tasksets_root,
+        "events_topic": events_topic,
+    }
     try:
         settings = WorkflowsSettings.model_validate({k: v for k, v in overrides.items() if v is not None})
         training_only = settings.task_queue == settings.gpu_task_queue  # the gpu queue publishes nothing
         publish = (
-            kafka_publisher(KafkaSettings(), settings.events_topic)
+            signed_publisher(PROMOTION_SOURCE, KafkaSettings(), settings.events_topic)
             if publish_events and not training_only
             else None
         )

@@ -6,25 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from adapters import Toolbox
-from adapters.credit.world import World as CreditWorld
-from adapters.rcm import World
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from bridge.recording import EpisodeRecorder, InMemoryEventSink
-from bridge.runtime import EpisodeRunner, RunnerConfig
-from envs.credit.domain import DOMAIN as CREDIT
-from envs.domain import Domain
-from envs.rcm.domain import RcmDomain
-from loopline.reference_policy import ReferencePolicy
+from bridge.runtime import EpisodeRunner
+from engine import EpisodeConfig
+from envs.domain import DOMAINS
+from envs.rollout import reference_policy
 from schemas import Event, Task
-
-DOMAIN = RcmDomain()
-_DOMAINS: dict[str, tuple[Domain, type[BaseModel], str]] = {
-    "rcm": (DOMAIN, World, "escalate_to_human"),
-    "credit": (CREDIT, CreditWorld, "escalate_to_committee"),
-}
 
 
 def redactor(folder: Path) -> Redactor:
@@ -34,8 +23,9 @@ def redactor(folder: Path) -> Redactor:
 
 
 def record(task: Task, redact: Redactor) -> list[Event]:
-    """The episode's events, PHI tokenised (an rcm or a credit task)."""
-    domain, world_model, escalate = _DOMAINS[task.domain]
+    """The episode's events, PHI tokenised (a task of any domain with a reference specialist)."""
+    domain = DOMAINS.get(task.domain)
+    world_model = domain.tool.world_model
     specs = list(domain.tool_specs())
     sink = InMemoryEventSink()
     args_models = {spec.name: spec.args_model for spec in specs}
@@ -47,10 +37,11 @@ def record(task: Task, redact: Redactor) -> list[Event]:
         )  # fmt: skip
 
     runner = EpisodeRunner(
-        ReferencePolicy("credit" if task.domain == "credit" else "rcm"),
+        reference_policy(task.domain),
         Toolbox(specs, domain.make_backend(task.initial_world, seed=0)),
         recorders,
-        RunnerConfig(max_steps=40, escalate_tool=escalate),
+        EpisodeConfig(max_steps=40),
+        rules=domain.tool.rules,
     )
     runner.run(task.work_item)
     return list(sink.events)

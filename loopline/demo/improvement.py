@@ -36,7 +36,7 @@ from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
 from envs.rcm.tasks import generate_base
 from envs.tasksets import TaskSetRegistry
-from loopline.commands.train_card import REPO_CARD, card_evidence
+from loopline.card.evidence import REPO_CARD, card_evidence
 from loopline.demo.served import ServedPolicy
 from schemas.tasks import Task
 from training.data.sources import task_family

@@ -54,6 +54,7 @@ from adapters.rcm import seed_world
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
+from envs.rollout import reference_policy
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.card.build import build_card, write_json
@@ -63,7 +64,6 @@ from loopline.demo.domains import DemoDomain, DemoDomainName, demo_domain
 from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED, PayerRuleChange
 from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
-from loopline.reference_policy import ReferencePolicy
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.settings import StackSettings
 
@@ -199,7 +199,7 @@ def run_pipeline(
             state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
             kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0, domain=domain,
         )  # fmt: skip
-        bridge = build_bridge(settings, policy=ReferencePolicy(domain))
+        bridge = build_bridge(settings, policy=reference_policy(domain))
         try:
             with serve_in_thread(bridge.app(), name="bridge-api") as api:
                 console.print(f"bridge API at {api} (OpenAPI at {api}/docs)")
@@ -278,10 +278,10 @@ def _promotion(
     review: bool,
 ) -> None:
     """Stage 8: the run's edge cases through PromoteEdgeCaseWorkflow (docs/promotion.md)."""
-    from loopline.commands.workflows import kafka_publisher
     from loopline.demo.promotion import promotion_stage
+    from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 
-    publisher = kafka_publisher(kafka, result.topic)
+    publisher = signed_publisher(PROMOTION_SOURCE, kafka, result.topic)
     try:
         summary = promotion_stage(
             console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",

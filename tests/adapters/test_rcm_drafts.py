@@ -16,11 +16,12 @@ from adapters.rcm import World
 from adapters.surrogates import TOKEN
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from bridge.recording import EpisodeRecorder, InMemoryEventSink
-from bridge.runtime import EpisodeRunner, RunnerConfig
+from bridge.runtime import EpisodeRunner
+from engine import EpisodeConfig
 from envs.rcm import generate_base, generate_edge
-from envs.rcm.domain import RcmDomain
+from envs.rcm.domain import RULES, RcmDomain
 from envs.rcm.promotion import PROMOTION
-from loopline.reference_policy import ReferencePolicy
+from envs.rollout import reference_policy
 from schemas import Event, Task
 from schemas.events import ToolReturned
 from tests.workflows.episodes import raw_phi
@@ -49,10 +50,11 @@ def record(task: Task, redactor: Redactor) -> list[Event]:
 
     backend = DOMAIN.make_backend(task.initial_world, seed=0)
     runner = EpisodeRunner(
-        ReferencePolicy(),
+        reference_policy("rcm"),
         Toolbox(specs, backend),
         recorders,
-        RunnerConfig(max_steps=40, escalate_tool="escalate_to_human"),
+        EpisodeConfig(max_steps=40),
+        rules=RULES,
     )
     runner.run(task.work_item)
     return list(sink.events)

@@ -20,11 +20,11 @@ from adapters.rcm.sandbox import SandboxConfig, create_app
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEventArchive
 from bridge.streams.topic_reader import read_topic
+from envs.rollout import reference_policy
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app as cli
 from loopline.kafka.topics import ensure_topics
-from loopline.reference_policy import ReferencePolicy
 from loopline.streams.event_keys import ensure_keyring
 from tests.bridge.streams.broker import WorkerProcess, wait_until
 from tests.conftest import StackHandle
@@ -118,7 +118,7 @@ def test_no_raw_phi_in_topics_stores_logs_or_reports_after_phi_in_every_free_tex
                 state_dir=tmp_path / "bridge", live_url=live_url, db_url=db_url, events_topic=topic,
                 kafka=stack.kafka, environment="dev", max_steps=40, event_keys_file=keys,
             )  # fmt: skip
-            bridge = build_bridge(settings, policy=ReferencePolicy())
+            bridge = build_bridge(settings, policy=reference_policy("rcm"))
             try:
                 with serve_in_thread(bridge.app(), name="bridge-api") as api:
                     episodes, revealed = _drive(api, claim.claim_id, other_payer)

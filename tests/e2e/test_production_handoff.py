@@ -14,12 +14,13 @@ from adapters import Toolbox
 from adapters.rcm import World
 from bridge.phi import PhiKeys, PhiTokenizer, PhiVault, Redactor
 from bridge.recording import EpisodeRecorder, InMemoryEventSink
-from bridge.runtime import EpisodeRunner, RunnerConfig
+from bridge.runtime import EpisodeRunner
+from engine import EpisodeConfig
 from envs.contract import Trajectory
 from envs.rcm import generate_base, generate_edge
-from envs.rcm.domain import RcmDomain
+from envs.rcm.domain import RULES, RcmDomain
+from envs.rollout import reference_policy
 from envs.verifiers.base import score_task
-from loopline.reference_policy import ReferencePolicy, turns_from_messages
 from schemas import Task, verify_chain
 
 pytestmark = pytest.mark.e2e
@@ -52,17 +53,18 @@ def test_the_bridge_runtime_works_a_task_to_its_gold_outcome(task: Task, redacto
         )  # fmt: skip
 
     runner = EpisodeRunner(
-        ReferencePolicy(),
+        reference_policy("rcm"),
         Toolbox(specs, backend),
         recorders,
-        RunnerConfig(max_steps=40, escalate_tool="escalate_to_human"),
+        EpisodeConfig(max_steps=40),
+        rules=RULES,
     )
     result = runner.run(task.work_item, task_id=task.task_id)
 
     trajectory = Trajectory(
         task_id=task.task_id,
         seed=0,
-        turns=turns_from_messages(result.messages),
+        turns=result.turns,
         final_world=backend.snapshot(),
         end_reason="agent_finished" if result.status == "completed" else "terminal_tool",
         final_message=result.final_message,

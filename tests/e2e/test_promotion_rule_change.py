@@ -32,11 +32,11 @@ from envs.tasksets import TaskSetRegistry
 from envs.validate import validate_task
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
-from loopline.commands.workflows import kafka_publisher
 from loopline.demo.promotion import run_worker_thread
 from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED
 from loopline.demo.run import streams_worker
 from loopline.demo.scenario import training_vocabulary
+from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 from loopline.kafka.topics import ensure_topics
 from loopline.stack.binaries import temporal_bin
 from tests.conftest import StackHandle
@@ -120,7 +120,7 @@ def test_a_payer_rule_change_becomes_a_task_a_specialist_approves_in_the_browser
         temporal_address=stack.temporal_address, db_url=db_url, drafts_dir=drafts,
         tasksets_root=workdir / "tasksets", task_queue=f"e2e-{unique_topic[-8:]}", events_topic=topic,
     )  # fmt: skip
-    publisher = kafka_publisher(stack.kafka, topic)
+    publisher = signed_publisher(PROMOTION_SOURCE, stack.kafka, topic)
     store, registry = DraftStore(drafts), TaskSetRegistry(workdir / "tasksets")
     vocabulary = workdir / "training-vocabulary.json"
     try:

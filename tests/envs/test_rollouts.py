@@ -7,24 +7,31 @@ from pathlib import Path
 from typing import Any
 
 import envs.toy as toy
-from envs.contract import Action, Observation
+from engine import EpisodeView, Message, PolicyReply
 from envs.rollout import (
     NOOP,
     CallsPolicy,
-    History,
     JsonlEventSink,
     MemoryEventSink,
-    ScriptedPolicy,
+    PlanPolicy,
     run_rollouts,
     summarize,
 )
 from schemas.chain import verify_chain
 from schemas.codec import from_json
-from schemas.events import EpisodeEnded, EpisodeStarted, Escalated, ToolFailed, VerifierScored
+from schemas.events import (
+    EpisodeEnded,
+    EpisodeStarted,
+    Escalated,
+    PolicyRef,
+    SamplingParams,
+    ToolFailed,
+    VerifierScored,
+)
 from schemas.tasks import Task
 from tests.envs.helpers import call
 
-REFERENCE = ScriptedPolicy("reference", toy.reference_plan)
+REFERENCE = PlanPolicy("reference", toy.reference_plan)
 
 
 def test_each_episode_is_a_verified_hash_chain_from_started_to_scored(toy_tasks: list[Task]) -> None:
@@ -58,9 +65,12 @@ def test_escalation_and_tool_failures_become_their_own_events(escalate_task: Tas
 
 
 class Crashing:
-    name = "crashing"
+    ref = PolicyRef(model="crashing", route="scripted")
+    sampling = SamplingParams()
 
-    def act(self, observation: Observation, tools: Sequence[Mapping[str, Any]], history: History) -> Action:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
         raise RuntimeError("model server down")
 
 

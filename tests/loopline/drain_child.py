@@ -23,9 +23,8 @@ from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.capture import CaptureConfig, CaptureService
-from engine import EpisodeConfig, PolicyReply, ScriptedPolicy, act, call, say
-from engine import Message
 from bridge.store import SqlEventArchive
+from engine import EpisodeConfig, Message, PolicyReply, ScriptedPolicy, act, call, say
 from loopline.bridge.app import rcm_services
 from loopline.bridge.serve import drain, serve_until_signalled
 
@@ -53,7 +52,7 @@ def main(state: Path, port: int, drain_s: float, turn_s: float, steps: int) -> N
     archive = SqlEventArchive(f"sqlite:///{state / 'archive.db'}")
     archive.create_schema()
     services = rcm_services(capture, Toolbox(RCM_TOOLS, SimBackend(seed_world())), ScriptedPolicy(script),
-                            EpisodeConfig(max_steps=steps + 2, escalate_tool="escalate_to_human"), archive)  # fmt: skip
+                            EpisodeConfig(max_steps=steps + 2), archive)  # fmt: skip
     app = create_app(services, TokenTable.from_tokens({"agent-token": Role.AGENT}))
 
     def announce() -> None:

@@ -10,21 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from loopline.cli import app
-from training.evaluate import EvalReport
-from training.gate import GateRules, GateVerdict
-from training.registry import store_verdict
+from tests.loopline.gated import gated_adapter
 
 pytestmark = pytest.mark.integration
-
-
-def _gated(state: Path, name: str, passed: bool) -> None:
-    folder = state / "adapters" / name
-    folder.mkdir(parents=True)
-    (folder / "adapter_config.json").write_text(json.dumps({"r": 4}))
-    (folder / "adapter_model.safetensors").write_bytes(name.encode())
-    report = EvalReport(candidate=name, champion="base", seeds=[0], suites=[])
-    reasons = [] if passed else ["base: drop +96.0 points exceeds the allowed 2.0"]
-    store_verdict(folder, report, GateRules(), GateVerdict(passed=passed, checks=[], reasons=reasons))
 
 
 def _run(state: Path, *args: str) -> str:
@@ -34,7 +22,7 @@ def _run(state: Path, *args: str) -> str:
 
 
 def test_an_operator_takes_an_adapter_from_candidate_to_champion_and_back(tmp_path: Path) -> None:
-    _gated(tmp_path, "cycle-1", passed=True)
+    gated_adapter(tmp_path, "cycle-1")
     assert "registered as a candidate" in _run(tmp_path, "register", "cycle-1")
     assert "canary for 20%" in _run(tmp_path, "canary", "cycle-1", "--share", "0.2")
     assert "continue" in _run(tmp_path, "decide", "cycle-1")
@@ -44,6 +32,7 @@ def test_an_operator_takes_an_adapter_from_candidate_to_champion_and_back(tmp_pa
     assert "serving: the base model" in _run(tmp_path, "rollback", "cycle-1", "--reason", "late denials rose")
     trail = [json.loads(line) for line in _run(tmp_path, "events", "cycle-1").splitlines()]
     assert [e["type"].split(".")[2] for e in trail] == [
+        "evaluated",
         "registered",
         "deployed",
         "promoted",
@@ -51,13 +40,13 @@ def test_an_operator_takes_an_adapter_from_candidate_to_champion_and_back(tmp_pa
         "rolled_back",
     ]
     assert (
-        trail[2]["data"]["decided_by"] == "operator"
-        and trail[2]["data"]["reason"] == "billing office signed off"
+        trail[3]["data"]["decided_by"] == "operator"
+        and trail[3]["data"]["reason"] == "billing office signed off"
     )
 
 
 def test_a_gate_stopped_adapter_is_refused_unless_forced(tmp_path: Path) -> None:
-    _gated(tmp_path, "bad", passed=False)
+    gated_adapter(tmp_path, "bad", passed=False, reasons=("base: drop +96.0 points exceeds the allowed 2.0",))
     refused = CliRunner().invoke(app, ["adapters", "register", "bad", "--state", str(tmp_path)])
     assert refused.exit_code == 2 and "the gate stopped bad" in refused.output
     assert "registered" in _run(tmp_path, "register", "bad", "--force")

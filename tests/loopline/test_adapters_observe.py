@@ -20,21 +20,9 @@ from loopline.release.observe import ServedEpisode, episode_passed
 from schemas import EpisodeChain, WorkItem
 from schemas.events import EpisodeEnded, EpisodeStarted, OutcomeObserved, PolicyRef, VerifierScored
 from schemas.verdicts import Verdict
-from training.evaluate import EvalReport
-from training.gate import GateRules, GateVerdict
-from training.registry import store_verdict
+from tests.loopline.gated import gated_adapter
 
 pytestmark = pytest.mark.integration
-
-
-def _gated(state: Path, name: str, passed: bool) -> None:
-    folder = state / "adapters" / name
-    folder.mkdir(parents=True)
-    (folder / "adapter_config.json").write_text(json.dumps({"r": 4}))
-    (folder / "adapter_model.safetensors").write_bytes(name.encode())
-    report = EvalReport(candidate=name, champion="base", seeds=[0], suites=[])
-    reasons = [] if passed else ["new families: no gain"]
-    store_verdict(folder, report, GateRules(), GateVerdict(passed=passed, checks=[], reasons=reasons))
 
 
 def _adapters(tmp_path: Path, *args: str) -> str:
@@ -90,7 +78,13 @@ def _production_day(
 
 
 def _setup(tmp_path: Path, name: str, *, gate_passed: bool, share: float = 0.5) -> SqlEventArchive:
-    _gated(tmp_path / "state", name, passed=gate_passed)
+    gated_adapter(
+        tmp_path / "state",
+        name,
+        passed=gate_passed,
+        reasons=() if gate_passed else ("new families: no gain",),
+        db_url=f"sqlite:///{tmp_path / 'release.db'}",
+    )
     _adapters(tmp_path, "register", name, *([] if gate_passed else ["--force"]))
     _adapters(tmp_path, "canary", name, "--share", str(share))
     archive = SqlEventArchive(f"sqlite:///{tmp_path / 'archive.db'}")
@@ -113,7 +107,8 @@ def test_a_bad_adapters_production_episodes_make_the_sequential_test_roll_it_bac
     assert "roll_back" in out
     trail = _trail(tmp_path, "cycle-bad")
     assert [e["type"] for e in trail] == [
-        "loopline.adapter.registered.v1", "loopline.adapter.deployed.v1", "loopline.adapter.rolled_back.v1"
+        "loopline.adapter.evaluated.v1", "loopline.adapter.registered.v1", "loopline.adapter.deployed.v1",
+        "loopline.adapter.rolled_back.v1",
     ]  # fmt: skip
     rolled = trail[-1]["data"]
     assert isinstance(rolled, dict)

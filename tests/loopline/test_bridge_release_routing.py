@@ -4,7 +4,6 @@ which adapter and route served it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,7 @@ from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app
 from loopline.kafka.settings import KafkaSettings
 from loopline.release.routing import ReleaseRouter
-from training.evaluate import EvalReport
-from training.gate import GateRules, GateVerdict
-from training.registry import store_verdict
+from tests.loopline.gated import gated_adapter
 
 pytestmark = pytest.mark.integration
 
@@ -30,15 +27,6 @@ def _settings(tmp_path: Path, **extra: object) -> BridgeSettings:
         state_dir=tmp_path / "bridge", db_url=f"sqlite:///{tmp_path / 'archive.db'}", relay_process=False,
         kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts", **extra,  # type: ignore[arg-type]
     )  # fmt: skip
-
-
-def _gated(state: Path, name: str) -> None:
-    folder = state / "adapters" / name
-    folder.mkdir(parents=True)
-    (folder / "adapter_config.json").write_text(json.dumps({"r": 4}))
-    (folder / "adapter_model.safetensors").write_bytes(name.encode())
-    report = EvalReport(candidate=name, champion="base", seeds=[0], suites=[])
-    store_verdict(folder, report, GateRules(), GateVerdict(passed=True, checks=[], reasons=[]))
 
 
 def _adapters(state: Path, db_url: str, *args: str) -> None:
@@ -59,7 +47,7 @@ def _served(router: ReleaseRouter) -> dict[tuple[str, str | None, str], int]:
 def test_a_running_bridge_routes_by_the_release_store_as_operators_change_it(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'release.db'}"
     state = tmp_path / "state"
-    _gated(state, "cycle-1")
+    gated_adapter(state, "cycle-1", db_url=db_url)
     _adapters(state, db_url, "register", "cycle-1", "--served-name", "rcm-cycle-1")
     bridge = build_bridge(_settings(tmp_path, policy="openai", release_db_url=db_url, release_check_s=0.01))
     try:
@@ -86,7 +74,7 @@ def test_a_running_bridge_routes_by_the_release_store_as_operators_change_it(tmp
 def test_the_router_looks_at_the_store_no_more_often_than_its_check_interval(tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'release.db'}"
     state = tmp_path / "state"
-    _gated(state, "cycle-1")
+    gated_adapter(state, "cycle-1", db_url=db_url)
     _adapters(state, db_url, "register", "cycle-1")
     bridge = build_bridge(_settings(tmp_path, policy="openai", release_db_url=db_url, release_check_s=3600))
     try:

@@ -4,7 +4,6 @@ archives them, and the archive's MAC audit finds nothing to report."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -18,21 +17,10 @@ from loopline.demo.run import streams_worker
 from loopline.kafka.topics import ensure_topics
 from loopline.streams.event_keys import ensure_keyring
 from tests.conftest import StackHandle
-from training.evaluate import EvalReport
-from training.gate import GateRules, GateVerdict
-from training.registry import store_verdict
+from tests.loopline.gated import gated_adapter
 from training.release.manager import SOURCE
 
 pytestmark = pytest.mark.integration
-
-
-def _gated(state: Path, name: str) -> None:
-    folder = state / "adapters" / name
-    folder.mkdir(parents=True)
-    (folder / "adapter_config.json").write_text(json.dumps({"r": 4}))
-    (folder / "adapter_model.safetensors").write_bytes(name.encode())
-    report = EvalReport(candidate=name, champion="base", seeds=[0], suites=[])
-    store_verdict(folder, report, GateRules(), GateVerdict(passed=True, checks=[], reasons=[]))
 
 
 def test_release_decisions_published_with_the_release_key_are_archived_and_pass_the_mac_audit(
@@ -49,7 +37,7 @@ def test_release_decisions_published_with_the_release_key_are_archived_and_pass_
         monkeypatch.setenv(name, value)
     ensure_keyring(keys_file, [SOURCE])  # the worker and the release share the local keyring
     state, release_db = tmp_path / "state", f"sqlite:///{tmp_path / 'release.db'}"
-    _gated(state, "cycle-1")
+    gated_adapter(state, "cycle-1", db_url=release_db)
 
     def adapters(*args: str) -> None:
         result = CliRunner().invoke(
@@ -66,11 +54,12 @@ def test_release_decisions_published_with_the_release_key_are_archived_and_pass_
         archive = SqlEventArchive(db_url)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            if archive.exists() and archive.count(source=SOURCE) >= 3:
+            if archive.exists() and archive.count(source=SOURCE) >= 4:
                 break
             time.sleep(0.5)
     docs = [doc for doc in archive.iter_structured(stream="adapter:cycle-1")]
     assert [d["type"] for d in docs] == [
-        "loopline.adapter.registered.v1", "loopline.adapter.deployed.v1", "loopline.adapter.rolled_back.v1"
+        "loopline.adapter.evaluated.v1", "loopline.adapter.registered.v1", "loopline.adapter.deployed.v1",
+        "loopline.adapter.rolled_back.v1",
     ]  # fmt: skip
     assert audit_macs(archive, ensure_keyring(keys_file)) == []

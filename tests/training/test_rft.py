@@ -13,6 +13,7 @@ from envs.catalog import generate
 from envs.rollout.runner import run_rollouts
 from envs.tasksets import dump_jsonl, manifest_hash
 from loopline.cli import app
+from training.chat import EngineChatPolicy
 from training.data import DatasetSpec, LoadedTaskSet, build_dataset, write_dataset
 from training.data.sources import only_families, task_key
 from training.hf.policy import HFChatPolicy
@@ -20,7 +21,6 @@ from training.hf.tiny import build_tiny_llama
 from training.loop import LoopConfig
 from training.lora import LoraSettings, read_lineage
 from training.rft import RftSettings, call_shape, kept, rft_spec, sample_rollouts
-from training.rollout import ChatEnvPolicy
 from training.structured.policy import load_structured_policy
 from training.structured.sft import sft_structured
 
@@ -44,7 +44,7 @@ def test_sampling_is_seeded_and_explores_beyond_the_greedy_choice(
     assert len({(s.task_key, call_shape(s.calls)) for s in first}) > len(
         tiny_tasks.tasks
     )  # not one answer per task
-    greedy = run_rollouts(list(tiny_tasks.tasks), ChatEnvPolicy(policy))
+    greedy = run_rollouts(list(tiny_tasks.tasks), EngineChatPolicy(policy))
     assert all(r.verdict.passed for r in greedy)  # greedy again after sampling
 
 

@@ -8,9 +8,12 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from envs.tasksets import dump_jsonl
+from loopline.card.evidence import REPO_CARD
 from loopline.cli import app
-from loopline.commands.train_card import REPO_CARD
+from loopline.release.registry import open_registry
+from schemas.events import AdapterTrained
 from training.data import LoadedTaskSet
+from training.registry import EVALUATED
 
 
 def test_train_dataset_writes_rows_and_a_manifest(tmp_path: Path) -> None:
@@ -111,9 +114,11 @@ def test_dataset_sft_eval_and_gate_run_end_to_end(
         app, ["train", "gate", "a1", "--max-loss", "base=100", "--card", str(tmp_path / "card.json"), *state]
     )
     assert unfit.exit_code == 1 and "not fit for training: kappa 0.500" in " ".join(unfit.output.split())
-    events = (tmp_path / "state" / "adapters" / "a1" / "events.jsonl").read_text().splitlines()
-    assert [json.loads(e)["data"]["passed"] for e in events] == [True, False, False]
-    assert json.loads(events[0])["data"]["verifier_cards"][0]["verifier"] == "rcm.v2"
+    stream = open_registry(tmp_path / "state", None).events("a1")
+    assert stream[0]["type"] == AdapterTrained.TYPE and stream[0]["data"]["adapter"]["rank"] == 4
+    events = [e for e in stream if e["type"] == EVALUATED]
+    assert [e["data"]["passed"] for e in events] == [True, False, False]
+    assert events[0]["data"]["verifier_cards"][0]["verifier"] == "rcm.v2"
     family = run(app, ["train", "gate", "a1", "--max-family-loss", "base=100", *state])
     assert family.exit_code == 0 and "no family drops more than 100.0 points" in " ".join(
         family.output.split()

@@ -58,7 +58,7 @@ class CycleSettings(Contract):
     gate_rules: GateRules | None = None
     """The gate's rules; None: the default rules (docs/training.md)."""
     verifier_cards: tuple[VerifierCardEvidence, ...] | None = None
-    """The verifier cards the gate's card rule reads (`loopline.commands.train_card.card_evidence`);
+    """The verifier cards the gate's card rule reads (`loopline.card.evidence.card_evidence`);
     None: the rule is skipped and the verdict records no card evidence."""
     corrupt: bool = False
     """Train on deliberately wrong gold (each task's outcome-changing mutant): a bad adapter, to

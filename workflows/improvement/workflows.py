@@ -9,7 +9,6 @@ completes exactly once whatever crashes: one dataset, one adapter, one registrat
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 
 from temporalio import workflow
@@ -33,11 +32,6 @@ def cycle_workflow_id(cycle_id: str) -> str:
     return f"{PREFIX}{cycle_id}"
 
 
-def cycle_id_from(workflow_id: str) -> str:
-    """A cycle id from a workflow id (a schedule appends its time to the id it is given)."""
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", workflow_id.removeprefix(PREFIX))[:100]
-
-
 @workflow.defn
 class ImprovementCycleWorkflow:
     """One cycle, from promoted tasks to a decided canary."""
@@ -52,8 +46,6 @@ class ImprovementCycleWorkflow:
 
     @workflow.run
     async def run(self, data: CycleInput) -> CycleResult:
-        if data.cycle_id == "auto":
-            data = data.model_copy(update={"cycle_id": cycle_id_from(workflow.info().workflow_id)})
         s = data.settings
         self._stage = "dataset"
         dataset = await workflow.execute_activity_method(

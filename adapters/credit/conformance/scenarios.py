@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+from adapters.conformance import Scenario, scenario
 from adapters.credit.conformance.steps import (
     LOWER_AMOUNT,
-    Scenario,
     ask,
     escalate,
     pkg,
     read_all,
     recommend,
-    scenario,
     statements,
 )
 

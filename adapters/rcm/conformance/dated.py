@@ -5,7 +5,8 @@ office can read, and a pending bulletin that the payer publishes between two cal
 
 from __future__ import annotations
 
-from adapters.rcm.conformance.steps import Scenario, auth, replace, scenario, write_off
+from adapters.conformance import Scenario, scenario
+from adapters.rcm.conformance.steps import auth, replace, write_off
 from adapters.rcm.seed.base import ago
 
 PUBLISH = "admin:publish_bulletin"

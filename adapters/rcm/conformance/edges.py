@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from adapters.conformance import Scenario, scenario
 from adapters.rcm.conformance.steps import (
-    Scenario,
     appeal,
     auth,
     claim,
@@ -11,7 +11,6 @@ from adapters.rcm.conformance.steps import (
     escalate,
     new_claim,
     replace,
-    scenario,
     transfer,
     write_off,
 )

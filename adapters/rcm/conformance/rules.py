@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from adapters.rcm.conformance.steps import (
-    Scenario,
-    appeal,
-    bill,
-    claim,
-    elig,
-    new_claim,
-    replace,
-    scenario,
-    transfer,
-    write_off,
-)
+from adapters.conformance import Scenario, scenario
+from adapters.rcm.conformance.steps import appeal, bill, claim, elig, new_claim, replace, transfer, write_off
 
 RULE_SCENARIOS: tuple[Scenario, ...] = (
     scenario(

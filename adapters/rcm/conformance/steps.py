@@ -1,23 +1,11 @@
-"""Building blocks of the conformance scenarios: a `Scenario` and one helper per kind of step."""
+"""Building blocks of the conformance scenarios: one helper per kind of step (`adapters.conformance`
+has `Scenario`)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-Step = tuple[str, dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A named sequence of tool calls starting from the seed world."""
-
-    name: str
-    steps: tuple[Step, ...]
-
-
-def scenario(name: str, *steps: Step) -> Scenario:
-    return Scenario(name, steps)
+from adapters.conformance import Step
 
 
 def claim(claim_id: str) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from bridge.api.deps import (
 from bridge.api.models import EpisodeRun, StartEpisode
 from bridge.api.responses import GUARDED, WITH_BODY, also, merge, not_found
 from bridge.api.services import BridgeServices
-from bridge.runtime import EpisodeResult
+from engine import EpisodeResult
 from schemas import new_id
 
 router = APIRouter(tags=["episodes"], responses=GUARDED)

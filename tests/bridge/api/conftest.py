@@ -16,8 +16,8 @@ from adapters.serving import serve_in_thread
 from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.capture import CaptureConfig, CaptureService
-from engine import EpisodeConfig, Policy, ScriptedPolicy, act, call, say
 from bridge.store import ArchiveRecord, SqlEventArchive
+from engine import EpisodeConfig, Policy, ScriptedPolicy, act, call, say
 from loopline.bridge.app import rcm_services
 from schemas.codec import from_structured
 
@@ -73,7 +73,7 @@ def serve_bridge(tmp_path: Path, policy: Policy | None = None) -> Iterator[Bridg
         capture,
         Toolbox(RCM_TOOLS, SimBackend(seed_world())),
         policy or ScriptedPolicy(_reference_script),  # type: ignore[arg-type]
-        EpisodeConfig(max_steps=6, escalate_tool="escalate_to_human"),
+        EpisodeConfig(max_steps=6),
         archive,
     )
     with serve_in_thread(create_app(services, TokenTable.from_tokens(TOKENS)), name="bridge-api") as url:

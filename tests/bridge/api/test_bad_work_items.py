@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from loopline.reference_policy import ReferencePolicy
+from envs.rollout import reference_policy
 from tests.bridge.api.conftest import Bridge, serve_bridge
 
 pytestmark = pytest.mark.integration
@@ -24,7 +24,7 @@ DENIAL = {
 
 @pytest.fixture
 def reference_bridge(tmp_path: Path) -> Iterator[Bridge]:
-    with serve_bridge(tmp_path, ReferencePolicy()) as served:
+    with serve_bridge(tmp_path, reference_policy("rcm")) as served:
         yield served
 
 
@@ -80,7 +80,7 @@ def test_a_run_the_runtime_failed_reads_as_failed_with_its_error_not_a_500(
     def broken(_messages: object) -> object:
         raise RuntimeError("a bug in the policy adapter")
 
-    from bridge.runtime import ScriptedPolicy
+    from engine import ScriptedPolicy
 
     with serve_bridge(tmp_path, ScriptedPolicy(broken)) as served:  # type: ignore[arg-type]
         agent = served.client("agent-token")

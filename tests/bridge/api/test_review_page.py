@@ -28,8 +28,8 @@ from bridge.api.app import create_app
 from bridge.api.auth import Role, TokenTable
 from bridge.api.review import Reviewing
 from bridge.capture import CaptureConfig, CaptureService
-from engine import EpisodeConfig, ScriptedPolicy, say
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
+from engine import EpisodeConfig, ScriptedPolicy, say
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services

@@ -12,7 +12,7 @@ import pytest
 from bridge.capture import SqliteOutbox
 from bridge.phi import OPERATOR_ROLE, PhiVault, Redactor
 from bridge.recording import EpisodeRecorder, InMemoryEventSink, StreamHead, UnknownStream, record_outcome
-from bridge.runtime.recorder import Recorder
+from engine import Recorder
 from schemas import Event, SideEffect, ToolOutcome, ToolResult, to_json, to_kafka, verify_chain
 from schemas.events import ModelResponded, OutcomeObserved, PolicyRef
 from tests.bridge.conftest import SOURCE

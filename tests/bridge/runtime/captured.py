@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from bridge.phi import Redactor, SnapshotRedact
 from bridge.recording import EpisodeRecorder, InMemoryEventSink
-from bridge.runtime import Recorder
+from engine import Recorder
 from schemas import Event
 
 SOURCE = "loopline://tests/runtime"

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Literal
 
 from adapters import Toolbox
-from bridge.runtime import EpisodeRunner, ScriptedPolicy, say
+from bridge.runtime import EpisodeRunner
 from bridge.runtime.canary import CanaryRoute, CanaryRouter, bucket
+from engine import ScriptedPolicy, say
 from schemas import WorkItem
 from schemas.events import EpisodeStarted, PolicyRef
 from tests.bridge.runtime.captured import CapturedEpisodes

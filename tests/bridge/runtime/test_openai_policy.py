@@ -8,7 +8,8 @@ import time
 import httpx
 import pytest
 
-from bridge.runtime import OpenAIChatPolicy, PolicyError, RetryPolicy
+from bridge.runtime import OpenAIChatPolicy, RetryPolicy
+from engine import PolicyError
 from schemas.events import PolicyRef, SamplingParams
 from tests.bridge.runtime.fake_openai_server import (
     FakeOpenAIServer,

@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from bridge.recording import EpisodeRecorder
-from bridge.runtime import Recorder
+from engine import Recorder
 
 METHODS = ["started", "model_responded", "tool_called", "tool_returned", "tool_failed", "escalated", "ended"]
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bridge.runtime import PolicyReply, act, call, say
-from bridge.runtime.escalation import escalation_fields
-from bridge.runtime.validate import check_reply
+from engine import PolicyReply, act, call, say
+from engine.validate import check_reply
 from tests.bridge.runtime.doubles import SequentialIds
 
 OFFERED = ["lookup_claim", "write_off"]
@@ -49,24 +48,3 @@ def test_an_id_too_long_for_the_contract_is_invalid_not_a_crash() -> None:
 def test_text_replies(reply: PolicyReply, required: bool, expected: str | None) -> None:
     _, reason = check(reply, require_tool_call=required)
     assert (reason is None) if expected is None else (reason is not None and expected in reason)
-
-
-def test_escalation_fields_read_the_rcm_recommended_action_too() -> None:
-    rcm = {
-        "claim_id": "C-1",
-        "queue": "supervisor",
-        "recommended_action": "approve_write_off",
-        "reason": "over $500",
-    }
-    assert escalation_fields(rcm) == ("over $500", "approve_write_off", "supervisor")
-    assert escalation_fields({}) == ("the agent asked for a human", None, None)
-
-
-def test_escalation_fields_read_a_credit_committee_hand_off() -> None:
-    credit = {
-        "package_id": "PKG-1006",
-        "reasons": ["sponsor_prior_default", "covenant_lite"],
-        "recommended_decision": "decline",
-        "memo": "the sponsor defaulted before and the terms carry no covenant",
-    }
-    assert escalation_fields(credit) == ("sponsor_prior_default, covenant_lite", "decline", None)

@@ -8,14 +8,16 @@ from typing import Any
 import pytest
 
 from adapters import Toolbox
-from bridge.runtime import (
-    EpisodeRunner,
+from bridge.runtime import EpisodeRunner
+from engine import (
+    EpisodeConfig,
+    EpisodeView,
     Message,
     PolicyReply,
-    RunnerConfig,
     ScriptedPolicy,
     act,
     ask_human,
+    builtin_rules,
     call,
     say,
 )
@@ -26,14 +28,17 @@ from tests.bridge.runtime.doubles import FakeClock, SequentialIds
 from tests.bridge.runtime.toy_tools import DenialPayload, ToyBackend, toy_toolbox
 
 LOOKUP = act(call("lookup_claim", {"claim_id": "C-1"}))
-CONFIG = RunnerConfig(max_steps=5, max_seconds=60.0, escalate_tool="escalate_to_human")
+CONFIG = EpisodeConfig(max_steps=5, max_seconds=60.0)
+RULES = builtin_rules("escalate_to_human")
+APPEAL_ENDS = builtin_rules("escalate_to_human", frozenset({"submit_appeal"}))
 
 
 def runner(
-    policy: Any, toolbox: Toolbox, recorders: CapturedEpisodes, config: RunnerConfig = CONFIG, **kw: Any
+    policy: Any, toolbox: Toolbox, recorders: CapturedEpisodes, config: EpisodeConfig = CONFIG, **kw: Any
 ) -> EpisodeRunner:
     kw.setdefault("clock", FakeClock())
     kw.setdefault("id_factory", SequentialIds("ep"))
+    kw.setdefault("rules", RULES)
     return EpisodeRunner(policy, toolbox, recorders, config, **kw)
 
 
@@ -44,7 +49,7 @@ def types(recorders: CapturedEpisodes) -> list[str]:
 def test_step_budget_exhaustion_escalates_with_trigger_budget(
     toolbox: Toolbox, recorders: CapturedEpisodes, work_item: WorkItem
 ) -> None:
-    config = RunnerConfig(max_steps=2, escalate_tool="escalate_to_human")
+    config = EpisodeConfig(max_steps=2)
     result = runner(ScriptedPolicy(lambda messages: LOOKUP), toolbox, recorders, config).run(work_item)
 
     assert (result.status, result.steps, result.tool_calls) == ("budget_exhausted", 2, 2)
@@ -135,12 +140,14 @@ def test_a_built_in_escalate_tool_is_offered_when_the_toolbox_has_none(
         return act(call("escalate", {"reason": "contradictory remittance", "queue": "billing"}))
 
     class Spy(ScriptedPolicy):
-        def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PolicyReply:
+        def complete(
+            self, messages: Sequence[Message], tools: Sequence[Any], view: EpisodeView | None = None
+        ) -> PolicyReply:
             seen_tools.extend(tool["function"]["name"] for tool in tools)
             return super().complete(messages, tools)
 
-    config = RunnerConfig(escalate_tool="escalate")
-    result = runner(Spy(model), toolbox, recorders, config).run(work_item)
+    config = EpisodeConfig()
+    result = runner(Spy(model), toolbox, recorders, config, rules=builtin_rules("escalate")).run(work_item)
 
     assert "escalate" in seen_tools and set(toolbox.names) <= set(seen_tools)
     assert result.escalation is not None and result.escalation.queue == "billing"
@@ -162,20 +169,24 @@ def test_a_policy_can_ask_for_a_human_without_a_tool(
 def test_a_terminal_tool_completes_the_episode_without_another_turn(
     toolbox: Toolbox, recorders: CapturedEpisodes, work_item: WorkItem
 ) -> None:
-    config = RunnerConfig(terminal_tools=frozenset({"submit_appeal"}), escalate_tool="escalate_to_human")
+    config = EpisodeConfig()
     appeal = act(
         call("submit_appeal", {"claim_id": "C-1", "letter": "records attached"}), content="Appealing."
     )
-    result = runner(ScriptedPolicy([LOOKUP, appeal]), toolbox, recorders, config).run(work_item)
+    result = runner(ScriptedPolicy([LOOKUP, appeal]), toolbox, recorders, config, rules=APPEAL_ENDS).run(
+        work_item
+    )
     assert (result.status, result.steps, result.final_message) == ("completed", 2, "Appealing.")
 
 
 def test_a_failed_terminal_tool_does_not_end_the_episode(
     toolbox: Toolbox, recorders: CapturedEpisodes, work_item: WorkItem
 ) -> None:
-    config = RunnerConfig(terminal_tools=frozenset({"submit_appeal"}), escalate_tool="escalate_to_human")
+    config = EpisodeConfig()
     appeal = act(call("submit_appeal", {"claim_id": "C-404", "letter": "x"}))
-    result = runner(ScriptedPolicy([appeal, say("gave up")]), toolbox, recorders, config).run(work_item)
+    result = runner(
+        ScriptedPolicy([appeal, say("gave up")]), toolbox, recorders, config, rules=APPEAL_ENDS
+    ).run(work_item)
     assert (result.status, result.steps, result.final_message) == ("completed", 2, "gave up")
 
 
@@ -183,7 +194,9 @@ def test_an_unexpected_error_is_recorded_then_raised(
     toolbox: Toolbox, recorders: CapturedEpisodes, work_item: WorkItem
 ) -> None:
     class Broken(ScriptedPolicy):
-        def complete(self, messages: Sequence[Message], tools: Sequence[dict[str, Any]]) -> PolicyReply:
+        def complete(
+            self, messages: Sequence[Message], tools: Sequence[Any], view: EpisodeView | None = None
+        ) -> PolicyReply:
             raise RuntimeError("bug in a policy adapter")
 
     with pytest.raises(RuntimeError, match="bug in a policy adapter"):
@@ -227,19 +240,19 @@ def test_the_policy_reference_and_sampling_are_recorded(
 
 def test_runner_config_rejects_nonsense() -> None:
     with pytest.raises(ValueError):
-        RunnerConfig(max_steps=0)
+        EpisodeConfig(max_steps=0)
     with pytest.raises(ValueError):
-        RunnerConfig(max_seconds=0)
+        EpisodeConfig(max_seconds=0)
     with pytest.raises(ValueError):
-        RunnerConfig(max_invalid_replies=0)
+        EpisodeConfig(max_invalid_replies=0)
     with pytest.raises(ValueError):
-        RunnerConfig(escalate_tool="x", terminal_tools=frozenset({"x"}))
+        builtin_rules("x", frozenset({"x"}))
 
 
 def test_the_invalid_reply_limit_counts_only_replies_in_a_row(
     toolbox: Toolbox, recorders: CapturedEpisodes, work_item: WorkItem
 ) -> None:
-    config = RunnerConfig(max_invalid_replies=2, escalate_tool="escalate_to_human")
+    config = EpisodeConfig(max_invalid_replies=2)
     broken = act(call("lookup_claim", arguments_raw="{"))
     script = [broken, LOOKUP, broken, LOOKUP, broken, say("done")]
     result = runner(ScriptedPolicy(script), toolbox, recorders, config).run(work_item)

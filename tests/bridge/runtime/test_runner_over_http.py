@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from adapters import Toolbox
-from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, RetryPolicy, RunnerConfig
+from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, RetryPolicy
+from engine import EpisodeConfig, EpisodeRules, builtin_rules
 from schemas import ToolOutcome, WorkItem, verify_chain
 from schemas.events import EpisodeStarted, Escalated, ModelResponded, ToolCalled, ToolFailed, ToolReturned
 from tests.bridge.runtime.captured import CapturedEpisodes
@@ -25,7 +26,8 @@ from tests.bridge.runtime.toy_tools import DenialPayload, ToyBackend
 
 pytestmark = pytest.mark.integration
 
-CONFIG = RunnerConfig(max_steps=8, max_seconds=60.0, escalate_tool="escalate_to_human")
+CONFIG = EpisodeConfig(max_steps=8, max_seconds=60.0)
+RULES = builtin_rules("escalate_to_human")
 
 
 def run(
@@ -33,12 +35,13 @@ def run(
     toolbox: Toolbox,
     recorders: CapturedEpisodes,
     work_item: WorkItem,
-    config: RunnerConfig = CONFIG,
+    config: EpisodeConfig = CONFIG,
+    rules: EpisodeRules = RULES,
 ) -> Any:
     retry = RetryPolicy(max_attempts=2, base_delay_s=0.001, max_delay_s=0.002)
     with OpenAIChatPolicy(server.url, model="rcm-base", retry=retry, timeout=5.0) as policy:
         runner = EpisodeRunner(
-            policy, toolbox, recorders, config, clock=FakeClock(), id_factory=SequentialIds("ep")
+            policy, toolbox, recorders, config, rules=rules, clock=FakeClock(), id_factory=SequentialIds("ep")
         )
         return runner.run(work_item, payload_model=DenialPayload)
 
@@ -159,17 +162,13 @@ def test_an_unknown_tool_is_an_invalid_reply_not_a_call(
 def test_plain_text_is_invalid_when_a_tool_call_is_required(
     openai_server: FakeOpenAIServer, toolbox: Toolbox, recorders: CapturedEpisodes, work_item: WorkItem
 ) -> None:
-    config = RunnerConfig(
-        max_steps=8,
-        escalate_tool="escalate_to_human",
-        require_tool_call=True,
-        terminal_tools=frozenset({"write_off"}),
-    )
+    config = EpisodeConfig(max_steps=8, require_tool_call=True)
+    rules = builtin_rules("escalate_to_human", frozenset({"write_off"}))
     openai_server.enqueue(
         text_reply("I think we should write it off."),
         tool_call_reply("write_off", {"claim_id": "C-1", "amount": "120.00", "reason": "CO-45"}),
     )
-    result = run(openai_server, toolbox, recorders, work_item, config)
+    result = run(openai_server, toolbox, recorders, work_item, config, rules)
 
     assert (result.status, result.steps, result.invalid_replies) == ("completed", 2, 1)
     invalid = recorders.events[1].data
@@ -181,7 +180,7 @@ def test_plain_text_is_invalid_when_a_tool_call_is_required(
 def test_consecutive_invalid_replies_escalate_with_trigger_runtime(
     openai_server: FakeOpenAIServer, toolbox: Toolbox, recorders: CapturedEpisodes, work_item: WorkItem
 ) -> None:
-    config = RunnerConfig(max_steps=8, max_invalid_replies=2, escalate_tool="escalate_to_human")
+    config = EpisodeConfig(max_steps=8, max_invalid_replies=2)
     openai_server.enqueue(tool_call_reply("lookup_claim", "{oops"), tool_call_reply("nope", {}))
     result = run(openai_server, toolbox, recorders, work_item, config)
 

@@ -11,7 +11,9 @@ from adapters.rcm import RCM_TOOLS, SimBackend, World, seed_world
 from adapters.rcm.live import LiveBackend
 from adapters.rcm.sandbox import FaultConfig, FaultRule, SandboxConfig, serve_in_thread
 from bridge.phi import Redactor
-from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, RunnerConfig, ScriptedPolicy, act, call, say
+from bridge.runtime import EpisodeRunner, OpenAIChatPolicy
+from engine import EpisodeConfig, ScriptedPolicy, act, call, say
+from envs.rcm.domain import RULES
 from schemas import ToolOutcome, WorkItem, verify_chain
 from schemas.events import EpisodeStarted, ToolFailed, ToolReturned
 from tests.bridge.runtime.captured import CapturedEpisodes
@@ -21,7 +23,7 @@ from tests.bridge.runtime.fake_openai_server import FakeOpenAIServer, tool_call_
 pytestmark = pytest.mark.integration
 
 RCM_ARGS = {spec.name: spec.args_model for spec in RCM_TOOLS}
-CONFIG = RunnerConfig(max_steps=10, max_seconds=60.0, escalate_tool="escalate_to_human")
+CONFIG = EpisodeConfig(max_steps=10, max_seconds=60.0)
 
 
 def denial(claim_id: str, carc: str) -> WorkItem:
@@ -61,7 +63,9 @@ def test_a_served_model_escalates_a_b7_denial_to_credentialing_in_the_sim_world(
         tool_call_reply("escalate_to_human", escalate),
     )
     with OpenAIChatPolicy(openai_server.url, model="rcm-base") as policy:
-        runner = EpisodeRunner(policy, Toolbox(RCM_TOOLS, backend), recorders, CONFIG, clock=FakeClock())
+        runner = EpisodeRunner(
+            policy, Toolbox(RCM_TOOLS, backend), recorders, CONFIG, rules=RULES, clock=FakeClock()
+        )
         result = runner.run(denial("CLM-1021", "B7"))
 
     assert result.status == "escalated" and result.escalation is not None
@@ -99,7 +103,9 @@ def test_a_write_that_times_out_against_the_live_api_is_recorded_unknown(
         say("The write-off timed out; the claim shows it posted, so nothing more to do."),
     ]
     try:
-        runner = EpisodeRunner(ScriptedPolicy(script), Toolbox(RCM_TOOLS, backend), recorders, CONFIG)
+        runner = EpisodeRunner(
+            ScriptedPolicy(script), Toolbox(RCM_TOOLS, backend), recorders, CONFIG, rules=RULES
+        )
         result = runner.run(denial("CLM-1007", "29"))
     finally:
         backend.close()

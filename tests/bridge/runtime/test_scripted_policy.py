@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from bridge.runtime import Message, PolicyError, PolicyReply, ScriptedPolicy, act, ask_human, call, say
+from engine import Message, PolicyError, PolicyReply, ScriptedPolicy, act, ask_human, call, say
 
 MESSAGES: list[Message] = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
 

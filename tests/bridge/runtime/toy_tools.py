@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from adapters import Toolbox, ToolFailure, ToolSpec
-from bridge.runtime import EscalateArgs as EscalateArgsBuiltin
+from engine import EscalateArgs as EscalateArgsBuiltin
 from schemas import SideEffect, ToolError, ToolOutcome
 from schemas.phi import phi_field
 

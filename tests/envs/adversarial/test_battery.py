@@ -9,7 +9,7 @@ import pytest
 from envs.adversarial.battery import exploit_report
 from envs.adversarial.exploits import CallEveryTool, DeclareSuccess
 from envs.contract import Action, Finish, Turn
-from envs.rollout.policy import ScriptedPolicy
+from envs.rollout.policy import PlanPolicy
 from schemas.tasks import Task, WorkItem
 from schemas.tools import ToolCall
 
@@ -29,7 +29,7 @@ def explode(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
     raise RuntimeError("boom")
 
 
-CLOSE_BLINDLY = ScriptedPolicy("close_blindly", close_blindly)
+CLOSE_BLINDLY = PlanPolicy("close_blindly", close_blindly)
 
 
 def test_an_exploit_the_weak_verifier_rewards_is_a_win_with_its_checks(toy_set: Sequence[Task]) -> None:
@@ -57,7 +57,7 @@ def test_every_task_row_holds_the_do_nothing_score_and_each_exploit(toy_set: Seq
 
 
 def test_a_policy_that_raises_is_recorded_and_the_battery_goes_on(toy_set: Sequence[Task]) -> None:
-    report = exploit_report(toy_set[:2], [ScriptedPolicy("explode", explode), DeclareSuccess()], ["toy.v1"])
+    report = exploit_report(toy_set[:2], [PlanPolicy("explode", explode), DeclareSuccess()], ["toy.v1"])
     assert len(report.errors) == 2 and "RuntimeError: boom" in report.errors[0]
     assert all(set(row.scores) == {"explode", "declare_success"} for row in report.verifiers[0].rows)
 
@@ -66,4 +66,4 @@ def test_exploit_names_must_be_unique_and_not_the_baseline(toy_set: Sequence[Tas
     with pytest.raises(ValueError, match="unique"):
         exploit_report(toy_set, [DeclareSuccess(), DeclareSuccess()])
     with pytest.raises(ValueError, match="do_nothing"):
-        exploit_report(toy_set, [ScriptedPolicy("do_nothing", explode)])
+        exploit_report(toy_set, [PlanPolicy("do_nothing", explode)])

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from envs.rollout.runner import run_rollouts
+from training.chat import EngineChatPolicy
 from training.data import ChatRow, LoadedTaskSet
 from training.data.sources import task_family
-from training.rollout import ChatEnvPolicy
 from training.structured.policy import load_structured_policy
 from training.structured.store import load_model, model_hash
 
@@ -17,7 +17,7 @@ def test_a_model_trained_on_gold_passes_those_tasks_through_the_environment(
     tiny_structured: Path, small_base: LoadedTaskSet, tiny_families: tuple[str, ...]
 ) -> None:
     tasks = [t for t in small_base.tasks if task_family(t) in tiny_families]
-    records = run_rollouts(tasks, ChatEnvPolicy(load_structured_policy(tiny_structured)))
+    records = run_rollouts(tasks, EngineChatPolicy(load_structured_policy(tiny_structured)))
     assert [r.verdict.passed for r in records] == [True] * len(tasks), [
         [c.name for c in r.verdict.checks if not c.passed] for r in records
     ]

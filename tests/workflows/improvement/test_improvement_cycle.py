@@ -143,6 +143,6 @@ async def test_a_killed_gpu_worker_resumes_training_and_the_cycle_completes_exac
     assert [r.adapter_id for r in store.adapters()] == ["cycle-1"]
     assert store.get("cycle-1").state == "champion"  # type: ignore[union-attr]
     trail = [e["type"].split(".")[2] for e in manager.events("cycle-1")]
-    assert trail == ["registered", "deployed", "promoted", "deployed"]
-    promoted = manager.events("cycle-1")[2]["data"]
+    assert trail == ["trained", "evaluated", "registered", "deployed", "promoted", "deployed"]  # each once
+    promoted = manager.events("cycle-1")[4]["data"]
     assert promoted["decided_by"] == "sequential_test" and promoted["evidence"]["canary_wins"] >= 1

@@ -37,7 +37,3 @@ def export(
         raise typer.Exit(2) from None
     console.print(f"{written} {format_.value} lines written to {out}")
 
-
-def register(train: typer.Typer) -> None:
-    """Add `export` to the `train` app."""
-    train.command("export")(export)

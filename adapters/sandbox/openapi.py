@@ -1,6 +1,6 @@
 """The OpenAPI of the sandbox's routes: arguments, bodies and every status each route can answer.
 
-The tool routes read their arguments by hand (one handler per `adapters.rcm.wire.ENDPOINTS` entry,
+The tool routes read their arguments by hand (one handler per entry of the domain's `ToolRoutes`,
 validated by the tool's own argument model), so FastAPI cannot infer their parameters; this module
 writes them from the same models, and the app adds the models' schemas to its components.
 """
@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from adapters.rcm.wire import X12_MEDIA_TYPE, Endpoint
 from adapters.spec import ToolSpec
+from adapters.wire import Endpoint
 from schemas.tools import ToolError
 
 REF = "#/components/schemas/{model}"
@@ -74,23 +74,25 @@ def _body(endpoint: Endpoint, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _responses(spec: ToolSpec[Any, Any], endpoint: Endpoint, components: Schemas) -> dict[str, Any]:
-    if endpoint.x12:
+    document = endpoint.document
+    if document is not None:
         ok: dict[str, Any] = {
             "200": {
-                "description": "The remittances as X12 835.",
-                "content": {X12_MEDIA_TYPE: {"schema": {"type": "string"}}},
+                "description": document.description,
+                "content": {document.media_type: {"schema": {"type": "string"}}},
             },
-            "204": {"description": "No remittance for the claim yet."},
         }
+        if document.empty is not None:
+            ok["204"] = {"description": document.empty}
     else:
         result = schema_of(spec.result_model, components)
         ok = {
             "200": {"description": "The tool's result.", "content": {"application/json": {"schema": result}}}
         }
     refusals = {
-        "404": _error("The claim, payer, patient, document or bulletin named is not on file."),
+        "404": _error("What the arguments name is not on file."),
         "409": _error(
-            "The domain refuses the action (a payer rule, the claim's state); the message says why."
+            "The domain refuses the action (a business rule, the record's state); the message says why."
         ),
         "422": _error(
             "The arguments do not validate against the tool's model; `details.errors` names each field."
@@ -134,5 +136,5 @@ ADMIN_BODY: dict[int | str, dict[str, Any]] = {
     400: {"model": AdminProblem, "description": "The body is not JSON."},
 }
 ADMIN_UNKNOWN: dict[int | str, dict[str, Any]] = {
-    404: {"model": ToolErrorAnswer, "description": "No such payer or bulletin."},
+    404: {"model": ToolErrorAnswer, "description": "No such record."},
 }

@@ -1,6 +1,6 @@
 """`loopline train eval | gate`: paired evaluation through the environment, and the gate's verdict.
 
-Registered on the `train` app by `loopline.commands.train`; heavy imports happen inside the commands.
+Heavy imports happen inside the commands.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ import typer
 from rich.progress import Progress
 from rich.table import Table
 
-from loopline.commands.train import (
+from loopline.commands.train.options import (
     DEFAULT_ROOT,
     DEFAULT_STATE,
     BaseModel,
+    DbUrl,
     Families,
+    Publish,
     Root,
     State,
     base_folder,
@@ -193,9 +195,13 @@ def gate(
         ),
     ] = None,
     state: State = DEFAULT_STATE,
+    db_url: DbUrl = None,
+    publish: Publish = False,
 ) -> None:
-    """Judge an evaluated adapter by the gate's rules; store the verdict with it. Exit 1 when stopped."""
-    from loopline.commands.train_card import REPO_CARD, CardError, card_evidence
+    """Judge an evaluated adapter by the gate's rules; store the verdict with it and on its stream
+    in the adapter registry. Exit 1 when stopped."""
+    from loopline.card.evidence import REPO_CARD, CardError, card_evidence
+    from loopline.release.registry import PublishUnavailable, open_registry
     from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
     from training.registry import adapter_folder, champion_cards, read_evaluation, store_verdict
 
@@ -222,8 +228,19 @@ def gate(
         except CardError as exc:
             console.print(f"[red]{exc}[/]")
             raise typer.Exit(2) from None
-    verdict = judge(report, rules, cards=cards, champion_cards=champion_cards(state, report.champion))
-    store_verdict(folder, report, rules, verdict)
+    try:
+        registry = open_registry(state, db_url, publish)
+    except PublishUnavailable as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
+    verdict = judge(report, rules, cards=cards, champion_cards=champion_cards(registry, report.champion))
+    try:
+        store_verdict(folder, report, rules, verdict, registry)
+    except RuntimeError as exc:  # stored, but the publisher failed
+        console.print(
+            f"[red]verdict stored, but not published ({exc})[/]; send it with `loopline adapters publish`"
+        )
+        raise typer.Exit(2) from None
     for check in verdict.checks:
         mark = "[green]pass[/]" if check.passed else "[red]FAIL[/]"
         console.print(f"{mark} {check.reason}")
@@ -244,16 +261,6 @@ def _pairs(items: list[str] | None) -> list[tuple[str, str]]:
             raise typer.BadParameter(f"{item!r} is not SUITE=POINTS")
         out.append((suite, value))
     return out
-
-
-def register(train: typer.Typer) -> None:
-    """Add `eval`, `gate`, `report` and `rft` to the `train` app."""
-    from loopline.commands import train_rft
-
-    train.command("eval")(eval_)
-    train.command()(gate)
-    train.command()(report)
-    train_rft.register(train)
 
 
 def report(

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from loopline.commands.train import (
+from loopline.commands.train.options import (
     DEFAULT_ROOT,
     DEFAULT_STATE,
     BaseModel,
@@ -26,8 +26,8 @@ from loopline.commands.train import (
     parse_families,
     parse_seeds,
     progress_bar,
-    sft,
 )
+from loopline.commands.train.sft import sft
 
 
 def rft(
@@ -130,8 +130,3 @@ def rft(
         max_length=16384,
         state=state,
     )
-
-
-def register(train: typer.Typer) -> None:
-    """Add `rft` to the `train` app."""
-    train.command()(rft)

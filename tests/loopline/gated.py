@@ -1,0 +1,25 @@
+"""An adapter folder the gate has judged, its verdict on the adapter's stream in the registry the
+release commands open (`--state`, `--db-url`), as `loopline train gate` leaves it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from loopline.release.registry import open_registry
+from training.evaluate import EvalReport
+from training.gate import GateRules, GateVerdict
+from training.registry import store_verdict
+
+
+def gated_adapter(
+    state: Path, name: str, *, passed: bool = True, reasons: tuple[str, ...] = (), db_url: str | None = None
+) -> Path:
+    folder = state / "adapters" / name
+    folder.mkdir(parents=True)
+    (folder / "adapter_config.json").write_text(json.dumps({"r": 4}))
+    (folder / "adapter_model.safetensors").write_bytes(name.encode())
+    report = EvalReport(candidate=name, champion="base", seeds=[0], suites=[])
+    verdict = GateVerdict(passed=passed, checks=[], reasons=list(reasons))
+    store_verdict(folder, report, GateRules(), verdict, open_registry(state, db_url))
+    return folder
