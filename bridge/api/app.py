@@ -59,15 +59,9 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app.add_exception_handler(RequestValidationError, invalid_request)
     for unavailable in services.unavailable:
         app.add_exception_handler(unavailable, recording_unavailable)
-    for router in (
-        operator.ops,
-        episodes.router,
-        gateway.router,
-        outcomes.router,
-        read.router,
-        metrics.router,
-    ):
+    for router in (operator.ops, episodes.router, gateway.router, outcomes.router, read.router):
         app.include_router(router)
+    app.include_router(metrics.router)
     app.include_router(label_router(services.labelling, services.reader))
     app.include_router(review_router(services.review, services.reader))
     app.include_router(operator.router)

@@ -7,7 +7,6 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from bridge.runtime.recorder import Recorder
 from pydantic import BaseModel
 
 from adapters import Toolbox

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from http.server import ThreadingHTTPServer
 from threading import Thread
+from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest, start_http_server
 from prometheus_client.gc_collector import GCCollector
@@ -27,9 +27,7 @@ def render(registry: CollectorRegistry) -> bytes:
     return generate_latest(registry)
 
 
-def serve_metrics(
-    registry: CollectorRegistry, port: int, host: str = "0.0.0.0"
-) -> tuple[ThreadingHTTPServer, Thread]:
+def serve_metrics(registry: CollectorRegistry, port: int, host: str = "0.0.0.0") -> tuple[WSGIServer, Thread]:
     """Serve `/metrics` for a worker that has no HTTP app (a daemon thread); port 0 picks one."""
     server, thread = start_http_server(port, addr=host, registry=registry)
     return server, thread

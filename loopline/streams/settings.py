@@ -45,6 +45,9 @@ class StreamsSettings(BaseSettings):
     streams_web_port: int | None = Field(
         default=None, ge=1, le=65535, description="Faust web port; unset: off."
     )
+    streams_metrics_port: int | None = Field(
+        default=None, ge=0, le=65535, description="Prometheus `/metrics` port of the worker; unset: off."
+    )
     streams_offload: bool = Field(
         default=True, description="Run the agents' batch work in child processes (off the worker's GIL)."
     )
@@ -106,6 +109,7 @@ class StreamsSettings(BaseSettings):
             batch_size=self.streams_batch_size,
             offload=self.streams_offload,
             web_port=self.streams_web_port,
+            metrics_port=self.streams_metrics_port,
             dedup_window_s=self.dedup_window_s,
             detect=self.detect_config(),
             event_keys_file=self.event_keys_file.absolute(),

@@ -42,15 +42,17 @@ def test_metrics_report_capture_and_the_projections_without_a_token(bridge: Brid
     log.close()
     bridge.project()
     after = _scrape(bridge)
-    latency = {name: value for name, labels, value in after["loopline_capture_delivery_seconds"] if labels.get("le") in ("0.01", "0.025", None)}
+    latency = {
+        name: value for name, labels, value in after["loopline_capture_delivery_seconds"] if not labels
+    }
     assert latency["loopline_capture_delivery_seconds_count"] == len(rows)
-    buckets = {labels["le"]: value for name, labels, value in after["loopline_capture_delivery_seconds"] if "le" in labels}
+    buckets = {s[1]["le"]: s[2] for s in after["loopline_capture_delivery_seconds"] if "le" in s[1]}
     assert buckets["0.01"] == 0 and buckets["0.025"] == len(rows)
     assert after["loopline_capture_pending"][0][2] == 0
     again = _scrape(bridge)
     assert again["loopline_capture_delivery_seconds"] == after["loopline_capture_delivery_seconds"]
     episodes = {(s[1]["route"], s[1]["status"]): s[2] for s in after["loopline_episodes"]}
-    assert episodes == {("none", "completed"): 1.0}
+    assert episodes == {("scripted", "completed"): 1.0}
     assert after["loopline_projections_up"][0][2] == 1.0 and "loopline_edge_cases" in after
 
 

@@ -1,0 +1,26 @@
+"""The stream worker's registry: projector lag, the projections' counts, and the process."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry
+
+from bridge.metrics.exposition import process_registry, serve_metrics
+from bridge.metrics.projections import ProjectionCollector
+from bridge.store import Engine
+from bridge.streams.config import StreamsConfig
+from bridge.streams.lag import ProjectorLagCollector, Watermarks, kafka_watermarks
+
+__all__ = ["serve_metrics", "streams_registry"]
+
+
+def streams_registry(
+    config: StreamsConfig, engine: Engine, watermarks: Watermarks | None = None
+) -> CollectorRegistry:
+    """What a stream worker's `/metrics` reports; `watermarks` defaults to the configured broker's."""
+    registry = process_registry()
+    marks = watermarks or kafka_watermarks(
+        {"bootstrap.servers": config.bootstrap_servers}, config.events_topic
+    )
+    registry.register(ProjectorLagCollector(config.events_topic, marks, engine))
+    registry.register(ProjectionCollector(engine))
+    return registry
