@@ -8,6 +8,7 @@ exactly as it talks to vLLM in production.
     POST /v1/load_lora_adapter   {lora_name, lora_path}
     POST /v1/unload_lora_adapter {lora_name}
     GET  /health
+    GET  /metrics                Prometheus text format (`training.serve.metrics`)
 
 The request's `model` picks the policy, so several adapters serve side by side (champion and
 canary). Tool calls are checked against the request's tools (`training.serve.toolcheck`): valid
@@ -19,17 +20,20 @@ have OpenAI's shape (`{"error": {"message", "type", "code"}}`).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schemas.ids import new_id
 from training.chat import ChatReply, completion_body
+from training.serve.metrics import ServeMetrics
 from training.serve.pool import AdapterError, Loader, PolicyPool
 from training.serve.protocol import request_problem
 from training.serve.stream import completion_chunks, server_sent_events
@@ -86,6 +90,18 @@ def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None
             raise FileNotFoundError(str(exc)) from exc
     app = FastAPI(title="loopline policy server")
     app.state.pool = pool
+    metrics = app.state.metrics = ServeMetrics(pool)
+
+    @app.middleware("http")
+    async def count_completions(request: Request, call_next: Any) -> Any:
+        if request.url.path != "/v1/chat/completions":
+            return await call_next(request)
+        start = time.perf_counter()
+        response = await call_next(request)
+        model = getattr(request.state, "model", "-")
+        metrics.requests.labels(model, str(response.status_code)).inc()
+        metrics.seconds.labels(model).observe(time.perf_counter() - start)
+        return response
 
     @app.exception_handler(AdapterError)
     async def adapter_error(_request: Request, exc: AdapterError) -> JSONResponse:
@@ -101,6 +117,10 @@ def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None
     @app.get("/health")
     def health() -> dict[str, str]:
         return {"status": "ok"}
+
+    @app.get("/metrics", include_in_schema=False)
+    def prometheus() -> Response:
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     @app.get("/v1/models")
     def models() -> dict[str, Any]:
@@ -119,11 +139,15 @@ def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None
         return {"object": "list", "data": data}
 
     @app.post("/v1/chat/completions")
-    def complete(request: ChatRequest) -> Any:
+    def complete(request: ChatRequest, http: Request) -> Any:
         served = pool.get(request.model)
+        http.state.model = served.name
         with pool.running():
             reply = served.policy.complete(request.messages, request.tools)
         checked = check_calls(reply.tool_calls, request.tools)
+        metrics.invalid_calls.labels(served.name).inc(len(checked.invalid))
+        metrics.tokens.labels(served.name, "prompt").inc(reply.prompt_tokens or 0)
+        metrics.tokens.labels(served.name, "completion").inc(reply.completion_tokens or 0)
         shown = ChatReply(
             content=None if checked.invalid else reply.content,
             tool_calls=checked.valid,

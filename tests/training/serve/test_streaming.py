@@ -161,3 +161,22 @@ def test_a_body_that_is_not_json_is_a_400(client: openai.OpenAI) -> None:
         f"{client.base_url}chat/completions", content=b"{nope", headers={"content-type": "application/json"}
     )
     assert response.status_code == 400 and response.json()["error"]["type"] == "invalid_request_error"
+
+
+def test_metrics_count_completions_by_model_and_status(client: openai.OpenAI) -> None:
+    from prometheus_client.parser import text_string_to_metric_families
+
+    client.chat.completions.create(model="worker", messages=WORK, tools=TOOLS)
+    with pytest.raises(openai.BadRequestError):
+        client.chat.completions.create(model="worker", messages=[{"role": "wizard", "content": "x"}])  # type: ignore[list-item, misc]
+    text = httpx.get(f"{client.base_url}".removesuffix("v1/") + "metrics").text
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+    assert samples[("loopline_policy_completions_total", (("model", "worker"), ("status", "200")))] >= 1
+    assert samples[("loopline_policy_completions_total", (("model", "-"), ("status", "400")))] >= 1
+    assert samples[("loopline_policy_tokens_total", (("kind", "completion"), ("model", "worker")))] >= 30
+    assert samples[("loopline_policy_models_loaded", (("kind", "base"),))] == 1
+    assert ("loopline_policy_completion_seconds_count", (("model", "worker"),)) in samples
