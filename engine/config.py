@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from adapters.chat import DEFAULT_SYSTEM_PROMPT
 from engine.policy import Turn
-from engine.prompt import DEFAULT_SYSTEM_PROMPT
 from engine.reply import Message
 from schemas.events import EpisodeStatus, Escalated
 

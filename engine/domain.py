@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pkgutil import resolve_name
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -41,3 +42,14 @@ class ToolDomain:
     """The world snapshots are redacted by (PHI marked in its fields)."""
     work_item_problem: Callable[[WorkItem], str | None] = lambda item: None
     """Why a work item cannot be worked (None when it can)."""
+
+
+def lazy_live(path: str) -> Callable[[str, float], LiveClient]:
+    """A factory of the live backend class at `module:Class`, imported on first use (httpx loads
+    only for a live bridge)."""
+
+    def make(base_url: str, timeout_s: float) -> LiveClient:
+        backend: LiveClient = resolve_name(path)(base_url, timeout_s=timeout_s)
+        return backend
+
+    return make

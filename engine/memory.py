@@ -55,9 +55,8 @@ class MemoryRecorder:
 
     def append(self, data: EventData, subject: str | None = None) -> Event:
         """Record any event of the episode (e.g. the verifier's `verifier.scored` after the end)."""
-        event = self._chain.append(data, subject=subject)
-        self.events.append(event)
-        return event
+        self.events.append(self._chain.append(data, subject=subject))
+        return self.events[-1]
 
     def started(
         self,
@@ -66,24 +65,9 @@ class MemoryRecorder:
         payload_model: type[BaseModel] | None,
         policy: PolicyRef,
         tools: Sequence[str],
-        tools_hash: str,
-        system_prompt_hash: str,
-        max_steps: int,
-        max_seconds: float,
-        world_snapshot: dict[str, Any] | None = None,
-        task_id: str | None = None,
+        **setup: Any,
     ) -> Event:
-        data = EpisodeStarted(
-            work_item=work_item,
-            policy=policy,
-            tools=tuple(tools),
-            tools_hash=tools_hash,
-            system_prompt_hash=system_prompt_hash,
-            world_snapshot=world_snapshot,
-            task_id=task_id,
-            max_steps=max_steps,
-            max_seconds=max_seconds,
-        )
+        data = EpisodeStarted(work_item=work_item, policy=policy, tools=tuple(tools), **setup)
         return self.append(data, work_item.item_id)
 
     def model_responded(self, data: ModelResponded) -> Event:
@@ -95,23 +79,16 @@ class MemoryRecorder:
         return self.append(ToolCalled(call=call, side_effect=side_effect), call.name)
 
     def tool_returned(self, result: ToolResult, result_model: type[BaseModel] | None) -> Event:
-        data = ToolReturned(
-            call_id=result.call_id, name=result.name, result=result.result or {}, latency_ms=result.latency_ms
-        )
+        data = ToolReturned(call_id=result.call_id, name=result.name, result=result.result or {},
+                            latency_ms=result.latency_ms)  # fmt: skip
         return self.append(data, result.name)
 
     def tool_failed(self, result: ToolResult, attempts: int = 1) -> Event:
         if result.outcome is ToolOutcome.OK or result.error is None:
             raise ValueError("tool_failed needs a failed or unknown result with an error")
         outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
-        data = ToolFailed(
-            call_id=result.call_id,
-            name=result.name,
-            error=result.error,
-            outcome=outcome,
-            attempts=attempts,
-            latency_ms=result.latency_ms,
-        )
+        data = ToolFailed(call_id=result.call_id, name=result.name, error=result.error, outcome=outcome,
+                          attempts=attempts, latency_ms=result.latency_ms)  # fmt: skip
         return self.append(data, result.name)
 
     def escalated(
@@ -126,22 +103,5 @@ class MemoryRecorder:
             Escalated(reason=reason, trigger=trigger, recommendation=recommendation, queue=queue)
         )
 
-    def ended(
-        self,
-        status: EpisodeStatus,
-        *,
-        steps: int,
-        tool_calls: int,
-        duration_ms: float,
-        final_message: str | None = None,
-        world_hash: str | None = None,
-    ) -> Event:
-        data = EpisodeEnded(
-            status=status,
-            steps=steps,
-            tool_calls=tool_calls,
-            duration_ms=duration_ms,
-            final_message=final_message,
-            world_hash=world_hash,
-        )
-        return self.append(data)
+    def ended(self, status: EpisodeStatus, **counts: Any) -> Event:
+        return self.append(EpisodeEnded(status=status, **counts))

@@ -7,13 +7,13 @@ turns the next action into a reply: a tool call, or the closing message.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.policy import EpisodeView, Turn
-from engine.reply import EscalationRequest, Message, PolicyReply, ProposedToolCall
+from engine.reply import EscalationRequest, Message, PolicyReply
+from engine.scripted import act, call, say, with_raw
 from schemas.base import Contract
 from schemas.events import PolicyRef, SamplingParams
 from schemas.tasks import WorkItem
@@ -39,20 +39,8 @@ Route = Literal["champion", "canary", "scripted", "human"]
 def reply_to(action: Action) -> PolicyReply:
     """An action as the reply a model would give: one tool call, or a text-only closing message."""
     if isinstance(action, Finish):
-        return PolicyReply(content=action.message, finish_reason="stop", raw=_raw(action.message, None))
-    text = json.dumps(action.arguments, separators=(",", ":"), ensure_ascii=False)
-    proposed = ProposedToolCall(action.call_id, action.name, text, dict(action.arguments))
-    return PolicyReply(
-        content=None, tool_calls=(proposed,), finish_reason="tool_calls", raw=_raw(None, proposed)
-    )
-
-
-def _raw(content: str | None, call: ProposedToolCall | None) -> str:
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if call is not None:
-        function = {"name": call.name, "arguments": call.arguments_raw}
-        message["tool_calls"] = [{"id": call.call_id, "type": "function", "function": function}]
-    return json.dumps(message, ensure_ascii=False)
+        return with_raw(say(action.message))
+    return with_raw(act(call(action.name, action.arguments, call_id=action.call_id)))
 
 
 @dataclass(frozen=True)

@@ -1,34 +1,11 @@
-"""The words the engine says to the model: system prompt, work item, tool results, corrections.
-
-The pure rendering lives in `adapters.chat`, shared with training (its datasets hold exactly these
-messages); this module adds the two renderings of a parsed `PolicyReply`.
-"""
+"""A parsed `PolicyReply` as it goes back into the conversation; the rest of what the engine says
+to a model (system prompt, work item, tool results, corrections) is `adapters.chat`, shared with
+training, whose datasets hold exactly these messages."""
 
 from __future__ import annotations
 
-from adapters.chat import (
-    DEFAULT_SYSTEM_PROMPT,
-    correction_message,
-    prompt_hash,
-    read_work_item_message,
-    system_prompt,
-    tool_calls_message,
-    tool_message,
-    work_item_message,
-)
+from adapters.chat import tool_calls_message
 from engine.reply import Message, PolicyReply
-
-__all__ = [
-    "DEFAULT_SYSTEM_PROMPT",
-    "assistant_message",
-    "correction_message",
-    "invalid_assistant_message",
-    "prompt_hash",
-    "read_work_item_message",
-    "system_prompt",
-    "tool_message",
-    "work_item_message",
-]
 
 
 def assistant_message(reply: PolicyReply) -> Message:

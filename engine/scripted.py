@@ -90,7 +90,7 @@ class ScriptedPolicy:
     ) -> PolicyReply:
         reply = self._script(messages)
         calls = tuple(self._with_id(c) for c in reply.tool_calls)
-        return replace(reply, tool_calls=calls, raw=_raw(reply.content, calls))
+        return with_raw(replace(reply, tool_calls=calls))
 
     def _with_id(self, proposed: ProposedToolCall) -> ProposedToolCall:
         self._issued += 1
@@ -108,12 +108,12 @@ def _from_list(replies: Sequence[PolicyReply]) -> Script:
     return next_reply
 
 
-def _raw(content: str | None, calls: Sequence[ProposedToolCall]) -> str:
-    """The reply as an OpenAI assistant message, so scripted and served replies record alike."""
-    message: dict[str, Any] = {"role": "assistant", "content": content}
-    if calls:
+def with_raw(reply: PolicyReply) -> PolicyReply:
+    """The reply with `raw` as an OpenAI assistant message, so scripted and served replies record alike."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    if reply.tool_calls:
         message["tool_calls"] = [
             {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}}
-            for c in calls
+            for c in reply.tool_calls
         ]
-    return json.dumps(message, ensure_ascii=False)
+    return replace(reply, raw=json.dumps(message, ensure_ascii=False))

@@ -17,18 +17,11 @@ from typing import Any
 from pydantic import BaseModel
 
 from adapters import Toolbox, ToolSpec, tools_hash
+from adapters.chat import correction_message, prompt_hash, system_prompt, tool_message, work_item_message
 from engine.config import Clock, EpisodeConfig, EpisodeResult, IdFactory
 from engine.escalate import builtin_escalate_spec, run_builtin_escalate
 from engine.policy import EpisodeView, Turn
-from engine.prompt import (
-    assistant_message,
-    correction_message,
-    invalid_assistant_message,
-    prompt_hash,
-    system_prompt,
-    tool_message,
-    work_item_message,
-)
+from engine.prompt import assistant_message, invalid_assistant_message
 from engine.recorder import Recorder
 from engine.reply import Message, PolicyReply
 from engine.rules import EpisodeRules

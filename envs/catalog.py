@@ -6,22 +6,23 @@ offers `rcm-base` or `--policy always_appeal` without knowing which module defin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from envs.domain import DOMAINS, PolicyEntry, TaskSetEntry
+from envs.domain import DOMAINS, PolicyEntry
 from envs.rollout.policy import Policy
 from envs.tasksets import TaskSetError, TaskSetRegistry, parse_jsonl
 from schemas.tasks import Task
 
 
-def _task_sets(domain: str | None = None) -> dict[str, TaskSetEntry]:
+def _task_sets(domain: str | None = None) -> dict[str, tuple[Callable[[int], list[Task]], str]]:
     domains = DOMAINS.all() if domain is None else [DOMAINS.get(domain)]
-    return {entry.name: entry for d in domains for entry in d.task_sets}
+    return {name: entry for d in domains for name, entry in d.task_sets.items()}
 
 
 def task_set_names() -> dict[str, str]:
     """Built-in task set → description."""
-    return {name: entry.description for name, entry in sorted(_task_sets().items())}
+    return {name: description for name, (_, description) in sorted(_task_sets().items())}
 
 
 def generate(name: str, seed: int) -> list[Task]:
@@ -30,12 +31,13 @@ def generate(name: str, seed: int) -> list[Task]:
     known = _task_sets(domain) if domain in DOMAINS.names() else {}
     if name not in known:
         raise KeyError(f"no built-in task set {name!r}; known: {', '.join(sorted(_task_sets()))}")
-    return known[name].generate(seed)
+    return known[name][0](seed)
 
 
 def policies(domain: str) -> dict[str, PolicyEntry]:
     """The scripted policies of `domain`, by name."""
-    return {entry.name: entry for entry in sorted(DOMAINS.get(domain).policies, key=lambda e: e.name)}
+    found = DOMAINS.get(domain).policies
+    return {name: PolicyEntry(domain, name, *found[name]) for name in sorted(found)}
 
 
 def policy(domain: str, name: str) -> Policy:

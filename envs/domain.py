@@ -10,10 +10,12 @@ domain it serves. Nothing in the core names a domain.
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
-from typing import TYPE_CHECKING, Any, Protocol
+from pkgutil import resolve_name
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from adapters.backend import SnapshottingBackend
 from adapters.spec import ToolSpec
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from adapters.sandbox import SandboxDomain
     from envs.adversarial.mutants import Operator
     from envs.contract import Action, Turn
+    from envs.demo import DemoScenario
     from envs.promotion import Promotion
     from envs.rollout.policy import Policy
     from envs.verifiers.base import Verifier
@@ -75,16 +78,6 @@ class Domain(Protocol):
 
 
 @dataclass(frozen=True)
-class TaskSetEntry:
-    """A generated task set a domain offers (e.g. `rcm-base`)."""
-
-    name: str
-    generate: Callable[[int], list[Task]]
-    """seed → tasks; the same seed gives the same tasks."""
-    description: str
-
-
-@dataclass(frozen=True)
 class PolicyEntry:
     """A named scripted policy of a domain."""
 
@@ -133,20 +126,53 @@ class Reference:
     model: str
 
 
+class DomainWorld(ABC):
+    """A domain's simulated world over its tools, what the environments replay episodes in; a
+    domain subclasses it with its `tools`, its sim, its outcome view and its facts."""
+
+    tools: ClassVar[ToolDomain]
+
+    @property
+    def name(self) -> str:
+        return self.tools.name
+
+    @property
+    def terminal_tools(self) -> frozenset[str]:
+        return self.tools.rules.terminal_tools | {self.tools.rules.escalate_tool}
+
+    @property
+    def escalation_tools(self) -> frozenset[str]:
+        return frozenset({self.tools.rules.escalate_tool})
+
+    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
+        return self.tools.tools
+
+    @abstractmethod
+    def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SnapshottingBackend: ...
+
+    @abstractmethod
+    def outcome_view(self, world: Mapping[str, Any]) -> dict[str, Any]: ...
+
+    @abstractmethod
+    def outcome_facts(
+        self, initial: Mapping[str, Any], final: Mapping[str, Any]
+    ) -> dict[str, list[dict[str, Any]]]: ...
+
+
 @dataclass(frozen=True)
 class DomainDescriptor:
     """Everything Loopline knows about one domain, in one place.
 
-    `world` simulates it for the environments (its backend, outcome view and facts); `tool` is the
-    part the bridge serves; the rest is what task sets, rollouts, verifiers, the adversarial battery,
-    promotion, the agreement report, the card and the sandbox find here by the domain's name.
+    `world` simulates it for the environments and holds its tools (`tool`, the part the bridge
+    serves); the rest is what task sets, rollouts, verifiers, the adversarial battery, promotion,
+    the agreement report, the card and the sandbox find here by the domain's name.
     """
 
-    tool: ToolDomain
-    world: Domain
-    task_sets: tuple[TaskSetEntry, ...] = ()
-    policies: tuple[PolicyEntry, ...] = ()
-    """Scripted policies, the reference first."""
+    world: DomainWorld
+    task_sets: Mapping[str, tuple[Callable[[int], list[Task]], str]] = field(default_factory=dict)
+    """Name → (seed → tasks, description); the same seed gives the same tasks."""
+    policies: Mapping[str, tuple[Policy, str]] = field(default_factory=dict)
+    """Name → (scripted policy, description)."""
     verifiers: tuple[Verifier, ...] = ()
     mutants: tuple[Operator, ...] = ()
     """Mutation operators beyond the generic ones."""
@@ -158,26 +184,30 @@ class DomainDescriptor:
     reference: Reference | None = None
     task_check: TaskCheck | None = None
     expert_cases: Callable[[], Sequence[Any]] = tuple
-    sandbox: Callable[[], SandboxDomain[Any]] | None = None
-    """Loads what the sandbox live system serves (FastAPI loads only when asked), for demos, tests
-    and `loopline sandbox`."""
-    extras: Mapping[str, Any] = field(default_factory=dict)
-    """What only the composition root uses (the demo's scenario, the sandbox's seed world)."""
+    demo: DemoScenario | None = None
+    """What `loopline demo --domain` runs for it."""
+    sandbox: str | None = None
+    """`module:attr` of the `adapters.sandbox.SandboxDomain` its sandbox live system serves, loaded
+    by `load_sandbox` (FastAPI loads only when asked)."""
+
+    @property
+    def tool(self) -> ToolDomain:
+        return self.world.tools
 
     @property
     def name(self) -> str:
-        return self.tool.name
+        return self.world.name
 
     @property
     def terminal_tools(self) -> frozenset[str]:
-        return self.tool.rules.terminal_tools | {self.tool.rules.escalate_tool}
+        return self.world.terminal_tools
 
     @property
     def escalation_tools(self) -> frozenset[str]:
-        return frozenset({self.tool.rules.escalate_tool})
+        return self.world.escalation_tools
 
     def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return self.tool.tools
+        return self.world.tool_specs()
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SnapshottingBackend:
         return self.world.make_backend(world, seed=seed)
@@ -189,6 +219,10 @@ class DomainDescriptor:
         self, initial: Mapping[str, Any], final: Mapping[str, Any]
     ) -> dict[str, list[dict[str, Any]]]:
         return self.world.outcome_facts(initial, final)
+
+    def load_sandbox(self) -> SandboxDomain[Any] | None:
+        sandbox: SandboxDomain[Any] | None = None if self.sandbox is None else resolve_name(self.sandbox)
+        return sandbox
 
 
 class UnknownDomain(KeyError):

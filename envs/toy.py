@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -19,7 +19,7 @@ from adapters.spec import ToolSpec
 from engine.domain import LiveClient, ToolDomain
 from engine.rules import DomainRules, EscalationFields
 from envs.contract import Action, Finish, Trajectory, Turn
-from envs.domain import DomainDescriptor, PolicyEntry, Reference, TaskSetEntry
+from envs.domain import DomainDescriptor, DomainWorld, Reference
 from envs.rollout.policy import NOOP, PlanPolicy
 from envs.verifiers.standard import StandardVerifier
 from schemas.tasks import CallConstraint, Provenance, Task, VerifierSpec, WorkItem
@@ -90,15 +90,25 @@ class SimToyBackend:
         return Ticket(ticket_id=args.ticket_id, **{k: ticket[k] for k in ("status", "amount", "refunded")})
 
 
-class ToyDomain:
+def _no_live(base_url: str, timeout_s: float) -> LiveClient:
+    raise NotImplementedError("the toy domain has no live system")
+
+
+TOOLS = ToolDomain(
+    "toy",
+    SPECS,
+    DomainRules(
+        "escalate", lambda args: EscalationFields(str(args.get("reason", "")), queue=args.get("queue"))
+    ),
+    _no_live,
+    Ticket,
+)
+
+
+class ToyDomain(DomainWorld):
     """The refund desk as an `envs` domain."""
 
-    name = "toy"
-    terminal_tools = frozenset({"escalate"})
-    escalation_tools = frozenset({"escalate"})
-
-    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return SPECS
+    tools = TOOLS
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SimToyBackend:
         return SimToyBackend(world)
@@ -199,32 +209,14 @@ def make_tasks(n: int, *, seed: int = 0, limit: Decimal = Decimal("100")) -> lis
     return tasks
 
 
-def _no_live(base_url: str, timeout_s: float) -> LiveClient:
-    raise NotImplementedError("the toy domain has no live system")
-
-
-TOOLS = ToolDomain(
-    "toy",
-    SPECS,
-    DomainRules(
-        "escalate", lambda args: EscalationFields(str(args.get("reason", "")), queue=args.get("queue"))
-    ),
-    _no_live,
-    Ticket,
-)
 VERIFIER = StandardVerifier(name="toy.v1", domain="toy", rules=(read_before_write,))
 DOMAIN = DomainDescriptor(
-    tool=TOOLS,
     world=ToyDomain(),
-    task_sets=(
-        TaskSetEntry("toy", lambda seed: make_tasks(24, seed=seed), "24 refund-desk tickets (tests, docs)"),
-    ),
-    policies=(
-        PolicyEntry(
-            "toy", "reference", PlanPolicy("reference", reference_plan), "reads, then follows the rule"
-        ),
-        PolicyEntry("toy", "noop", NOOP, "does nothing"),
-    ),
+    task_sets={"toy": (lambda seed: make_tasks(24, seed=seed), "24 refund-desk tickets (tests, docs)")},
+    policies={
+        "reference": (PlanPolicy("reference", reference_plan), "reads, then follows the rule"),
+        "noop": (NOOP, "does nothing"),
+    },
     verifiers=(VERIFIER,),
     reference=Reference(reference_plan, "toy-reference"),
 )

@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import date
 from typing import Any, get_args
 
-from adapters.backend import ToolBackend
 from adapters.credit.models import (
     BorrowerAnswer,
     CreditPackage,
@@ -36,9 +34,8 @@ from adapters.credit.records import InformationItem
 from adapters.credit.sim import SimBackend
 from adapters.credit.tools import CREDIT_TOOLS
 from adapters.credit.world import ID_PREFIX, World
+from adapters.drafting.rebuild import DomainRebuild
 from adapters.drafting.recording import RecordedCall, RecordedEpisode, RecordingError
-from adapters.spec import ToolSpec
-from adapters.surrogates import Surrogates
 from schemas.tasks import WorkItem
 from schemas.tools import ToolOutcome
 
@@ -50,7 +47,6 @@ _DELIVERS_A_PERIOD = "missing_quarter"
 _STAMP = {"recommendation": "recorded_on", "request": "requested_on", "escalation": "escalated_on"}
 _ISSUED = {"record_recommendation": "recommendation", "request_information": "request",
            "escalate_to_committee": "escalation"}  # fmt: skip
-WorkItemRebuild = Callable[[World, WorkItem], WorkItem]
 """Rebuilds a work item's payload from the world (for payloads capture tokenises wholesale)."""
 
 
@@ -175,25 +171,16 @@ def _worked_on(item: WorkItem) -> date | None:
         return None
 
 
-@dataclass(frozen=True)
-class CreditRebuild:
-    """The credit side of `adapters.drafting.draft.Rebuild`."""
-
-    rebuild_work_item: WorkItemRebuild | None = None
-    """How a tokenised payload is rebuilt (the environment's work item for the package)."""
-    domain: str = "credit"
-    specs: Sequence[ToolSpec[Any, Any]] = tuple(CREDIT_TOOLS)
-
-    def world(self, episode: RecordedEpisode, surrogates: Surrogates) -> dict[str, Any]:
-        """The credit world the answers imply (credit marks no PHI: nothing to substitute)."""
-        return reconstruct_world(episode).snapshot()
-
-    def backend(self, world: dict[str, Any]) -> ToolBackend:
-        """The credit sim over `world`."""
-        return SimBackend(World.from_snapshot(world))
-
-    def work_item(self, world: dict[str, Any], item: WorkItem) -> WorkItem:
-        """`item` rebuilt from `world`, when a rebuild is given."""
-        if self.rebuild_work_item is None:
-            return item
-        return self.rebuild_work_item(World.from_snapshot(world), item)
+def credit_rebuild(
+    rebuild_work_item: Callable[[World, WorkItem], WorkItem] | None = None,
+) -> DomainRebuild[World]:
+    """The credit side of `adapters.drafting.draft.Rebuild` (credit marks no PHI: nothing to
+    substitute); `rebuild_work_item` rebuilds a tokenised payload (the environment's work item)."""
+    return DomainRebuild(
+        "credit",
+        CREDIT_TOOLS,
+        lambda episode, _: reconstruct_world(episode),
+        World.from_snapshot,
+        SimBackend,
+        rebuild_work_item,
+    )

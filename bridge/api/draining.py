@@ -18,8 +18,11 @@ class Draining:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and getattr(self.state, "draining", False) and scope["path"] != "/healthz":
             body = json.dumps({"detail": "the bridge is shutting down and takes no new work"}).encode()
-            headers = [(b"content-type", b"application/json"), (b"retry-after", b"5"),
-                       (b"content-length", str(len(body)).encode())]  # fmt: skip
+            headers = [
+                (b"content-type", b"application/json"),
+                (b"retry-after", b"5"),
+                (b"content-length", str(len(body)).encode()),
+            ]
             await send({"type": "http.response.start", "status": 503, "headers": headers})
             await send({"type": "http.response.body", "body": body})
             return

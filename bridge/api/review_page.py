@@ -109,22 +109,41 @@ def draft(case: DraftCase, *, message: str = "") -> str:
     )
     if fidelity.mismatches:
         parts.append(
-            _table(("#", "tool", "what differs"),
-                   ((str(m.index), escape(m.tool), escape(m.what)) for m in fidelity.mismatches), "mismatches")
-        )  # fmt: skip
+            _table(
+                ("#", "tool", "what differs"),
+                ((str(m.index), escape(m.tool), escape(m.what)) for m in fidelity.mismatches),
+                "mismatches",
+            )
+        )
     parts.append(_validation(case))
     parts.append("<h2>Episode timeline</h2>")
     parts.append(
-        _table(("seq", "time", "event", "detail"), ((str(e.seq), escape(e.time.isoformat(timespec="seconds")),
-               escape(e.type.removeprefix("loopline.")), escape(_detail(e.structured.get("data") or {})))
-               for e in case.timeline), "timeline")
-    )  # fmt: skip
+        _table(
+            ("seq", "time", "event", "detail"),
+            (
+                (
+                    str(e.seq),
+                    escape(e.time.isoformat(timespec="seconds")),
+                    escape(e.type.removeprefix("loopline.")),
+                    escape(_detail(e.structured.get("data") or {})),
+                )
+                for e in case.timeline
+            ),
+            "timeline",
+        )
+    )
     parts.append("<h2>The draft</h2><h3>Work item</h3>" + _json(d.work_item.model_dump(mode="json")))
     parts.append(
         "<h3>Recorded calls (surrogates in place of PHI)</h3>"
-        + _table(("#", "call", "outcome"), ((str(i), escape(f"{c.call.name}({json.dumps(c.call.arguments)})"),
-                 escape(c.outcome.value)) for i, c in enumerate(d.recorded)), "calls")
-    )  # fmt: skip
+        + _table(
+            ("#", "call", "outcome"),
+            (
+                (str(i), escape(f"{c.call.name}({json.dumps(c.call.arguments)})"), escape(c.outcome.value))
+                for i, c in enumerate(d.recorded)
+            ),
+            "calls",
+        )
+    )
     parts.append("<details><summary>Rebuilt world</summary>" + _json(d.world) + "</details>")
     if case.suggestion is not None:
         solved = (
@@ -153,9 +172,15 @@ def _validation(case: DraftCase) -> str:
     rows = [
         ("gold scores 1.0", f"{report.gold_score}"),
         ("doing nothing scores 0", f"{report.noop_score}"),
-        ("outcome-changing mutants rejected", f"{report.outcome_changing - len(report.accepted_mutants)} of {report.outcome_changing}"),
-        ("exploits above doing nothing with a wrong outcome", f"{len(report.winning_exploits)} of {report.exploits}"),
-    ]  # fmt: skip
+        (
+            "outcome-changing mutants rejected",
+            f"{report.outcome_changing - len(report.accepted_mutants)} of {report.outcome_changing}",
+        ),
+        (
+            "exploits above doing nothing with a wrong outcome",
+            f"{len(report.winning_exploits)} of {report.exploits}",
+        ),
+    ]
     problems = "".join(f"<li>{escape(p)}</li>" for p in report.problems)
     return (
         f'<h2>Validation</h2><p id="validation">{verdict}</p>'

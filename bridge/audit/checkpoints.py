@@ -126,9 +126,27 @@ def compare_heads(heads: Mapping[str, tuple[int, str]], lookup: ArchiveLookup) -
     for stream, (seq, digest) in sorted(heads.items()):
         last, found = lookup(stream, seq)
         if last is None:
-            findings.append(HeadFinding(stream, "stream_deleted", f"the checkpoint holds it up to seq {seq}; the archive has no event of it"))  # fmt: skip
+            findings.append(
+                HeadFinding(
+                    stream,
+                    "stream_deleted",
+                    f"the checkpoint holds it up to seq {seq}; the archive has no event of it",
+                )
+            )
         elif last < seq:
-            findings.append(HeadFinding(stream, "tail_truncated", f"the archive ends at seq {last}; the checkpoint holds seq {seq}"))  # fmt: skip
+            findings.append(
+                HeadFinding(
+                    stream,
+                    "tail_truncated",
+                    f"the archive ends at seq {last}; the checkpoint holds seq {seq}",
+                )
+            )
         elif found != digest:
-            findings.append(HeadFinding(stream, "rewritten", f"its event at seq {seq} has hash {found}; the checkpoint says {digest} (edited and re-hashed)"))  # fmt: skip
+            findings.append(
+                HeadFinding(
+                    stream,
+                    "rewritten",
+                    f"its event at seq {seq} has hash {found}; the checkpoint says {digest} (edited and re-hashed)",
+                )
+            )
     return findings

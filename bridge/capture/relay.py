@@ -57,9 +57,16 @@ class RelayMetrics:
 
 
 def run_relay(
-    path: Path, topic: str, kafka_config: dict[str, Any], options: dict[str, Any],
-    stop: Any, counters: Any, error: Any, nice: int, parent: int | None,
-) -> None:  # fmt: skip
+    path: Path,
+    topic: str,
+    kafka_config: dict[str, Any],
+    options: dict[str, Any],
+    stop: Any,
+    counters: Any,
+    error: Any,
+    nice: int,
+    parent: int | None,
+) -> None:
     """Run a `RelayLoop` until `stop` rises or the process `parent` is gone (its pid comes from the
     parent, which may be gone before this runs; None on a thread), publishing its counters on top
     of those its dead predecessors left."""
@@ -108,8 +115,17 @@ class KafkaRelay:
         self._stop = self._context.RawValue("b", 0)
         self._counters = self._context.RawArray("d", 6)  # _SUMMED, in flight, time of the last error
         self._error = self._context.RawArray("c", 1024)
-        self._args = (outbox.path, topic, dict(kafka_config), options, self._stop, self._counters, self._error,
-                      nice if self.in_child else 0, os.getpid() if self.in_child else None)  # fmt: skip
+        self._args = (
+            outbox.path,
+            topic,
+            dict(kafka_config),
+            options,
+            self._stop,
+            self._counters,
+            self._error,
+            nice if self.in_child else 0,
+            os.getpid() if self.in_child else None,
+        )
         self._worker: threading.Thread | multiprocessing.process.BaseProcess | None = None
         self._watcher: threading.Thread | None = None
         self._closing = threading.Event()
@@ -141,8 +157,13 @@ class KafkaRelay:
                 return
             ran = time.monotonic() - self._started_at
             delay = _RESTART_DELAY_S[0] if ran >= _HEALTHY_RUN_S else delay
-            _log.error("relay %s exited (code %s) after %.1f s; starting a new one in %.1f s",
-                       self.pid, getattr(worker, "exitcode", None), ran, delay)  # fmt: skip
+            _log.error(
+                "relay %s exited (code %s) after %.1f s; starting a new one in %.1f s",
+                self.pid,
+                getattr(worker, "exitcode", None),
+                ran,
+                delay,
+            )
             if self._closing.wait(delay):
                 return
             self._spawn()
@@ -190,11 +211,17 @@ class KafkaRelay:
         """The relay's counters as it last published them, with pending read from the outbox."""
         delivered, failed, rejected, producer_restarts, in_flight, error_at = self._counters
         return RelayMetrics(
-            pending=self._outbox.pending_count(), in_flight=int(in_flight), delivered=int(delivered),
-            failed=int(failed), rejected=int(rejected), producer_restarts=int(producer_restarts),
-            last_error=self._error.value.decode(errors="replace") or None, last_error_at=error_at or None,
-            running=self._alive(), relay_restarts=self._restarts,
-        )  # fmt: skip
+            pending=self._outbox.pending_count(),
+            in_flight=int(in_flight),
+            delivered=int(delivered),
+            failed=int(failed),
+            rejected=int(rejected),
+            producer_restarts=int(producer_restarts),
+            last_error=self._error.value.decode(errors="replace") or None,
+            last_error_at=error_at or None,
+            running=self._alive(),
+            relay_restarts=self._restarts,
+        )
 
     def __enter__(self) -> Self:
         return self.start()

@@ -158,8 +158,9 @@ class RelayLoop:
             if self._failed_passes >= PASSES_BEFORE_NEW_PRODUCER:
                 # An idempotent producer can wedge without a fatal error (after a broker restart it
                 # may retry an epoch bump forever, every message timing out); a new one gets a new id.
-                self.errors.record(f"no delivery in {self._failed_passes} passes; starting a new producer",
-                                   always_log=True)  # fmt: skip
+                self.errors.record(
+                    f"no delivery in {self._failed_passes} passes; starting a new producer", always_log=True
+                )
                 self._replace_producer(log, wait)
             else:
                 wait(self._next_delay())

@@ -61,17 +61,24 @@ class CaptureService:
                 else load_keyring(config.event_keys_file).signing_key(config.source)
             )
             relay = (ProcessRelay if config.relay_process else KafkaRelay)(
-                outbox, topic=config.topic, kafka_config=config.kafka,
-                retention_s=config.retention_s, head_retention_s=config.head_retention_s, signer=signer,
-            )  # fmt: skip
+                outbox,
+                topic=config.topic,
+                kafka_config=config.kafka,
+                retention_s=config.retention_s,
+                head_retention_s=config.head_retention_s,
+                signer=signer,
+            )
             if start_relay:
                 relay.start()
         checkpoints = None
         if config.checkpoint_key is not None and config.checkpoint_dir is not None:
             checkpoints = CheckpointWriter(
-                outbox, private_key(config.checkpoint_key.get_secret_value()), source=config.source,
-                folder=config.checkpoint_dir, interval_s=config.checkpoint_interval_s,
-            )  # fmt: skip
+                outbox,
+                private_key(config.checkpoint_key.get_secret_value()),
+                source=config.source,
+                folder=config.checkpoint_dir,
+                interval_s=config.checkpoint_interval_s,
+            )
             checkpoints.start()
         return cls(config, outbox, vault, redactor, relay, checkpoints)
 
@@ -84,9 +91,15 @@ class CaptureService:
         traceparent: str | None = None,
     ) -> EpisodeRecorder:
         """The recorder of a new episode (a fresh UUIDv7 id when none is given)."""
-        return EpisodeRecorder(episode_id or new_id(), sink=self.gate, redactor=self.redactor,
-                               source=self.config.source, args_models=args_models,
-                               snapshot_redact=snapshot_redact, traceparent=traceparent)  # fmt: skip
+        return EpisodeRecorder(
+            episode_id or new_id(),
+            sink=self.gate,
+            redactor=self.redactor,
+            source=self.config.source,
+            args_models=args_models,
+            snapshot_redact=snapshot_redact,
+            traceparent=traceparent,
+        )
 
     def record_outcome(
         self,
@@ -104,8 +117,15 @@ class CaptureService:
         known = KnownPhi()
         for value in self.vault.values_for_scrubbing(self.config.tenant, tokens_in(docs)):
             known.learn(value)
-        return record_outcome(self.gate, episode_id, outcome, redactor=self.redactor,
-                              source=self.config.source, details_model=details_model, known=known)  # fmt: skip
+        return record_outcome(
+            self.gate,
+            episode_id,
+            outcome,
+            redactor=self.redactor,
+            source=self.config.source,
+            details_model=details_model,
+            known=known,
+        )
 
     def stop_taking_events(self, reason: str) -> None:
         """Refuse every later append from recorders (`CaptureUnavailable` with `reason`)."""

@@ -47,7 +47,11 @@ class Finding:
     def to_data(self) -> EdgeCaseDetected:
         """The event data reporting this finding."""
         return EdgeCaseDetected(
-            fingerprint=self.fingerprint, rule=self.rule, severity=self.severity, summary=self.summary[:500],
-            source_episode_id=self.episode_id, event_ids=self.event_ids,
+            fingerprint=self.fingerprint,
+            rule=self.rule,
+            severity=self.severity,
+            summary=self.summary[:500],
+            source_episode_id=self.episode_id,
+            event_ids=self.event_ids,
             evidence={**self.evidence, "features": dict(self.features)},
-        )  # fmt: skip
+        )

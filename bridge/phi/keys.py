@@ -27,9 +27,24 @@ Environment = Literal["dev", "test", "staging", "production"]
 MIN_KEY_BYTES = 32
 _DEV_MASTER = hashlib.sha256(b"loopline development-only PHI key; never protects real data").digest()
 _PLACEHOLDERS = frozenset(
-    {"", "changethis", "changeme", "change-me", "change_me", "secret", "dev", "test", "placeholder",
-     "xxx", "todo", "none", "null", "key", "password"}
-)  # fmt: skip
+    {
+        "",
+        "changethis",
+        "changeme",
+        "change-me",
+        "change_me",
+        "secret",
+        "dev",
+        "test",
+        "placeholder",
+        "xxx",
+        "todo",
+        "none",
+        "null",
+        "key",
+        "password",
+    }
+)
 _log = logging.getLogger(__name__)
 
 

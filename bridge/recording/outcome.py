@@ -39,8 +39,16 @@ def record_outcome(
         raise ValueError("attempts must be at least 1")
     for attempt in range(attempts):
         head = store.stream_head(episode_id)
-        recorder = EpisodeRecorder(episode_id, sink=store, redactor=redactor, source=source, head=head,
-                                   clock=clock, id_factory=id_factory, known=known)  # fmt: skip
+        recorder = EpisodeRecorder(
+            episode_id,
+            sink=store,
+            redactor=redactor,
+            source=source,
+            head=head,
+            clock=clock,
+            id_factory=id_factory,
+            known=known,
+        )
         try:
             return recorder.outcome_observed(outcome, details_model=details_model)
         except StreamConflict:

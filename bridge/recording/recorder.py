@@ -76,8 +76,15 @@ class EpisodeRecorder:
         id_factory: Callable[[], str] = new_id,
         known: KnownPhi | None = None,
     ) -> None:
-        self._chain = EpisodeChain(episode_id, tenant=redactor.tenant, source=source, next_seq=head.next_seq,
-                                   prevhash=head.prevhash, clock=clock, id_factory=id_factory)  # fmt: skip
+        self._chain = EpisodeChain(
+            episode_id,
+            tenant=redactor.tenant,
+            source=source,
+            next_seq=head.next_seq,
+            prevhash=head.prevhash,
+            clock=clock,
+            id_factory=id_factory,
+        )
         self._sink, self._redactor, self._traceparent = sink, redactor, traceparent
         self._args_models = dict(args_models or {})
         self._snapshot_redact = snapshot_redact
@@ -130,16 +137,26 @@ class EpisodeRecorder:
             )
         if world_snapshot is not None:
             if self._snapshot_redact is None:
-                raise ValueError("a world snapshot holds PHI; build the recorder with snapshot_redact "
-                                 "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)")  # fmt: skip
+                raise ValueError(
+                    "a world snapshot holds PHI; build the recorder with snapshot_redact "
+                    "(Redactor.snapshot_redactor(model), or an identity function for synthetic worlds)"
+                )
             world_snapshot = self._snapshot_redact(world_snapshot)
         payload = self._redact(payload_model, work_item.payload)
         instructions = self._scrub(work_item.instructions) or ""
         if payload is not work_item.payload or instructions != work_item.instructions:
             work_item = work_item.model_copy(update={"payload": payload, "instructions": instructions})
-        data = EpisodeStarted(work_item=work_item, policy=policy, tools=tuple(tools), tools_hash=tools_hash,
-                              system_prompt_hash=system_prompt_hash, world_snapshot=world_snapshot,
-                              task_id=task_id, max_steps=max_steps, max_seconds=max_seconds)  # fmt: skip
+        data = EpisodeStarted(
+            work_item=work_item,
+            policy=policy,
+            tools=tuple(tools),
+            tools_hash=tools_hash,
+            system_prompt_hash=system_prompt_hash,
+            world_snapshot=world_snapshot,
+            task_id=task_id,
+            max_steps=max_steps,
+            max_seconds=max_seconds,
+        )
         return self._emit(data, subject=work_item.item_id)
 
     def _redact_call(self, call: ToolCall, args_model: type[BaseModel] | None) -> ToolCall:
@@ -169,8 +186,12 @@ class EpisodeRecorder:
         """Record an ok tool result (redacted by `result_model`)."""
         if result.outcome is not ToolOutcome.OK or result.result is None:
             raise ValueError(f"tool_returned needs an ok result with a value, got {result.outcome}")
-        data = ToolReturned(call_id=result.call_id, name=result.name, latency_ms=result.latency_ms,
-                            result=self._redact(result_model, result.result))  # fmt: skip
+        data = ToolReturned(
+            call_id=result.call_id,
+            name=result.name,
+            latency_ms=result.latency_ms,
+            result=self._redact(result_model, result.result),
+        )
         return self._emit(data, result.name)
 
     def tool_failed(
@@ -185,8 +206,14 @@ class EpisodeRecorder:
         if details is not error.details or message != error.message:
             error = error.model_copy(update={"details": details, "message": message})
         outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
-        data = ToolFailed(call_id=result.call_id, name=result.name, error=error, outcome=outcome,
-                          attempts=attempts, latency_ms=result.latency_ms)  # fmt: skip
+        data = ToolFailed(
+            call_id=result.call_id,
+            name=result.name,
+            error=error,
+            outcome=outcome,
+            attempts=attempts,
+            latency_ms=result.latency_ms,
+        )
         return self._emit(data, result.name)
 
     def escalated(
@@ -234,8 +261,16 @@ class EpisodeRecorder:
         world_hash: str | None = None,
     ) -> Event:
         """Record `episode.ended`."""
-        return self._emit(EpisodeEnded(status=status, steps=steps, tool_calls=tool_calls, duration_ms=duration_ms,
-                                       final_message=self._scrub(final_message), world_hash=world_hash))  # fmt: skip
+        return self._emit(
+            EpisodeEnded(
+                status=status,
+                steps=steps,
+                tool_calls=tool_calls,
+                duration_ms=duration_ms,
+                final_message=self._scrub(final_message),
+                world_hash=world_hash,
+            )
+        )
 
     def interrupted(self, data: EpisodeInterrupted) -> Event:
         """Record that the episode was cut off and is closed by its bridge (`bridge.capture.recovery`)."""

@@ -130,11 +130,20 @@ def _edge_case_recorded(conn: sa.Connection, ops: list[EdgeCaseRecorded]) -> lis
     refused: list[ProjectionOp] = []
     for op in ops:  # one by one: each needs its own rowcount, and edge cases are rare
         row = {
-            "fingerprint": op.fingerprint, "rule": op.rule, "severity": op.severity, "summary": op.summary,
-            "tenant": op.tenant, "episode_id": op.episode_id, "last_episode_id": op.episode_id,
-            "first_seen": op.seen_at, "last_seen": op.seen_at, "count": op.seq + 1,
-            "last_event_id": op.event_id, "last_hash": op.hash, "evidence": op.evidence,
-        }  # fmt: skip
+            "fingerprint": op.fingerprint,
+            "rule": op.rule,
+            "severity": op.severity,
+            "summary": op.summary,
+            "tenant": op.tenant,
+            "episode_id": op.episode_id,
+            "last_episode_id": op.episode_id,
+            "first_seen": op.seen_at,
+            "last_seen": op.seen_at,
+            "count": op.seq + 1,
+            "last_event_id": op.event_id,
+            "last_hash": op.hash,
+            "evidence": op.evidence,
+        }
         stmt = insert_for(conn, EDGE_CASES)
         ex, t = stmt.excluded, EDGE_CASES
         updated = (

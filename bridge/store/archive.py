@@ -130,11 +130,20 @@ class SqlEventArchive:
     def _row(record: ArchiveRecord, now: datetime) -> dict[str, Any]:
         event = record.event
         return {
-            "event_id": event.id, "source": event.source, "type": event.type, "episodeid": event.episodeid,
-            "seq": event.seq, "tenant": event.tenant, "time": event.time, "hash": event.hash,
-            "structured": encode_structured(record.structured), "kafka_topic": record.topic,
-            "kafka_partition": record.partition, "kafka_offset": record.offset, "archived_at": now,
-        }  # fmt: skip
+            "event_id": event.id,
+            "source": event.source,
+            "type": event.type,
+            "episodeid": event.episodeid,
+            "seq": event.seq,
+            "tenant": event.tenant,
+            "time": event.time,
+            "hash": event.hash,
+            "structured": encode_structured(record.structured),
+            "kafka_topic": record.topic,
+            "kafka_partition": record.partition,
+            "kafka_offset": record.offset,
+            "archived_at": now,
+        }
 
     def rebuild(
         self,

@@ -127,8 +127,12 @@ class SqlLabelStore:
         if (limit is not None and limit < 1) or offset < 0:
             raise ValueError("limit must be >= 1 and offset >= 0")
         query: Any = sa.select(LABELS)
-        for column, value in (("subject", subject), ("reviewer", reviewer), ("verifier", verifier),
-                              ("source", source)):  # fmt: skip
+        for column, value in (
+            ("subject", subject),
+            ("reviewer", reviewer),
+            ("verifier", verifier),
+            ("source", source),
+        ):
             if value is not None:
                 query = query.where(LABELS.c[column] == value)
         query = query.order_by(LABELS.c.labelled_at, LABELS.c.subject, LABELS.c.reviewer)

@@ -137,14 +137,28 @@ class EdgeCaseRecorded:
 
 
 ProjectionOp = (
-    EpisodeOpened | EpisodeCounted | ToolCallOpened | ToolCallClosed | ToolRateCounted
-    | EpisodeEscalated | EpisodeClosed | OutcomeRecorded | EdgeCaseRecorded
-)  # fmt: skip
+    EpisodeOpened
+    | EpisodeCounted
+    | ToolCallOpened
+    | ToolCallClosed
+    | ToolRateCounted
+    | EpisodeEscalated
+    | EpisodeClosed
+    | OutcomeRecorded
+    | EdgeCaseRecorded
+)
 
 STAGES: tuple[type[Any], ...] = (
-    EpisodeOpened, EpisodeCounted, ToolCallOpened, ToolCallClosed, ToolRateCounted,
-    EpisodeEscalated, EpisodeClosed, OutcomeRecorded, EdgeCaseRecorded,
-)  # fmt: skip
+    EpisodeOpened,
+    EpisodeCounted,
+    ToolCallOpened,
+    ToolCallClosed,
+    ToolRateCounted,
+    EpisodeEscalated,
+    EpisodeClosed,
+    OutcomeRecorded,
+    EdgeCaseRecorded,
+)
 """Application order of the op kinds."""
 
 
@@ -169,9 +183,11 @@ def plan(ops: Iterable[ProjectionOp]) -> list[tuple[type[Any], list[ProjectionOp
 
 def _add_episode(a: EpisodeCounted, b: EpisodeCounted) -> EpisodeCounted:
     return replace(
-        a, steps=a.steps + b.steps, tool_calls=a.tool_calls + b.tool_calls,
+        a,
+        steps=a.steps + b.steps,
+        tool_calls=a.tool_calls + b.tool_calls,
         human_actions=a.human_actions + b.human_actions,
-    )  # fmt: skip
+    )
 
 
 def _add_tool(a: ToolRateCounted, b: ToolRateCounted) -> ToolRateCounted:

@@ -28,18 +28,28 @@ class EpisodeStore(Protocol):
     """What the HTTP API and `loopline inspect` read. `tenant`, when given, scopes every query."""
 
     def list_episodes(
-        self, *, tenant: str | None = None, status: str | None = None, work_item_id: str | None = None,
-        limit: int = 50, offset: int = 0,
-    ) -> list[EpisodeSummary]: ...  # fmt: skip
+        self,
+        *,
+        tenant: str | None = None,
+        status: str | None = None,
+        work_item_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[EpisodeSummary]: ...
 
     def get_episode(self, episode_id: str, *, tenant: str | None = None) -> EpisodeDetail | None: ...
 
     def episode_events(self, episode_id: str, *, tenant: str | None = None) -> list[StoredEvent]: ...
 
     def list_edge_cases(
-        self, *, tenant: str | None = None, rule: str | None = None, since: datetime | None = None,
-        limit: int = 50, offset: int = 0,
-    ) -> list[EdgeCaseView]: ...  # fmt: skip
+        self,
+        *,
+        tenant: str | None = None,
+        rule: str | None = None,
+        since: datetime | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[EdgeCaseView]: ...
 
     def get_edge_case(self, fingerprint: str, *, tenant: str | None = None) -> EdgeCaseView | None: ...
 
@@ -67,9 +77,14 @@ class SqlEpisodeReader:
             return list(conn.execute(query).mappings().all())
 
     def list_episodes(
-        self, *, tenant: str | None = None, status: str | None = None, work_item_id: str | None = None,
-        limit: int = 50, offset: int = 0,
-    ) -> list[EpisodeSummary]:  # fmt: skip
+        self,
+        *,
+        tenant: str | None = None,
+        status: str | None = None,
+        work_item_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[EpisodeSummary]:
         """Episodes, newest start first."""
         limit, offset = _page(limit, offset)
         query = _scoped(sa.select(EPISODES), EPISODES, tenant)
@@ -88,9 +103,10 @@ class SqlEpisodeReader:
         if not rows:
             return None
         calls = self._all(
-            sa.select(TOOL_CALLS).where(TOOL_CALLS.c.episode_id == episode_id)
+            sa.select(TOOL_CALLS)
+            .where(TOOL_CALLS.c.episode_id == episode_id)
             .order_by(sa.nulls_last(TOOL_CALLS.c.called_seq.asc()), TOOL_CALLS.c.call_id)
-        )  # fmt: skip
+        )
         outcomes = self._all(
             sa.select(OUTCOMES).where(OUTCOMES.c.episode_id == episode_id).order_by(OUTCOMES.c.seq)
         )
@@ -117,9 +133,14 @@ class SqlEpisodeReader:
         ]
 
     def list_edge_cases(
-        self, *, tenant: str | None = None, rule: str | None = None, since: datetime | None = None,
-        limit: int = 50, offset: int = 0,
-    ) -> list[EdgeCaseView]:  # fmt: skip
+        self,
+        *,
+        tenant: str | None = None,
+        rule: str | None = None,
+        since: datetime | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> list[EdgeCaseView]:
         """Distinct edge cases, most recently seen first."""
         limit, offset = _page(limit, offset)
         query = _scoped(sa.select(EDGE_CASES), EDGE_CASES, tenant)

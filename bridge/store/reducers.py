@@ -52,12 +52,18 @@ def episode_started(event: Event, data: EpisodeStarted) -> tuple[ProjectionOp, .
     item, policy = data.work_item, data.policy
     return (
         EpisodeOpened(
-            episode_id=event.episodeid, tenant=event.tenant, work_item_id=item.item_id,
-            work_item_kind=item.kind, work_item_domain=item.domain, task_id=data.task_id,
-            policy_model=policy.model, policy_adapter_id=policy.adapter_id, policy_route=policy.route,
+            episode_id=event.episodeid,
+            tenant=event.tenant,
+            work_item_id=item.item_id,
+            work_item_kind=item.kind,
+            work_item_domain=item.domain,
+            task_id=data.task_id,
+            policy_model=policy.model,
+            policy_adapter_id=policy.adapter_id,
+            policy_route=policy.route,
             started_at=event.time,
         ),
-    )  # fmt: skip
+    )
 
 
 def model_responded(event: Event, data: ModelResponded) -> tuple[ProjectionOp, ...]:
@@ -69,35 +75,55 @@ def tool_called(event: Event, data: ToolCalled) -> tuple[ProjectionOp, ...]:
     return (
         EpisodeCounted(event.episodeid, event.tenant, tool_calls=1),
         ToolCallOpened(
-            episode_id=event.episodeid, call_id=call.call_id, tenant=event.tenant, tool=call.name,
-            arguments=_json(call.arguments), side_effect=data.side_effect.value if data.side_effect else None,
-            called_at=event.time, called_seq=event.seq,
+            episode_id=event.episodeid,
+            call_id=call.call_id,
+            tenant=event.tenant,
+            tool=call.name,
+            arguments=_json(call.arguments),
+            side_effect=data.side_effect.value if data.side_effect else None,
+            called_at=event.time,
+            called_seq=event.seq,
         ),
         ToolRateCounted(call.name, calls=1),
-    )  # fmt: skip
+    )
 
 
 def tool_returned(event: Event, data: ToolReturned) -> tuple[ProjectionOp, ...]:
     return (
         ToolCallClosed(
-            episode_id=event.episodeid, call_id=data.call_id, tenant=event.tenant, tool=data.name,
-            outcome=ToolOutcome.OK.value, error_kind=None, error_message=None, http_status=None,
-            latency_ms=data.latency_ms, attempts=1, finished_at=event.time,
+            episode_id=event.episodeid,
+            call_id=data.call_id,
+            tenant=event.tenant,
+            tool=data.name,
+            outcome=ToolOutcome.OK.value,
+            error_kind=None,
+            error_message=None,
+            http_status=None,
+            latency_ms=data.latency_ms,
+            attempts=1,
+            finished_at=event.time,
         ),
-    )  # fmt: skip
+    )
 
 
 def tool_failed(event: Event, data: ToolFailed) -> tuple[ProjectionOp, ...]:
     unknown = data.outcome == ToolOutcome.UNKNOWN
     return (
         ToolCallClosed(
-            episode_id=event.episodeid, call_id=data.call_id, tenant=event.tenant, tool=data.name,
-            outcome=data.outcome.value, error_kind=data.error.kind, error_message=data.error.message,
-            http_status=data.error.status_code, latency_ms=data.latency_ms, attempts=data.attempts,
+            episode_id=event.episodeid,
+            call_id=data.call_id,
+            tenant=event.tenant,
+            tool=data.name,
+            outcome=data.outcome.value,
+            error_kind=data.error.kind,
+            error_message=data.error.message,
+            http_status=data.error.status_code,
+            latency_ms=data.latency_ms,
+            attempts=data.attempts,
             finished_at=event.time,
         ),
         ToolRateCounted(data.name, failures=0 if unknown else 1, unknown=1 if unknown else 0),
-    )  # fmt: skip
+    )
 
 
 def escalated(event: Event, data: Escalated) -> tuple[ProjectionOp, ...]:
@@ -122,22 +148,36 @@ def outcome_observed(event: Event, data: OutcomeObserved) -> tuple[ProjectionOp,
     # archive's tip), so `episodeid` is the episode it is about.
     return (
         OutcomeRecorded(
-            event_id=event.id, source=event.source, episode_id=event.episodeid, tenant=event.tenant,
-            seq=event.seq, item_id=data.item_id, kind=data.kind,
+            event_id=event.id,
+            source=event.source,
+            episode_id=event.episodeid,
+            tenant=event.tenant,
+            seq=event.seq,
+            item_id=data.item_id,
+            kind=data.kind,
             amount=None if data.amount is None else str(data.amount),
-            reason_codes=_json(list(data.reason_codes)), observed_at=data.observed_at,
+            reason_codes=_json(list(data.reason_codes)),
+            observed_at=data.observed_at,
         ),
-    )  # fmt: skip
+    )
 
 
 def edge_case_detected(event: Event, data: EdgeCaseDetected) -> tuple[ProjectionOp, ...]:
     return (
         EdgeCaseRecorded(
-            fingerprint=data.fingerprint, rule=data.rule, severity=data.severity, summary=data.summary,
-            tenant=event.tenant, episode_id=data.source_episode_id, seen_at=event.time, seq=event.seq,
-            event_id=event.id, hash=event.hash, evidence=_json(data.evidence),
+            fingerprint=data.fingerprint,
+            rule=data.rule,
+            severity=data.severity,
+            summary=data.summary,
+            tenant=event.tenant,
+            episode_id=data.source_episode_id,
+            seen_at=event.time,
+            seq=event.seq,
+            event_id=event.id,
+            hash=event.hash,
+            evidence=_json(data.evidence),
         ),
-    )  # fmt: skip
+    )
 
 
 REDUCERS: dict[type[EventData], Reducer] = {

@@ -91,8 +91,10 @@ class SqlVerdictReader:
             labelled = labelled.where(LABELS.c.reviewer == reviewer)
         first = sa.func.min(A.c.time).label("scored_at")
         query = (
-            sa.select(A.c.episodeid, first).where(SCORED, A.c.episodeid.not_in(labelled)).group_by(A.c.episodeid)
-        )  # fmt: skip
+            sa.select(A.c.episodeid, first)
+            .where(SCORED, A.c.episodeid.not_in(labelled))
+            .group_by(A.c.episodeid)
+        )
         with self.engine.connect() as conn:
             if order == "oldest":
                 rows = conn.execute(query.order_by(first, A.c.episodeid).limit(limit)).all()
@@ -144,9 +146,14 @@ def _decode(row: Any) -> ArchivedVerdict | None:
         return None
     verdict = data.verdict
     return ArchivedVerdict(
-        episode_id=row.episodeid, verifier=verdict.verifier, score=verdict.score, passed=verdict.passed,
-        task_id=data.task_id, seq=row.seq, scored_at=row.time,
-    )  # fmt: skip
+        episode_id=row.episodeid,
+        verifier=verdict.verifier,
+        score=verdict.score,
+        passed=verdict.passed,
+        task_id=data.task_id,
+        seq=row.seq,
+        scored_at=row.time,
+    )
 
 
 def _candidate(episode_id: str, scored_at: datetime, verdicts: list[ArchivedVerdict]) -> LabelCandidate:

@@ -114,9 +114,13 @@ class EdgeCaseEmitter:
             self.dedup.forget(fp)
             raise
         chain = EpisodeChain(
-            stream, tenant=finding.tenant, source=self.source,
-            next_seq=next_seq, prevhash=prevhash, clock=self._clock,
-        )  # fmt: skip
+            stream,
+            tenant=finding.tenant,
+            source=self.source,
+            next_seq=next_seq,
+            prevhash=prevhash,
+            clock=self._clock,
+        )
         event = chain.append(finding.to_data(), subject=finding.rule)
         pending[stream] = (chain.next_seq, chain.prevhash)
         return event

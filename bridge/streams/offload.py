@@ -119,9 +119,11 @@ class ProcessRunner(WorkRunner):
         if role not in self._pools:
             # spawn, not fork: the worker process runs threads (the consumer) that fork would copy mid-flight
             self._pools[role] = ProcessPoolExecutor(
-                1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_init_child, initargs=(self._config_json, os.getpid()),
-            )  # fmt: skip
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_child,
+                initargs=(self._config_json, os.getpid()),
+            )
         return self._pools[role]
 
     def _replace(self, role: str) -> None:

@@ -84,8 +84,13 @@ def read_topic(
             at_end.discard(partition)
             stamp_type, stamp = msg.timestamp()
             yield RawMessage(
-                topic=topic, partition=partition, offset=msg.offset() or 0, key=msg.key(), value=msg.value(),
-                headers=header_list(msg.headers()), timestamp_ms=stamp if stamp_type else None,
-            )  # fmt: skip
+                topic=topic,
+                partition=partition,
+                offset=msg.offset() or 0,
+                key=msg.key(),
+                value=msg.value(),
+                headers=header_list(msg.headers()),
+                timestamp_ms=stamp if stamp_type else None,
+            )
     finally:
         consumer.close()

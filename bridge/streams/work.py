@@ -46,11 +46,13 @@ class StreamWork:
         keyring = None if config.event_keys_file is None else KeyringFile(config.event_keys_file)
         self.projector = Projector(archive, keyring=keyring, clock=self._clock)
         self.emitter = EdgeCaseEmitter(
-            archive, EdgeCaseDetector(config.detect),
+            archive,
+            EdgeCaseDetector(config.detect),
             Deduplicator(timedelta(seconds=config.dedup_window_s), clock=self._clock),
-            source=config.source, clock=self._clock,
+            source=config.source,
+            clock=self._clock,
             signer=None if keyring is None else keyring.current().signing_key(config.source),
-        )  # fmt: skip
+        )
         self.checkpoints = HeadsCheckpointer.from_config(config)
 
     @classmethod

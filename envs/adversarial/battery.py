@@ -10,10 +10,10 @@ from functools import partial
 from envs.adversarial.exploits import domain_exploits
 from envs.adversarial.parallel import Progress, per_task
 from envs.adversarial.report import BASELINE, ExploitReport, ExploitScore, summarize_exploits
-from envs.adversarial.targets import changes_outcome, family, gold_views, play, score_all, verifier_names
+from envs.adversarial.targets import changes_outcome, family, gold_views, score_all, verifier_names
 from envs.domain import DOMAINS
 from envs.env import DEFAULT_MAX_STEPS
-from envs.rollout.policy import NOOP, Policy
+from envs.rollout import NOOP, Policy, play
 from schemas.tasks import Task
 
 
@@ -44,7 +44,8 @@ def exploit_task(
     runs = [(BASELINE, NOOP), *((p.ref.model, p) for p in (policies or domain_exploits(task.domain)))]
     kind = family(task)
     for name, policy in runs:
-        trajectory, error = play(task, policy, domain, seed=seed, max_steps=max_steps)
+        played = play(task, policy, domain=domain, seed=seed, max_steps=max_steps)
+        trajectory, error = played.trajectory, played.error
         if error is not None:
             out.errors.append(f"{task.task_id} {name}: policy raised {error}")
         matches = not changes_outcome(domain.outcome_view(trajectory.final_world), golds)

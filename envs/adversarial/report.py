@@ -264,13 +264,19 @@ def summarize_exploits(
             floor = base.score if base is not None else 0.0
             mine = [
                 ExploitWin(
-                    task_id=task_id, family=s.family, verifier=name, policy=s.policy, score=s.score,
-                    do_nothing=floor, outcome_matches_gold=s.outcome_matches_gold,
-                    passed_checks=s.passed_checks, failed_checks=s.failed_checks,
+                    task_id=task_id,
+                    family=s.family,
+                    verifier=name,
+                    policy=s.policy,
+                    score=s.score,
+                    do_nothing=floor,
+                    outcome_matches_gold=s.outcome_matches_gold,
+                    passed_checks=s.passed_checks,
+                    failed_checks=s.failed_checks,
                 )
                 for p, s in scores.items()
                 if p != BASELINE and s.score > floor
-            ]  # fmt: skip
+            ]
             wins += mine
             hackable += bool(mine)
             fooled += any(not w.outcome_matches_gold for w in mine)

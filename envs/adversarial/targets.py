@@ -1,5 +1,5 @@
 """What the adversarial batteries share: a task's family, retargeting it to another verifier, its
-gold outcomes, scoring one trajectory with several verifiers, and playing a policy without events.
+gold outcomes, and scoring one trajectory with several verifiers.
 """
 
 from __future__ import annotations
@@ -10,9 +10,7 @@ from typing import Any
 
 from envs.contract import Trajectory
 from envs.domain import Domain
-from envs.env import DEFAULT_MAX_STEPS, replay
-from envs.rollout import Policy
-from envs.rollout import play as play_episode
+from envs.env import replay
 from envs.verifiers.base import VERIFIERS, VerifierRegistry
 from schemas.tasks import Task
 from schemas.tools import ToolCall
@@ -101,12 +99,3 @@ def score_all(
         except Exception as exc:  # recorded and reported; the battery goes on
             out[name] = f"{type(exc).__name__}: {exc}"
     return out
-
-
-def play(
-    task: Task, policy: Policy, domain: Domain, *, seed: int = 0, max_steps: int = DEFAULT_MAX_STEPS
-) -> tuple[Trajectory, str | None]:
-    """Run `policy` on `task` in a fresh environment: the trajectory and the policy's error, if it
-    raised (the episode ends there, as a rollout's does)."""
-    played = play_episode(task, policy, domain=domain, seed=seed, max_steps=max_steps)
-    return played.trajectory, played.error

@@ -8,10 +8,9 @@ policies, mutants and exploits, its good and bad outcome kinds, how its edge cas
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+from envs.credit.demo import DEMO
 from envs.credit.domain import DOMAIN as WORLD
-from envs.credit.domain import TOOLS, CreditDomain
+from envs.credit.domain import CreditDomain
 from envs.credit.expert import load_expert_cases
 from envs.credit.exploits import EXPLOITS
 from envs.credit.mutants import OPERATORS
@@ -20,12 +19,9 @@ from envs.credit.promotion import PROMOTION
 from envs.credit.solver import REFERENCE, reference_plan
 from envs.credit.tasks import generate_base, generate_edge
 from envs.credit.verifier import CREDIT_V1
-from envs.domain import CardParts, CardSizes, DomainDescriptor, PolicyEntry, Reference, TaskSetEntry
+from envs.domain import CardParts, CardSizes, DomainDescriptor, Reference
 from envs.verifiers.outcome_kinds import OutcomeKinds
 from schemas.tasks import Task
-
-if TYPE_CHECKING:
-    from adapters.sandbox import SandboxDomain
 
 
 def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
@@ -35,27 +31,13 @@ def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
     ]
 
 
-def _sandbox() -> SandboxDomain[Any]:
-    from adapters.credit.sandbox.app import SANDBOX
-
-    return SANDBOX
-
-
 DOMAIN = DomainDescriptor(
-    tool=TOOLS,
     world=WORLD,
-    task_sets=(
-        TaskSetEntry(
-            "credit-base", generate_base, "nine ways a package lands in a decision class, 25 tasks each"
-        ),
-        TaskSetEntry(
-            "credit-edge", generate_edge, "the brief's eight credit edge families, 8 tasks each, held out"
-        ),
-    ),
-    policies=(
-        PolicyEntry("credit", "reference", REFERENCE, "the reference analyst (gold solutions)"),
-        *(PolicyEntry("credit", name, policy, text) for name, (policy, text) in BASELINES.items()),
-    ),
+    task_sets={
+        "credit-base": (generate_base, "nine ways a package lands in a decision class, 25 tasks each"),
+        "credit-edge": (generate_edge, "the brief's eight credit edge families, 8 tasks each, held out"),
+    },
+    policies={"reference": (REFERENCE, "the reference analyst (gold solutions)"), **BASELINES},
     verifiers=(CREDIT_V1,),
     mutants=OPERATORS,
     exploits=EXPLOITS,
@@ -68,7 +50,8 @@ DOMAIN = DomainDescriptor(
     card=CardParts("credit.v1", ("credit.v1",), _card_sets),
     reference=Reference(reference_plan, "credit-reference-analyst"),
     expert_cases=load_expert_cases,
-    sandbox=_sandbox,
+    demo=DEMO,
+    sandbox="adapters.credit.sandbox.app:SANDBOX",
 )
 
 __all__ = [

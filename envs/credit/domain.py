@@ -4,17 +4,17 @@ tools, live backend and episode rules the bridge serves."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.credit.sim import SimBackend
 from adapters.credit.tools import CREDIT_TOOLS, ESCALATE, RECORD
 from adapters.credit.work_items import work_item_problem
 from adapters.credit.world import World
-from adapters.spec import ToolSpec
-from engine.domain import LiveClient, ToolDomain
+from engine.domain import ToolDomain, lazy_live
 from engine.rules import DomainRules, EscalationFields
 from envs.credit.facts import flat_figures, outcome_facts
+from envs.domain import DomainWorld
 
 
 def read_escalation(arguments: Mapping[str, Any]) -> EscalationFields:
@@ -28,29 +28,19 @@ def read_escalation(arguments: Mapping[str, Any]) -> EscalationFields:
     )
 
 
-def live_backend(base_url: str, timeout_s: float) -> LiveClient:
-    """The credit tools over HTTP (httpx loads only for a live bridge)."""
-    from adapters.credit.live import LiveBackend
-
-    return LiveBackend(base_url, timeout_s=timeout_s)
-
-
 # A recorded recommendation ends the episode as the escalation does.
 RULES = DomainRules(
     escalate_tool=ESCALATE, read_escalation=read_escalation, terminal_tools=frozenset({RECORD})
 )
-TOOLS = ToolDomain("credit", CREDIT_TOOLS, RULES, live_backend, World, work_item_problem)
+TOOLS = ToolDomain(
+    "credit", CREDIT_TOOLS, RULES, lazy_live("adapters.credit.live:LiveBackend"), World, work_item_problem
+)
 
 
-class CreditDomain:
+class CreditDomain(DomainWorld):
     """Credit packages worked to a recommendation through the `adapters.credit` tools over the sim."""
 
-    name = TOOLS.name
-    terminal_tools = RULES.terminal_tools | {ESCALATE}
-    escalation_tools = frozenset({ESCALATE})
-
-    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return TOOLS.tools
+    tools = TOOLS
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SimBackend:
         # The credit sim has no randomness: ids come from counters, dates from `today`.

@@ -12,7 +12,7 @@ measured but are not replayed in the task: the task is the package, worked witho
 
 from __future__ import annotations
 
-from adapters.credit.drafts import CreditRebuild
+from adapters.credit.drafts import credit_rebuild
 from adapters.credit.world import World
 from adapters.drafting.draft import TaskDraft
 from envs.credit.assess import assess
@@ -23,9 +23,7 @@ from envs.promotion import DomainPromotion
 from schemas.tasks import VerifierSpec
 from schemas.tools import ToolCall
 
-_REBUILD = CreditRebuild(
-    rebuild_work_item=lambda world, item: work_item(world.package(item.item_id), world.today.isoformat())
-)
+_REBUILD = credit_rebuild(lambda world, item: work_item(world.package(item.item_id), world.today.isoformat()))
 
 
 def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:

@@ -8,19 +8,16 @@ cases become tasks (`promotion.py`), its expert set and what the verifier card r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from envs.domain import (
     CardParts,
     CardSizes,
     DomainDescriptor,
-    PolicyEntry,
     Reference,
     TaskCheck,
-    TaskSetEntry,
 )
+from envs.rcm.demo import DEMO
 from envs.rcm.domain import DOMAIN as WORLD
-from envs.rcm.domain import TOOLS, RcmDomain
+from envs.rcm.domain import RcmDomain
 from envs.rcm.expert import load_expert_cases
 from envs.rcm.exploits import EXPLOITS
 from envs.rcm.mutants import OPERATORS
@@ -33,9 +30,6 @@ from envs.rcm.x12check import remittance_problems
 from envs.verifiers.outcome_kinds import OutcomeKinds
 from schemas.tasks import Task
 
-if TYPE_CHECKING:
-    from adapters.sandbox import SandboxDomain
-
 
 def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
     return [
@@ -45,30 +39,14 @@ def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
     ]
 
 
-def _sandbox() -> SandboxDomain[Any]:
-    from adapters.rcm.sandbox.app import SANDBOX
-
-    return SANDBOX
-
-
 DOMAIN = DomainDescriptor(
-    tool=TOOLS,
     world=WORLD,
-    task_sets=(
-        TaskSetEntry(
-            "rcm-base", generate_base, "one row of the brief's CARC table per category, 19 tasks each"
-        ),
-        TaskSetEntry(
-            "rcm-edge", generate_edge, "the brief's production edge cases, 8 tasks per kind, held out"
-        ),
-        TaskSetEntry(
-            "rcm-queue", generate_queue, "work queues of 3 to 6 claims whose deadlines decide the order, 48"
-        ),
-    ),
-    policies=(
-        PolicyEntry("rcm", "reference", REFERENCE, "the reference specialist (gold solutions)"),
-        *(PolicyEntry("rcm", name, policy, text) for name, (policy, text) in BASELINES.items()),
-    ),
+    task_sets={
+        "rcm-base": (generate_base, "one row of the brief's CARC table per category, 19 tasks each"),
+        "rcm-edge": (generate_edge, "the brief's production edge cases, 8 tasks per kind, held out"),
+        "rcm-queue": (generate_queue, "work queues of 3 to 6 claims whose deadlines decide the order, 48"),
+    },
+    policies={"reference": (REFERENCE, "the reference specialist (gold solutions)"), **BASELINES},
     verifiers=(RCM_V1, RCM_V2),
     mutants=OPERATORS,
     exploits=EXPLOITS,
@@ -81,7 +59,8 @@ DOMAIN = DomainDescriptor(
     reference=Reference(reference_plan, "rcm-reference-specialist"),
     task_check=TaskCheck(lambda task: list(remittance_problems(task)), "every remittance passes pyx12"),
     expert_cases=load_expert_cases,
-    sandbox=_sandbox,
+    demo=DEMO,
+    sandbox="adapters.rcm.sandbox.app:SANDBOX",
 )
 
 __all__ = [

@@ -4,15 +4,15 @@ tools, live backend and episode rules the bridge serves."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.rcm.tools import RCM_TOOLS
 from adapters.rcm.work_items import work_item_problem
 from adapters.rcm.world import World
-from adapters.spec import ToolSpec
-from engine.domain import LiveClient, ToolDomain
+from engine.domain import ToolDomain, lazy_live
 from engine.rules import DomainRules, EscalationFields
+from envs.domain import DomainWorld
 from envs.rcm.facts import outcome_facts
 from envs.rcm.faults import FaultyBackend
 
@@ -32,16 +32,11 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-def live_backend(base_url: str, timeout_s: float) -> LiveClient:
-    """The rcm tools over HTTP (httpx loads only for a live bridge)."""
-    from adapters.rcm.live import LiveBackend
-
-    return LiveBackend(base_url, timeout_s=timeout_s)
-
-
 # `escalate_to_human` is the rcm domain's only terminal tool.
 RULES = DomainRules(escalate_tool=ESCALATE, read_escalation=read_escalation)
-TOOLS = ToolDomain("rcm", RCM_TOOLS, RULES, live_backend, World, work_item_problem)
+TOOLS = ToolDomain(
+    "rcm", RCM_TOOLS, RULES, lazy_live("adapters.rcm.live:LiveBackend"), World, work_item_problem
+)
 
 # Claim fields that are business facts; ids of people and dates are fixed by the world and the
 # tools, free text never makes it in.
@@ -54,15 +49,10 @@ _CLAIM_FIELDS = (
 _LINE_FIELDS = ("procedure_code", "units", "place_of_service", "diagnosis_pointers")
 
 
-class RcmDomain:
+class RcmDomain(DomainWorld):
     """Denied and underpaid claims, worked through the `adapters.rcm` tools over the sim."""
 
-    name = TOOLS.name
-    terminal_tools = RULES.terminal_tools | {ESCALATE}
-    escalation_tools = frozenset({ESCALATE})
-
-    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        return TOOLS.tools
+    tools = TOOLS
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> FaultyBackend:
         # The RCM sim has no randomness: ids come from counters, dates from `today`.

@@ -16,7 +16,7 @@ from typing import Any
 
 from adapters.drafting.draft import TaskDraft
 from adapters.drafting.replay import LiveFault
-from adapters.rcm.drafts import RcmRebuild
+from adapters.rcm.drafts import rcm_rebuild
 from envs.env import replay
 from envs.promotion import DomainPromotion
 from envs.rcm.domain import DOMAIN
@@ -33,7 +33,7 @@ _CLAIM_KEYS = (
     "diagnosis_codes",
 )  # fmt: skip
 _LINE_KEYS = ("procedure_code", "modifiers", "place_of_service", "units")
-_REBUILD = RcmRebuild(rebuild_work_item=lambda world, item: work_item_for(world, item.item_id))
+_REBUILD = rcm_rebuild(lambda world, item: work_item_for(world, item.item_id))
 
 
 def fault_plan(faults: Sequence[LiveFault]) -> list[Fault]:

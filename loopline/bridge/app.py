@@ -238,9 +238,11 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
         )
 
     return ReleaseRouter(
-        ReleaseManager(store, tenant=settings.tenant), client_for, base_name=settings.policy_model,
+        ReleaseManager(store, tenant=settings.tenant),
+        client_for,
+        base_name=settings.policy_model,
         check_s=settings.release_check_s,
-    )  # fmt: skip
+    )
 
 
 def make_policy(settings: BridgeSettings) -> Policy:

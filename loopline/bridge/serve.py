@@ -42,8 +42,14 @@ class SignalledServer(uvicorn.Server):
 def serve_until_signalled(app: Any, host: str, port: int, *, grace_s: float) -> list[int]:
     """Serve `app` until SIGTERM or SIGINT; in-flight requests get `grace_s` to finish. The signals
     received."""
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False,
-                            timeout_graceful_shutdown=max(1, int(grace_s)))  # fmt: skip
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=max(1, int(grace_s)),
+    )
     server = SignalledServer(config)
     server.run()
     return server.signals

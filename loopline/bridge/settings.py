@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from envs.domain import DOMAINS
 from loopline.kafka.settings import KafkaSettings
 from schemas.topics import EVENTS_TOPIC
 
@@ -38,7 +39,9 @@ class BridgeSettings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Listen address.")
     port: int = Field(default=8700, ge=1, le=65535, description="Listen port.")
     tenant: str = Field(default="demo", pattern=r"^[A-Za-z0-9_.-]{1,64}$", description="Tenant recorded.")
-    domain: Literal["rcm", "credit"] = Field(default="rcm", description="The domain this bridge works.")
+    domain: str = Field(
+        default="rcm", description="The domain this bridge works (a registered domain's name)."
+    )
     source: str = Field(
         default="", description="CloudEvents source of captured events; default `loopline://bridge/<domain>`."
     )
@@ -127,6 +130,8 @@ class BridgeSettings(BaseSettings):
 
     @model_validator(mode="after")
     def _domain_defaults(self) -> BridgeSettings:
+        if self.domain not in DOMAINS.names():
+            raise ValueError(f"domain {self.domain!r} is not registered; known: {', '.join(DOMAINS.names())}")
         # The event source and the model name follow the domain unless set.
         self.source = self.source or f"loopline://bridge/{self.domain}"
         self.policy_model = self.policy_model or f"loopline-{self.domain}"

@@ -104,7 +104,7 @@ def build_card(
 
 
 def _reference_policy(domain: str) -> Policy:
-    return next(e.policy for e in DOMAINS.get(domain).policies if e.name == "reference")
+    return DOMAINS.get(domain).policies["reference"][0]
 
 
 def validated(

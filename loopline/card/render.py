@@ -85,9 +85,13 @@ def sections(card: VerifierCard) -> list[Table | Text]:
     for s in card.agreement:
         a = s.agreement
         agreement.add_row(
-            a.verifier, str(a.n), _rate(a.accuracy), _rate(a.kappa), _rate(a.false_pass_rate),
+            a.verifier,
+            str(a.n),
+            _rate(a.accuracy),
+            _rate(a.kappa),
+            _rate(a.false_pass_rate),
             "fit" if s.fitness.fit else "not fit",
-        )  # fmt: skip
+        )
     out.append(agreement)
     if card.outcomes is not None:
         if card.outcomes.note:

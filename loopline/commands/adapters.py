@@ -55,9 +55,14 @@ def list_(state: State = DEFAULT_STATE, db_url: DbUrl = None) -> None:
     for r in manager.store.adapters():
         gate = "passed" if r.gate_passed else ("[red]forced[/]" if r.forced else "stopped")
         table.add_row(
-            r.adapter_id, r.served_name, r.state, f"{r.traffic_share:.0%}", gate,
-            r.parent_adapter_id or "-", r.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
-        )  # fmt: skip
+            r.adapter_id,
+            r.served_name,
+            r.state,
+            f"{r.traffic_share:.0%}",
+            gate,
+            r.parent_adapter_id or "-",
+            r.updated_at.strftime("%Y-%m-%d %H:%M:%S"),
+        )
     console.print(table)
 
 
@@ -83,9 +88,14 @@ def register(
         lineage = read_lineage(folder) if (folder / "lineage.json").is_file() else {}
         base = str((lineage.get("base_model") or {}).get("name") or "base")
         record = open_manager(state, db_url, publish).register(
-            folder, base_model=base, gate_passed=verdict.passed, gate_reasons=verdict.reasons, force=force,
-            served_name=served_name, parent_adapter_id=lineage.get("parent_adapter_id"),
-        )  # fmt: skip
+            folder,
+            base_model=base,
+            gate_passed=verdict.passed,
+            gate_reasons=verdict.reasons,
+            force=force,
+            served_name=served_name,
+            parent_adapter_id=lineage.get("parent_adapter_id"),
+        )
     except (FileNotFoundError, ReleaseError) as exc:
         raise _fail(exc) from None
     except RuntimeError as exc:

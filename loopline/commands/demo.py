@@ -38,11 +38,12 @@ def demo(
     then check the verifier that scores training (a small verifier card); then promote the run's edge cases
     into tasks, reviewed by a simulated reviewer (or by you, with --review); then an improvement cycle and a
     second production day whose canary is promoted or rolled back by a sequential test."""
+    from loopline.demo.domains import demo_domains
     from loopline.demo.run import run_demo
     from loopline.stack import StackError
 
-    if domain not in ("rcm", "credit"):
-        console.print(f"[red]error:[/] no demo for domain {domain!r}; choose rcm or credit")
+    if domain not in demo_domains():
+        console.print(f"[red]error:[/] no demo for domain {domain!r}; choose {' or '.join(demo_domains())}")
         raise typer.Exit(2)
     try:
         result = run_demo(
@@ -51,7 +52,7 @@ def demo(
             keep_stack=keep_stack,
             workers=workers,
             review=review,
-            domain="credit" if domain == "credit" else "rcm",
+            domain=domain,
             improvement=improvement,
         )
     except StackError as exc:

@@ -47,13 +47,19 @@ def list_(
         draft = store.draft(status.draft_id)
         rows.append(
             {
-                "draft_id": status.draft_id, "stage": status.stage, "round": status.round,
-                "claim": draft.work_item.item_id if draft else None, "rule": draft.rule if draft else None,
-                "fidelity": draft.fidelity.share if draft else None, "workflow_id": status.workflow_id,
-                "task": f"{status.task_id} ({status.task_set} v{status.task_set_version})" if status.task_id else None,
+                "draft_id": status.draft_id,
+                "stage": status.stage,
+                "round": status.round,
+                "claim": draft.work_item.item_id if draft else None,
+                "rule": draft.rule if draft else None,
+                "fidelity": draft.fidelity.share if draft else None,
+                "workflow_id": status.workflow_id,
+                "task": f"{status.task_id} ({status.task_set} v{status.task_set_version})"
+                if status.task_id
+                else None,
                 "updated": status.updated_at.isoformat(timespec="seconds"),
             }
-        )  # fmt: skip
+        )
     workflows = []
     if temporal:
         from workflows.promotion.client import connect, promotions
@@ -68,8 +74,16 @@ def list_(
     table = Table("draft", "claim", "rule", "fidelity", "stage", "round", "task", "updated", title="drafts")
     for r in rows:
         fidelity = "" if r["fidelity"] is None else f"{r['fidelity']:.2f}"
-        table.add_row(str(r["draft_id"]), str(r["claim"]), str(r["rule"]), fidelity, str(r["stage"]),
-                      str(r["round"]), str(r["task"] or ""), str(r["updated"]))  # fmt: skip
+        table.add_row(
+            str(r["draft_id"]),
+            str(r["claim"]),
+            str(r["rule"]),
+            fidelity,
+            str(r["stage"]),
+            str(r["round"]),
+            str(r["task"] or ""),
+            str(r["updated"]),
+        )
     console.print(table)
     if temporal:
         wf = Table("workflow", "status", "started", "closed", title="promotion workflows (Temporal)")
@@ -93,8 +107,10 @@ def show(draft_id: str, drafts_dir: DraftsDir = None) -> None:
     if status is None or draft is None:
         console.print(f"[red]error:[/] no draft {draft_id!r} in {settings.drafts_dir}")
         raise typer.Exit(1)
-    console.print(f"[bold]{draft.draft_id}[/] claim {draft.work_item.item_id}, rule {draft.rule}, "
-                  f"episode {draft.source_episode_id}")  # fmt: skip
+    console.print(
+        f"[bold]{draft.draft_id}[/] claim {draft.work_item.item_id}, rule {draft.rule}, "
+        f"episode {draft.source_episode_id}"
+    )
     console.print(f"stage [bold]{status.stage}[/] (round {status.round}), workflow {status.workflow_id}")
     f = draft.fidelity
     console.print(
@@ -139,10 +155,15 @@ def retry(draft_id: str, drafts_dir: DraftsDir = None) -> None:
     async def start() -> bool:
         client = await connect(settings.temporal_address, settings.temporal_namespace)
         return await start_promotion(
-            client, fingerprint=draft.fingerprint, episode_id=draft.source_episode_id, rule=draft.rule,
+            client,
+            fingerprint=draft.fingerprint,
+            episode_id=draft.source_episode_id,
+            rule=draft.rule,
             queue=settings.task_queue,
-            timers=ReviewTimers(reminder_after_s=settings.review_reminder_s, escalate_after_s=settings.review_escalate_s),
-        )  # fmt: skip
+            timers=ReviewTimers(
+                reminder_after_s=settings.review_reminder_s, escalate_after_s=settings.review_escalate_s
+            ),
+        )
 
     if not asyncio.run(start()):
         console.print(

@@ -77,11 +77,11 @@ def serve(
 def _sandbox(domain: str) -> SandboxDomain[Any]:
     from envs.domain import DOMAINS
 
-    loader = DOMAINS.get(domain).sandbox if domain in DOMAINS.names() else None
-    if loader is None:
+    sandbox = DOMAINS.get(domain).load_sandbox() if domain in DOMAINS.names() else None
+    if sandbox is None:
         console.print(f"[red]error:[/] no sandbox for domain {domain!r}")
         raise typer.Exit(2)
-    return loader()
+    return sandbox
 
 
 @app.command()

@@ -102,9 +102,14 @@ def worker(
     from loopline.streams.event_keys import ensure_keyring
 
     config = _config(
-        db_url=db_url, bootstrap_servers=bootstrap_servers, events_topic=events_topic, dlq_topic=dlq_topic,
-        app_id=app_id, web_port=web_port, detector=detector,
-    )  # fmt: skip
+        db_url=db_url,
+        bootstrap_servers=bootstrap_servers,
+        events_topic=events_topic,
+        dlq_topic=dlq_topic,
+        app_id=app_id,
+        web_port=web_port,
+        detector=detector,
+    )
     if config.event_keys_file is not None:
         try:
             ensure_keyring(config.event_keys_file, [config.source])

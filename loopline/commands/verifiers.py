@@ -79,9 +79,13 @@ def label(
     task_id = detail.episode.task_id or next((v.task_id for v in scored if v.task_id), None)
     try:
         new = ExpertLabel(
-            subject=episode, reviewer=reviewer, label="pass" if passed else "fail", reason=reason,
-            task_id=task_id, verifier=verifier,
-        )  # fmt: skip
+            subject=episode,
+            reviewer=reviewer,
+            label="pass" if passed else "fail",
+            reason=reason,
+            task_id=task_id,
+            verifier=verifier,
+        )
     except ValidationError as exc:
         err_console.print(f"[red]error:[/] {'; '.join(e['msg'] for e in exc.errors())}", highlight=False)
         raise typer.Exit(2) from None
@@ -134,9 +138,14 @@ def agreement(
     for summary in report.verifiers:
         a, fit = summary.agreement, summary.fitness
         table.add_row(
-            a.verifier, str(a.n), _rate(a.accuracy), _rate(a.kappa), _rate(a.false_pass_rate),
-            _rate(a.false_fail_rate), "[green]fit[/]" if fit.fit else "[red]not fit[/]",
-        )  # fmt: skip
+            a.verifier,
+            str(a.n),
+            _rate(a.accuracy),
+            _rate(a.kappa),
+            _rate(a.false_pass_rate),
+            _rate(a.false_fail_rate),
+            "[green]fit[/]" if fit.fit else "[red]not fit[/]",
+        )
     console.print(table)
     for summary in report.verifiers:
         console.print(f"{summary.agreement.verifier}: {summary.fitness.reason}", highlight=False)
@@ -162,9 +171,15 @@ def outcomes(json_: Json = False, db_url: DbUrl = None) -> None:
     for c in report.verifiers:
         a = c.agreement
         table.add_row(
-            c.verifier, str(c.n), str(c.good), str(c.bad), _rate(c.auc), _rate(a.accuracy), _rate(a.kappa),
+            c.verifier,
+            str(c.n),
+            str(c.good),
+            str(c.bad),
+            _rate(c.auc),
+            _rate(a.accuracy),
+            _rate(a.kappa),
             _rate(a.false_pass_rate),
-        )  # fmt: skip
+        )
     console.print(table)
 
 

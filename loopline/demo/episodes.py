@@ -32,9 +32,13 @@ def record(task: Task, redact: Redactor) -> list[Event]:
 
     def recorders(episode_id: str) -> EpisodeRecorder:
         return EpisodeRecorder(
-            episode_id, sink=sink, redactor=redact, source="loopline://test/promotion",
-            args_models=args_models, snapshot_redact=redact.snapshot_redactor(world_model),
-        )  # fmt: skip
+            episode_id,
+            sink=sink,
+            redactor=redact,
+            source="loopline://test/promotion",
+            args_models=args_models,
+            snapshot_redact=redact.snapshot_redactor(world_model),
+        )
 
     runner = EpisodeRunner(
         reference_policy(task.domain),

@@ -98,9 +98,13 @@ def champion_model(state: Path, console: Console) -> Path:
         from envs.tasksets import manifest_hash
 
         loaded = LoadedTaskSet(
-            label="demo-base", name="demo-base", version=None, seed=None,
-            set_hash=manifest_hash([t.compute_hash() for t in tasks]), tasks=tuple(tasks),
-        )  # fmt: skip
+            label="demo-base",
+            name="demo-base",
+            version=None,
+            seed=None,
+            set_hash=manifest_hash([t.compute_hash() for t in tasks]),
+            tasks=tuple(tasks),
+        )
         rows = build_dataset(DatasetSpec(name="demo-champion", primary=(loaded,))).rows
         fit = fit_structured(
             rows, d_model=32, layers=1, heads=2, loop=LoopConfig(epochs=100, batch_size=8, lr=5e-3)
@@ -127,16 +131,32 @@ def cycle_input(
     return CycleInput(
         cycle_id=cycle_id,
         settings=CycleSettings(
-            state_dir=str(workdir / "state"), tasksets_root=str(workdir / "tasksets"),
-            release_db_url=f"sqlite:///{workdir / 'release.db'}", base_model=str(base),
-            primary=TaskSource(specs=("demo-new-train",)), replay=TaskSource(specs=("demo-base-train",)),
-            suites=(Suite(name="base", tasks=TaskSource(specs=("demo-base-eval",))),
-                    Suite(name="promoted", tasks=TaskSource(specs=("demo-new-eval",)))),
-            gate_rules=DEMO_RULES, verifier_cards=tuple(card_evidence(REPO_CARD)), corrupt=corrupt, force_gate=corrupt, epochs=40, batch_size=8, lr=5e-3,
-            rank=8, checkpoint_every=20, canary_share=0.5, decide_every_s=1.0, canary_max_s=90.0,
-            gpu_queue=gpu_queue, train_heartbeat_s=60.0,
+            state_dir=str(workdir / "state"),
+            tasksets_root=str(workdir / "tasksets"),
+            release_db_url=f"sqlite:///{workdir / 'release.db'}",
+            base_model=str(base),
+            primary=TaskSource(specs=("demo-new-train",)),
+            replay=TaskSource(specs=("demo-base-train",)),
+            suites=(
+                Suite(name="base", tasks=TaskSource(specs=("demo-base-eval",))),
+                Suite(name="promoted", tasks=TaskSource(specs=("demo-new-eval",))),
+            ),
+            gate_rules=DEMO_RULES,
+            verifier_cards=tuple(card_evidence(REPO_CARD)),
+            corrupt=corrupt,
+            force_gate=corrupt,
+            epochs=40,
+            batch_size=8,
+            lr=5e-3,
+            rank=8,
+            checkpoint_every=20,
+            canary_share=0.5,
+            decide_every_s=1.0,
+            canary_max_s=90.0,
+            gpu_queue=gpu_queue,
+            train_heartbeat_s=60.0,
         ),
-    )  # fmt: skip
+    )
 
 
 def run_day(
@@ -184,11 +204,21 @@ async def _cycle(
     cpu = f"demo-cpu-{uuid.uuid4().hex[:8]}"
     activities = ImprovementActivities()
     async with (
-        Worker(client, task_queue=cpu, workflows=[ImprovementCycleWorkflow],
-               activities=improvement_functions(activities), activity_executor=ThreadPoolExecutor(2)),
-        Worker(client, task_queue=data.settings.gpu_queue, activities=[activities.train_adapter],
-               activity_executor=ThreadPoolExecutor(1), max_concurrent_activities=1),
-    ):  # fmt: skip
+        Worker(
+            client,
+            task_queue=cpu,
+            workflows=[ImprovementCycleWorkflow],
+            activities=improvement_functions(activities),
+            activity_executor=ThreadPoolExecutor(2),
+        ),
+        Worker(
+            client,
+            task_queue=data.settings.gpu_queue,
+            activities=[activities.train_adapter],
+            activity_executor=ThreadPoolExecutor(1),
+            max_concurrent_activities=1,
+        ),
+    ):
         await start_cycle(client, data, cpu)
         handle = client.get_workflow_handle(cycle_workflow_id(data.cycle_id), result_type=CycleResult)
         outcome = asyncio.ensure_future(handle.result())

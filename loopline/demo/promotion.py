@@ -145,9 +145,12 @@ def promotion_stage(
 ) -> PromotionSummary:
     """Promote the archive's edge cases; simulated or human review (see the module)."""
     settings = WorkflowsSettings(
-        temporal_address=temporal_address, db_url=db_url, drafts_dir=workdir / "drafts",
-        tasksets_root=workdir / "tasksets", task_queue=f"demo-{workdir.name}-{int(time.time())}",
-    )  # fmt: skip
+        temporal_address=temporal_address,
+        db_url=db_url,
+        drafts_dir=workdir / "drafts",
+        tasksets_root=workdir / "tasksets",
+        task_queue=f"demo-{workdir.name}-{int(time.time())}",
+    )
     store = DraftStore(settings.drafts_dir)
     halt = run_worker_thread(settings, publish)
     desk = TemporalReviewDesk(temporal_address, store)

@@ -2,7 +2,7 @@
 
 1. the embedded stack (Tansu on SeaweedFS, Temporal) is started, or the running one reused;
 2. the RCM sandbox serves the live system, with production faults injected, and a payer changes a
-   rule there (`loopline.demo.rule_change`: Bluestone shortens its retro-authorization window);
+   rule there (`envs.rcm.rule_change`: Bluestone shortens its retro-authorization window);
 3. a streams worker process projects the event topic into the SQL archive and detects edge cases;
 4. the bridge API runs the reference specialist on every denied claim of the work queue, captures
    every event (PHI tokenised) into its outbox and relays it to Kafka;
@@ -50,18 +50,17 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from adapters.rcm import seed_world
-from adapters.rcm.sandbox import SandboxAdmin
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
+from envs.demo import RuleChange
+from envs.domain import DOMAINS
 from envs.rollout import reference_policy
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.card.build import build_card, write_json
 from loopline.card.render import render
 from loopline.demo import report
-from loopline.demo.domains import DemoDomain, DemoDomainName, demo_domain
-from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED, PayerRuleChange
+from loopline.demo.domains import DemoDomain, demo_domain
 from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
@@ -95,9 +94,14 @@ class DemoResult:
 
 def _progress(console: Console) -> Progress:
     return Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=False,
-    )  # fmt: skip
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
 
 
 @contextmanager
@@ -112,10 +116,22 @@ def streams_worker(
         "LOOPLINE_KNOWN_VOCABULARY_FILE": str(vocabulary),
     }
     command = [
-        sys.executable, "-m", "loopline.cli", "streams", "worker", "--db-url", db_url,
-        "--events-topic", topic, "--dlq-topic", topic.replace(".events.", ".dlq."), "--app-id", f"{topic}-streams",
-        "--loglevel", "warning",
-    ]  # fmt: skip
+        sys.executable,
+        "-m",
+        "loopline.cli",
+        "streams",
+        "worker",
+        "--db-url",
+        db_url,
+        "--events-topic",
+        topic,
+        "--dlq-topic",
+        topic.replace(".events.", ".dlq."),
+        "--app-id",
+        f"{topic}-streams",
+        "--loglevel",
+        "warning",
+    ]
     log = (workdir / "streams-worker.log").open("w")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -137,10 +153,13 @@ def run_demo(
     keep_stack: bool,
     workers: int = 4,
     review: bool = False,
-    domain: DemoDomainName = "rcm",
+    domain: str = "rcm",
     improvement: bool = True,
 ) -> DemoResult:
     """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
+    scenario = DOMAINS.get(domain).demo
+    if scenario is None:
+        raise ValueError(f"domain {domain!r} has no demo")
     stack_settings = StackSettings(state_dir=state_dir)
     with console.status("starting the embedded stack (SeaweedFS, Tansu, Temporal)…"):
         stack = up(stack_settings)
@@ -148,11 +167,16 @@ def run_demo(
     console.print(f"embedded stack {state}: Kafka {stack.state.endpoints.bootstrap_servers}")
     try:
         return run_pipeline(
-            console, kafka_settings(stack.state), state_dir / "demo", workers=workers,
-            temporal_address=stack.state.endpoints.temporal_address, review=review,
-            rule_change=RETRO_WINDOW_SHORTENED if domain == "rcm" else None, domain=domain,
-            improvement_state=state_dir if improvement and domain == "rcm" else None,
-        )  # fmt: skip
+            console,
+            kafka_settings(stack.state),
+            state_dir / "demo",
+            workers=workers,
+            temporal_address=stack.state.endpoints.temporal_address,
+            review=review,
+            rule_change=scenario.rule_change,
+            domain=domain,
+            improvement_state=state_dir if improvement and scenario.improvement else None,
+        )
     finally:
         if not keep_stack and not stack.already_running:
             with console.status("stopping the stack…"):
@@ -167,8 +191,8 @@ def run_pipeline(
     workers: int = 4,
     temporal_address: str | None = None,
     review: bool = False,
-    rule_change: PayerRuleChange | None = None,
-    domain: DemoDomainName = "rcm",
+    rule_change: RuleChange | None = None,
+    domain: str = "rcm",
     improvement_state: Path | None = None,
 ) -> DemoResult:
     """The whole production path against the broker `kafka` names; files go under `workdir`.
@@ -182,7 +206,7 @@ def run_pipeline(
     result.db_url = db_url = f"sqlite:///{workdir / 'archive.db'}"
     vocabulary = workdir / "training-vocabulary.json"
     parts = demo_domain(domain, workdir)
-    vocabulary.write_text(json.dumps(parts.vocabulary))
+    vocabulary.write_text(json.dumps(parts.scenario.vocabulary()))
     items = parts.items
     dlq = result.topic.replace(".events.", ".dlq.")
     ensure_topics(kafka.client_config("admin"), [result.topic, dlq], partitions=4)
@@ -194,16 +218,23 @@ def run_pipeline(
             f"live system ({domain} sandbox, faults injected) at {live_url}; streams worker → {db_url}"
         )
         if rule_change is not None:
-            _change_payer_rule(console, live_url, parts.admin_token, rule_change)
+            _change_rule(console, live_url, parts.admin_token, rule_change)
         settings = BridgeSettings(
-            state_dir=workdir / "bridge", live_url=live_url, db_url=db_url, events_topic=result.topic,
-            kafka=kafka, environment="dev", max_steps=40, live_timeout_s=1.0, domain=domain,
-        )  # fmt: skip
+            state_dir=workdir / "bridge",
+            live_url=live_url,
+            db_url=db_url,
+            events_topic=result.topic,
+            kafka=kafka,
+            environment="dev",
+            max_steps=40,
+            live_timeout_s=1.0,
+            domain=domain,
+        )
         bridge = build_bridge(settings, policy=reference_policy(domain))
         try:
             with serve_in_thread(bridge.app(), name="bridge-api") as api:
                 console.print(f"bridge API at {api} (OpenAPI at {api}/docs)")
-                _run_episodes(console, api, items, result, workers, parts.queue_label)
+                _run_episodes(console, api, items, result, workers, parts.scenario.queue_label)
                 _wait_for_archive(console, bridge, db_url, result)
                 _send_outcomes(console, api, parts, result)  # reads what each episode did
                 _wait_for_archive(console, bridge, db_url, result)
@@ -222,7 +253,7 @@ def run_pipeline(
     )
     _verifier_card(console, db_url, workdir, result, parts)
     if temporal_address is not None:
-        truth = _truth(domain, rule_change)
+        truth = parts.world if rule_change is None else rule_change.apply(parts.world)
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
         if improvement_state is not None:
             _improvement(console, temporal_address, workdir, improvement_state, result)
@@ -243,28 +274,13 @@ def _improvement(
     result.seconds = time.monotonic() - result.started
 
 
-def _change_payer_rule(console: Console, live_url: str, admin_token: str, change: PayerRuleChange) -> None:
-    """The payer changes a rule in the live system (`PUT /admin/payers/{id}/rules`, with the
-    sandbox's admin token)."""
-    admin = SandboxAdmin(live_url, admin_token)
-    try:
-        world = admin.world()
-        admin.set_rules(change.payer_id, change.rules(world.payer(change.payer_id).rules))
-    finally:
-        admin.close()
+def _change_rule(console: Console, live_url: str, admin_token: str, change: RuleChange) -> None:
+    """The live system changes a rule (through the sandbox's admin routes, with its admin token)."""
+    world = change.make(live_url, admin_token)
     console.print(
-        f"payer rule changed in the sandbox: {change.describe(world)}; "
+        f"rule changed in the sandbox: {change.describe(world)}; "
         f"it decides {', '.join(change.affected_claims)} of the queue"
     )
-
-
-def _truth(domain: DemoDomainName, rule_change: PayerRuleChange | None) -> Truth:
-    """The world the domain's sandbox started from, the simulated reviewer's ground truth."""
-    if domain == "credit":
-        from loopline.demo.credit import queue_world
-
-        return queue_world()
-    return rule_change.apply(seed_world()) if rule_change is not None else seed_world()
 
 
 def _promotion(
@@ -284,9 +300,14 @@ def _promotion(
     publisher = signed_publisher(PROMOTION_SOURCE, kafka, result.topic)
     try:
         summary = promotion_stage(
-            console, temporal_address=temporal_address, db_url=result.db_url, workdir=workdir / "promotion",
-            truth=truth, publish=publisher, review=review,
-        )  # fmt: skip
+            console,
+            temporal_address=temporal_address,
+            db_url=result.db_url,
+            workdir=workdir / "promotion",
+            truth=truth,
+            publish=publisher,
+            review=review,
+        )
     finally:
         publisher.close()
     result.promoted = summary.published
@@ -306,7 +327,7 @@ def _verifier_card(
     with console.status("verifier card: validation, expert set, mutants, exploits, agreement…") as status:
         card = build_card(
             domain=parts.name,
-            **parts.card_sizes,
+            **parts.scenario.card_sizes,
             workers=1,
             db_url=db_url,
             progress=lambda step: status.update(f"verifier card: {step}"),
@@ -342,7 +363,9 @@ def _send_outcomes(console: Console, api: str, parts: DemoDomain, result: DemoRe
             detail = client.get(f"/v1/episodes/{episode['episode_id']}")
             calls = detail.json()["tool_calls"] if detail.status_code == 200 else []
             succeeded = [c["tool"] for c in calls if c["outcome"] == "ok"]
-            planned = parts.later_outcome(episode["episode_id"], by_id[episode["item_id"]], succeeded)
+            planned = parts.scenario.later_outcome(
+                episode["episode_id"], by_id[episode["item_id"]], succeeded
+            )
             if planned is not None:
                 client.post("/v1/outcomes", json=planned.body(), headers=INTEGRATION).raise_for_status()
                 result.outcomes += 1

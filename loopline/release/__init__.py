@@ -1,1 +1,1 @@
-"""Adapter releases seen from the deployables: the bridge's routing, production observations, publishing."""
+"""Adapter releases seen from the deployables: the bridge's canary routing and production's observations."""

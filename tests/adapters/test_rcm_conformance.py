@@ -9,12 +9,13 @@ import pytest
 
 from adapters.rcm import RCM_TOOLS, SEED_CASES, LiveBackend, SimBackend, World, seed_world
 from adapters.rcm.bulletins import publish_bulletin
-from adapters.rcm.conformance import SCENARIOS, Scenario, comparable, run_scenario
+from adapters.rcm.conformance import SCENARIOS, Scenario, run_scenario
 from adapters.rcm.fixtures import SEED_DATED_CASES, SEED_RETURNED_CASES, SEED_RULE_CASES
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
 from tests.adapters.conftest import SANDBOX_ADMIN_TOKEN
+from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
 
 IDS = [s.name for s in SCENARIOS]
 
@@ -62,10 +63,7 @@ def test_the_suite_covers_every_tool_every_seed_claim_refusals_and_validation() 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
 def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
-    first, world_one = _sim_run(scenario)
-    second, world_two = _sim_run(scenario)
-    assert [comparable(r) for r in first] == [comparable(r) for r in second]
-    assert world_one == world_two
+    first = assert_deterministic(_sim_run, scenario)
     assert any(r.outcome is ToolOutcome.OK for r in first) or scenario.name in (
         "unknown_ids_are_refused",
         "malformed_arguments_fail_validation",
@@ -74,30 +72,18 @@ def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
 
 
 @pytest.fixture(scope="module")
-def admin(sandbox_url: str) -> Iterator[SandboxAdmin]:
-    client = SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def live_toolbox(sandbox_url: str) -> Iterator[Toolbox]:
+def clients(sandbox_url: str) -> Iterator[LiveClients]:
     backend = LiveBackend(sandbox_url, timeout_s=10)
-    yield Toolbox(RCM_TOOLS, backend)
-    backend.close()
+    with live_clients(SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN), backend, RCM_TOOLS) as both:
+        yield both
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_sandbox_gives_the_sim_results_and_final_world(
-    scenario: Scenario, admin: SandboxAdmin, live_toolbox: Toolbox
-) -> None:
-    admin.reset()
-    live = run_scenario(live_toolbox, scenario, admin.publish_bulletin)
-    sim, sim_world = _sim_run(scenario)
-    for step, (got, want) in enumerate(zip(live, sim, strict=True)):
-        assert comparable(got) == comparable(want), f"step {step}: {scenario.steps[step][0]}"
-    assert admin.world() == sim_world
+def test_sandbox_gives_the_sim_results_and_final_world(scenario: Scenario, clients: LiveClients) -> None:
+    clients.admin.reset()
+    live = run_scenario(clients.toolbox, scenario, clients.admin.publish_bulletin)
+    assert_same_run(scenario, live, _sim_run(scenario), clients.admin.world())
 
 
 def test_a_rule_applies_by_the_claims_date_of_service_and_a_pending_bulletin_shows_once_published() -> None:

@@ -4,16 +4,15 @@ routes, and start-up configuration of payer rules and limits."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import httpx
-from sqlalchemy import event
 
 from adapters.rcm import World, apply, seed_world
 from adapters.rcm import args as a
 from adapters.rcm.models import PayerRules
 from adapters.rcm.sandbox import SandboxConfig, create_app
 from adapters.rcm.sandbox.store import SqlWorldStore
+from tests.adapters.sql_writes import record_writes
 
 
 def _client(config: SandboxConfig) -> httpx.AsyncClient:
@@ -42,16 +41,7 @@ async def test_world_survives_a_sandbox_restart_on_the_same_database(tmp_path: P
 def test_store_writes_only_the_rows_a_step_changed(tmp_path: Path) -> None:
     store = SqlWorldStore(f"sqlite:///{tmp_path / 'rcm.db'}")
     store.replace(seed_world())
-    statements: list[str] = []
-
-    @event.listens_for(store.engine, "before_cursor_execute")
-    def _record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        words = statement.split()
-        if words[0] in ("INSERT", "DELETE"):
-            statements.append(f"{words[0]} {words[2]}")
-        elif words[0] == "UPDATE":
-            statements.append(f"UPDATE {words[1]}")
-
+    writes = record_writes(store.engine)
     escalate = a.EscalateArgs(
         claim_id="CLM-1021",
         queue="credentialing",
@@ -60,6 +50,7 @@ def test_store_writes_only_the_rows_a_step_changed(tmp_path: Path) -> None:
     )
     _, new = apply(store.world, "escalate_to_human", escalate)
     store.commit(new)
+    statements = [f"UPDATE {w[1]}" if w[0] == "UPDATE" else f"{w[0]} {w[2]}" for w in writes]
     # the escalation, the counters
     assert sorted(statements) == ["INSERT sandbox_entity", "UPDATE sandbox_meta"]
     assert store.load() == new

@@ -14,7 +14,7 @@ from rich.console import Console
 
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from bridge.store.tables import ARCHIVE_TABLE
-from loopline.demo.credit import queue_world
+from envs.credit.demo import queue_world
 from loopline.demo.run import DemoResult, run_pipeline
 from tests.conftest import StackHandle
 

@@ -27,15 +27,15 @@ from adapters.rcm.sandbox import SandboxAdmin, SandboxConfig, create_app
 from adapters.serving import serve_in_thread
 from bridge.store import SqlEpisodeReader
 from envs.rcm import generate_base
+from envs.rcm.demo import training_vocabulary
+from envs.rcm.rule_change import RETRO_WINDOW_SHORTENED
 from envs.rcm.tasks import work_item_for
 from envs.tasksets import TaskSetRegistry
 from envs.validate import validate_task
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.demo.promotion import run_worker_thread
-from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED
 from loopline.demo.run import streams_worker
-from loopline.demo.scenario import training_vocabulary
 from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 from loopline.kafka.topics import ensure_topics
 from loopline.stack.binaries import temporal_bin

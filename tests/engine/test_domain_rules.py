@@ -25,4 +25,6 @@ def test_the_credit_rules_read_a_committee_hand_off() -> None:
         "recommended_decision": "decline",
         "memo": "the sponsor defaulted before and the terms carry no covenant",
     }
-    assert CREDIT.escalation(credit) == EscalationFields("sponsor_prior_default, covenant_lite", "decline", None)
+    assert CREDIT.escalation(credit) == EscalationFields(
+        "sponsor_prior_default, covenant_lite", "decline", None
+    )

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from adapters.credit.tools import ESCALATE, RECORD
 from adapters.credit.work_items import work_item_problem
+from envs.credit.demo import breaches, later_outcome, queue_world, training_vocabulary, work_queue
 from envs.domain import DOMAINS
-from loopline.demo.credit import breaches, later_outcome, queue_world, training_vocabulary, work_queue
 from schemas import WorkItem
 
 

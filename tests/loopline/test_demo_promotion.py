@@ -14,11 +14,11 @@ from temporalio.testing import WorkflowEnvironment
 
 from adapters.rcm import seed_world
 from bridge.store import ArchiveRecord, SqlEventArchive
+from envs.credit.demo import queue_world, work_queue
 from envs.credit.domain import DOMAIN as CREDIT
 from envs.rcm.domain import DOMAIN
 from envs.rcm.tasks import work_item_for
 from envs.tasksets import TaskSetRegistry
-from loopline.demo.credit import queue_world, work_queue
 from loopline.demo.promotion import SIMULATED, promotion_stage
 from loopline.stack.binaries import temporal_bin
 from schemas.chain import EpisodeChain

@@ -8,10 +8,10 @@ from adapters.rcm import RCM_TOOLS, SEED_CASES, World, seed_world
 from adapters.rcm.sim import SimBackend
 from envs.contract import Finish, Turn
 from envs.rcm import generate_base
+from envs.rcm.demo import training_vocabulary
+from envs.rcm.rule_change import RETRO_WINDOW_SHORTENED
 from envs.rcm.solver import reference_plan
 from envs.rcm.tasks import work_item_for
-from loopline.demo.rule_change import RETRO_WINDOW_SHORTENED
-from loopline.demo.scenario import training_vocabulary
 from schemas.tools import SideEffect
 
 CHANGE = RETRO_WINDOW_SHORTENED

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from schemas import EpisodeChain, to_json, verify_chain
+from schemas import EpisodeChain, Event, to_json, verify_chain
 from schemas.chain import SealedEvent, canonical_bytes, canonical_json, hash_structured
 from schemas.codec import to_structured
 from schemas.events import Escalated
@@ -145,10 +147,10 @@ printable = st.text(
 def test_the_seal_writes_exactly_the_canonical_json_of_hostile_attribute_text(
     episode_id: str, source: str, subject: str | None, traceparent: str | None, event_id: str, reason: str
 ) -> None:
-    # seal writes the envelope from per-stream templates; quotes, backslashes, non-ASCII and
-    # control characters in any attribute must come out as canonical_json would write them
+    # quotes, backslashes, non-ASCII and control characters in any attribute must come out of the
+    # seal as canonical_json writes them
     chain = EpisodeChain(episode_id, tenant="t-1", source=source, id_factory=lambda: event_id)
-    for _ in range(2):  # the second event comes from the cached template
+    for _ in range(2):
         event, doc = chain.seal(
             Escalated(reason=reason, trigger="rule"), subject=subject, traceparent=traceparent
         )
@@ -157,3 +159,21 @@ def test_the_seal_writes_exactly_the_canonical_json_of_hostile_attribute_text(
         assert doc == canonical_bytes(stored)[:-1] + f',"hash":"{event.hash}"}}'.encode()
         assert hash_structured(stored) == event.hash
     assert verify_chain([json.loads(to_json(e)) for e in (event,)], start_seq=1) is None
+
+
+@settings(max_examples=100, deadline=None)
+@given(sealed=sealed_events())
+def test_an_event_the_chain_builds_is_indistinguishable_from_one_pydantic_validates(
+    sealed: SealedEvent,
+) -> None:
+    built = sealed.event
+    validated = Event.model_validate(built.model_dump())
+    assert built == validated and validated == built
+    assert built.model_fields_set == validated.model_fields_set
+    assert (
+        built.model_extra == validated.model_extra
+        and built.__pydantic_private__ == validated.__pydantic_private__
+    )
+    assert built.model_dump_json() == validated.model_dump_json()
+    assert copy.deepcopy(built) == built and pickle.loads(pickle.dumps(built)) == built
+    assert built.model_copy(update={"subject": "CLM-9"}).subject == "CLM-9"

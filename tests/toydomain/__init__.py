@@ -7,23 +7,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine import PlanPolicy
-from engine.domain import ToolDomain
+from engine.domain import ToolDomain, lazy_live
 from engine.rules import DomainRules, EscalationFields
-from envs.domain import DomainDescriptor, PolicyEntry, Reference, TaskSetEntry
+from envs.domain import DomainDescriptor, DomainWorld, Reference
 from tests.toydomain.tasks import VERIFIER, make_tasks, reference_plan
-from tests.toydomain.tools import ESCALATE, SANDBOX, TOOLS, LiveBackend, SimBackend
+from tests.toydomain.tools import ESCALATE, TOOLS, SimBackend
 from tests.toydomain.world import ParcelWorld
 
+RULES = DomainRules(ESCALATE, lambda args: EscalationFields(reason=str(args.get("reason", ""))))
 
-class ParcelDesk:
+
+class ParcelDesk(DomainWorld):
     """The world part: the sim, the outcome view and facts."""
 
-    name = "parcels"
-    terminal_tools = frozenset({ESCALATE})
-    escalation_tools = frozenset({ESCALATE})
-
-    def tool_specs(self) -> tuple[Any, ...]:
-        return TOOLS
+    tools = ToolDomain("parcels", TOOLS, RULES, lazy_live("tests.toydomain.tools:LiveBackend"), ParcelWorld)
 
     def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SimBackend:
         return SimBackend(ParcelWorld.from_snapshot(dict(world)))
@@ -37,17 +34,11 @@ class ParcelDesk:
         return {"parcels": list(final.get("parcels", {}).values())}
 
 
-RULES = DomainRules(ESCALATE, lambda args: EscalationFields(reason=str(args.get("reason", ""))))
 DOMAIN = DomainDescriptor(
-    tool=ToolDomain(
-        "parcels", TOOLS, RULES, lambda url, timeout: LiveBackend(url, timeout_s=timeout), ParcelWorld
-    ),
     world=ParcelDesk(),
-    task_sets=(TaskSetEntry("parcels", lambda seed: make_tasks(12, seed), "12 parcels that went wrong"),),
-    policies=(
-        PolicyEntry("parcels", "reference", PlanPolicy("reference", reference_plan), "the desk's rule"),
-    ),
+    task_sets={"parcels": (lambda seed: make_tasks(12, seed), "12 parcels that went wrong")},
+    policies={"reference": (PlanPolicy("reference", reference_plan), "the desk's rule")},
     verifiers=(VERIFIER,),
     reference=Reference(reference_plan, "parcels-reference"),
-    sandbox=lambda: SANDBOX,
+    sandbox="tests.toydomain.tools:SANDBOX",
 )

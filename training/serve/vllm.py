@@ -36,14 +36,24 @@ class VllmSettings:
     def args(self) -> list[str]:
         """`vllm serve` and its flags."""
         out = [
-            "vllm", "serve", str(self.base_model),
-            "--served-model-name", self.served_name,
-            "--host", self.host, "--port", str(self.port),
+            "vllm",
+            "serve",
+            str(self.base_model),
+            "--served-model-name",
+            self.served_name,
+            "--host",
+            self.host,
+            "--port",
+            str(self.port),
             "--enable-lora",
-            "--max-loras", str(max(self.max_loras, len(self.adapters), 2)),
-            "--max-lora-rank", str(self.max_lora_rank),
-            "--enable-auto-tool-choice", "--tool-call-parser", self.tool_call_parser,
-        ]  # fmt: skip
+            "--max-loras",
+            str(max(self.max_loras, len(self.adapters), 2)),
+            "--max-lora-rank",
+            str(self.max_lora_rank),
+            "--enable-auto-tool-choice",
+            "--tool-call-parser",
+            self.tool_call_parser,
+        ]
         if self.adapters:
             out.append("--lora-modules")
             out += [f"{name}={path}" for name, path in self.adapters.items()]

@@ -177,10 +177,13 @@ class ImprovementActivities:
         if not passed and not step.cycle.settings.force_gate:
             return RegisterResult(registered=False, served_name=None)
         record = _manager(step.cycle).register(
-            folder, base_model=Path(step.cycle.settings.base_model).name, gate_passed=passed,
-            gate_reasons=verdict.reasons if verdict else (), force=step.cycle.settings.force_gate,
+            folder,
+            base_model=Path(step.cycle.settings.base_model).name,
+            gate_passed=passed,
+            gate_reasons=verdict.reasons if verdict else (),
+            force=step.cycle.settings.force_gate,
             adapter_id=step.cycle.cycle_id,
-        )  # fmt: skip
+        )
         return RegisterResult(registered=True, served_name=record.served_name)
 
     @activity.defn

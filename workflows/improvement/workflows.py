@@ -76,9 +76,12 @@ class ImprovementCycleWorkflow:
         if not registered.registered:
             self._stage = "stopped by the gate"
             return CycleResult(
-                adapter_id=data.cycle_id, gate_passed=False, registered=False, decision="stopped_by_gate",
+                adapter_id=data.cycle_id,
+                gate_passed=False,
+                registered=False,
+                decision="stopped_by_gate",
                 reason="; ".join(gate.reasons),
-            )  # fmt: skip
+            )
         self._stage = "canary"
         await workflow.execute_activity_method(
             ImprovementActivities.deploy_canary, step, start_to_close_timeout=QUICK, retry_policy=RETRY
@@ -95,7 +98,10 @@ class ImprovementCycleWorkflow:
             if decided.decision != "continue":
                 self._stage = "promoted" if decided.decision == "promote" else "rolled back"
                 return CycleResult(
-                    adapter_id=data.cycle_id, gate_passed=gate.passed, registered=True,
-                    decision=decided.decision, reason=decided.reason,
-                )  # fmt: skip
+                    adapter_id=data.cycle_id,
+                    gate_passed=gate.passed,
+                    registered=True,
+                    decision=decided.decision,
+                    reason=decided.reason,
+                )
             await workflow.sleep(timedelta(seconds=s.decide_every_s))

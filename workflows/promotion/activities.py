@@ -198,9 +198,12 @@ class PromotionActivities:
             )
             if twin is not None:  # the same episode, promoted meanwhile through another edge case
                 return PublishTaskResult(
-                    task_id=twin.task_id, task_set=task_set, version=self.registry.versions(task_set)[-1],
-                    content_hash=twin.compute_hash(), duplicate_of=twin.task_id,
-                )  # fmt: skip
+                    task_id=twin.task_id,
+                    task_set=task_set,
+                    version=self.registry.versions(task_set)[-1],
+                    content_hash=twin.compute_hash(),
+                    duplicate_of=twin.task_id,
+                )
             version = self._version_holding(task_set, task.task_id, content_hash)
             if version is None:
                 tasks = [t for t in self._current(task_set) if t.task_id != task.task_id]
@@ -217,10 +220,15 @@ class PromotionActivities:
         if known is not None:
             self.store.put_status(
                 known.model_copy(
-                    update={"stage": "published", "task_id": task.task_id, "task_set": task_set,
-                            "task_set_version": version, "updated_at": self.clock()}
+                    update={
+                        "stage": "published",
+                        "task_id": task.task_id,
+                        "task_set": task_set,
+                        "task_set_version": version,
+                        "updated_at": self.clock(),
+                    }
                 )
-            )  # fmt: skip
+            )
         return PublishTaskResult(
             task_id=task.task_id,
             task_set=task_set,

@@ -35,28 +35,44 @@ SEED_PACKAGES = ("PKG-1001", "PKG-1002", "PKG-1003", "PKG-1004", "PKG-1005", "PK
 
 
 def _period(
-    label: str, start: date, end: date, ebitda: float, *, months: int = 3, currency: Currency = "USD",
-    source: SourceFormat = "workbook", **extra: object,
-) -> FinancialPeriod:  # fmt: skip
+    label: str,
+    start: date,
+    end: date,
+    ebitda: float,
+    *,
+    months: int = 3,
+    currency: Currency = "USD",
+    source: SourceFormat = "workbook",
+    **extra: object,
+) -> FinancialPeriod:
     """A period whose figures follow from its EBITDA (in thousands, so every figure prints whole)."""
     scale = months / 3
     interest = round(ebitda * 0.1 / 1000) * 1000 if ebitda > 0 else 50_000.0 * scale
     taxes = round(max(ebitda, 0) * 0.06 / 1000) * 1000
     return FinancialPeriod(
-        label=label, kind="Q" if "Q" in label else "FY", start=start, end=end, months=months,
-        currency=currency, source=source,
+        label=label,
+        kind="Q" if "Q" in label else "FY",
+        start=start,
+        end=end,
+        months=months,
+        currency=currency,
+        source=source,
         income=IncomeStatement(
-            revenue=round(abs(ebitda) * 5 / 1000) * 1000, ebitda=ebitda,
-            depreciation_amortisation=round(abs(ebitda) * 0.3 / 1000) * 1000, interest_expense=interest,
+            revenue=round(abs(ebitda) * 5 / 1000) * 1000,
+            ebitda=ebitda,
+            depreciation_amortisation=round(abs(ebitda) * 0.3 / 1000) * 1000,
+            interest_expense=interest,
             net_income=ebitda - round(abs(ebitda) * 0.3 / 1000) * 1000 - interest - taxes,
         ),
         balance=BalanceSheet(cash=1_500_000.0, total_debt=12_000_000.0, total_equity=20_000_000.0),
         cash_flow=CashFlowStatement(
-            capex=round(abs(ebitda) * 0.1 / 1000) * 1000, cash_taxes=taxes,
-            change_in_working_capital=round(ebitda * 0.02 / 1000) * 1000, cash_interest=interest,
+            capex=round(abs(ebitda) * 0.1 / 1000) * 1000,
+            cash_taxes=taxes,
+            change_in_working_capital=round(ebitda * 0.02 / 1000) * 1000,
+            cash_interest=interest,
         ),
         **extra,
-    )  # fmt: skip
+    )
 
 
 def _calendar_periods(
@@ -78,39 +94,84 @@ def _calendar_periods(
     quarters = (
         _period("2024Q4", date(2024, 10, 1), date(2024, 12, 31), ebitda_q, currency=currency, source=source),
         _period("2025Q1", date(2025, 1, 1), date(2025, 3, 31), ebitda_q, currency=currency, source=source),
-        _period("2025Q2", date(2025, 4, 1), date(2025, 6, 30), ebitda_q + 100_000, currency=currency, source=source),
-        _period("2025Q3", date(2025, 7, 1), date(2025, 9, 30), ebitda_q - 100_000, currency=currency, source=source),
-    )  # fmt: skip
+        _period(
+            "2025Q2",
+            date(2025, 4, 1),
+            date(2025, 6, 30),
+            ebitda_q + 100_000,
+            currency=currency,
+            source=source,
+        ),
+        _period(
+            "2025Q3",
+            date(2025, 7, 1),
+            date(2025, 9, 30),
+            ebitda_q - 100_000,
+            currency=currency,
+            source=source,
+        ),
+    )
     return years + quarters
 
 
 def _terms(amount: float, *, covenants: bool = True, currency: Currency = "USD") -> TermSheet:
     return TermSheet(
         facility=Facility(
-            facility_id="FAC-1", kind="unitranche", amount=amount, currency=currency, tenor_years=6.0,
-            all_in_rate_pct=8.5, amortisation_pct=1.0, revolver_commitment=5_000_000.0,
+            facility_id="FAC-1",
+            kind="unitranche",
+            amount=amount,
+            currency=currency,
+            tenor_years=6.0,
+            all_in_rate_pct=8.5,
+            amortisation_pct=1.0,
+            revolver_commitment=5_000_000.0,
         ),
-        covenants=(Covenant(metric="max_total_leverage", level=6.0), Covenant(metric="min_interest_coverage", level=2.0))
-        if covenants else (),
-        covenant_lite=not covenants, equity_contribution_pct=45.0,
+        covenants=(
+            Covenant(metric="max_total_leverage", level=6.0),
+            Covenant(metric="min_interest_coverage", level=2.0),
+        )
+        if covenants
+        else (),
+        covenant_lite=not covenants,
+        equity_contribution_pct=45.0,
         collateral="First-lien security over all assets and shares of the borrower",
-    )  # fmt: skip
+    )
 
 
 def _bridge(reported: float, currency: Currency = "USD", synergy: float = 0.0) -> EbitdaBridge:
     addbacks = [
-        AddBack(addback_id="AB-1", description="One-off legal settlement", category="non_recurring",
-                amount=400_000.0, supported=True),
-        AddBack(addback_id="AB-2", description="Annual trade-show costs", category="recurring_cost",
-                amount=150_000.0, supported=True, recurring=True),
-    ]  # fmt: skip
+        AddBack(
+            addback_id="AB-1",
+            description="One-off legal settlement",
+            category="non_recurring",
+            amount=400_000.0,
+            supported=True,
+        ),
+        AddBack(
+            addback_id="AB-2",
+            description="Annual trade-show costs",
+            category="recurring_cost",
+            amount=150_000.0,
+            supported=True,
+            recurring=True,
+        ),
+    ]
     if synergy:
-        addbacks.append(AddBack(addback_id="AB-3", description="Procurement savings from the add-on acquisition",
-                                category="projected_synergy", amount=synergy, supported=True))  # fmt: skip
+        addbacks.append(
+            AddBack(
+                addback_id="AB-3",
+                description="Procurement savings from the add-on acquisition",
+                category="projected_synergy",
+                amount=synergy,
+                supported=True,
+            )
+        )
     return EbitdaBridge(
-        currency=currency, reported_ebitda=reported, addbacks=tuple(addbacks),
+        currency=currency,
+        reported_ebitda=reported,
+        addbacks=tuple(addbacks),
         management_adjusted_ebitda=reported + sum(a.amount for a in addbacks),
-    )  # fmt: skip
+    )
 
 
 def _package(
@@ -118,16 +179,33 @@ def _package(
 ) -> CreditPackage:
     ttm = sum(p.income.ebitda for p in periods if p.kind == "Q")
     package = CreditPackage(
-        package_id=package_id, received=date(2025, 11, 3),
-        borrower=Borrower(borrower_id=f"B-{package_id[4:]}", name=name, industry="Specialty distribution",
-                          reporting_currency=periods[0].currency, fiscal_year_end_month=12,
-                          largest_customer_share_pct=18.0),
+        package_id=package_id,
+        received=date(2025, 11, 3),
+        borrower=Borrower(
+            borrower_id=f"B-{package_id[4:]}",
+            name=name,
+            industry="Specialty distribution",
+            reporting_currency=periods[0].currency,
+            fiscal_year_end_month=12,
+            largest_customer_share_pct=18.0,
+        ),
         sponsor=Sponsor(sponsor_id="S-1", name="Northgate Partners"),
-        periods=periods, bridge=_bridge(ttm, periods[0].currency), term_sheet=_terms(amount),
-        existing_debt=(ExistingDebt(debt_id="D-1", lender="Regional Bank", seniority="senior_secured",
-                                    outstanding=8_000_000.0, currency="USD", rate_pct=6.5,
-                                    annual_principal=400_000.0, refinanced=True),),
-    )  # fmt: skip
+        periods=periods,
+        bridge=_bridge(ttm, periods[0].currency),
+        term_sheet=_terms(amount),
+        existing_debt=(
+            ExistingDebt(
+                debt_id="D-1",
+                lender="Regional Bank",
+                seniority="senior_secured",
+                outstanding=8_000_000.0,
+                currency="USD",
+                rate_pct=6.5,
+                annual_principal=400_000.0,
+                refinanced=True,
+            ),
+        ),
+    )
     return package.model_copy(update=changes)
 
 
@@ -136,16 +214,20 @@ def _restated() -> CreditPackage:
     periods[2] = periods[2].model_copy(
         update={"restated": True, "restated_on": date(2025, 8, 20), "original_ebitda": 7_900_000.0}
     )
-    answer = BorrowerAnswer(item="restatement_reconciliation", available=True,
-                            text="FY2024 restated for a revenue cut-off error; reconciliation attached.")  # fmt: skip
+    answer = BorrowerAnswer(
+        item="restatement_reconciliation",
+        available=True,
+        text="FY2024 restated for a revenue cut-off error; reconciliation attached.",
+    )
     return _package("PKG-1003", "Calder Precision Group", tuple(periods), 30_000_000.0, answers=(answer,))
 
 
 def _missing_quarter() -> CreditPackage:
     periods = _calendar_periods(1_500_000.0)
     missing = next(p for p in periods if p.label == "2025Q2")
-    answer = BorrowerAnswer(item="missing_quarter", available=True, text="Q2 2025 management accounts attached.",
-                            period=missing)  # fmt: skip
+    answer = BorrowerAnswer(
+        item="missing_quarter", available=True, text="Q2 2025 management accounts attached.", period=missing
+    )
     kept = tuple(p for p in periods if p.label != "2025Q2")
     return _package("PKG-1004", "Ridgeway Foods Holdings", kept, 20_000_000.0, answers=(answer,))
 
@@ -173,15 +255,25 @@ def seed_world() -> World:
     eur = _calendar_periods(1_800_000.0, currency="EUR", source="pdf_table")
     packages = [
         _package("PKG-1001", "Harbour Distribution Holdings", _calendar_periods(2_500_000.0), 40_000_000.0),
-        _package("PKG-1002", "Norrland Logistik Group", eur, 30_000_000.0,
-                 fx_to_facility={"EUR": 1.08, "USD": 1.0}),
+        _package(
+            "PKG-1002", "Norrland Logistik Group", eur, 30_000_000.0, fx_to_facility={"EUR": 1.08, "USD": 1.0}
+        ),
         _restated(),
         _missing_quarter(),
         _fiscal_year_change(),
-        _package("PKG-1006", "Kestrel Outdoor Industries", _calendar_periods(-300_000.0), 15_000_000.0,
-                 sponsor=Sponsor(sponsor_id="S-4", name="Crestline Capital", prior_default=True,
-                                 default_note="Portfolio company Aldane Retail defaulted in 2021"),
-                 term_sheet=_terms(15_000_000.0, covenants=False)),
-    ]  # fmt: skip
+        _package(
+            "PKG-1006",
+            "Kestrel Outdoor Industries",
+            _calendar_periods(-300_000.0),
+            15_000_000.0,
+            sponsor=Sponsor(
+                sponsor_id="S-4",
+                name="Crestline Capital",
+                prior_default=True,
+                default_note="Portfolio company Aldane Retail defaulted in 2021",
+            ),
+            term_sheet=_terms(15_000_000.0, covenants=False),
+        ),
+    ]
     packages[1] = packages[1].model_copy(update={"bridge": _bridge(7_300_000.0, "EUR", synergy=2_000_000.0)})
     return World(today=TODAY, packages={p.package_id: p for p in packages})

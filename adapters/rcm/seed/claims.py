@@ -308,7 +308,20 @@ def seed_claims() -> tuple[list[Claim], list[Remittance]]:
         "denied",
     )
     add(k, denied(k, ago(9), "16", ("M76", "MA130")))
-    add(rejected(claim("CLM-1025", "P-003", "ACME", "ACM100243", ("M25.561",),
-                       (line(1, "99213", 150.0, ago(12)),), ago(11), "submitted"),
-                 ago(10), "subscriber id not found (2010BA NM109)"))  # fmt: skip
+    add(
+        rejected(
+            claim(
+                "CLM-1025",
+                "P-003",
+                "ACME",
+                "ACM100243",
+                ("M25.561",),
+                (line(1, "99213", 150.0, ago(12)),),
+                ago(11),
+                "submitted",
+            ),
+            ago(10),
+            "subscriber id not found (2010BA NM109)",
+        )
+    )
     return c, r

@@ -84,9 +84,15 @@ def dated_claims() -> tuple[list[Claim], list[Remittance]]:
         ("CLM-1111", "P-025", "HRT377120554", 4),
     ):
         k = seed_claim(
-            claim_id, patient, "HRTL", member, ("M17.11",),
-            (line(1, "20610", 260.0, ago(served), ("RT",)),), ago(served - 1), "denied",
-        )  # fmt: skip
+            claim_id,
+            patient,
+            "HRTL",
+            member,
+            ("M17.11",),
+            (line(1, "20610", 260.0, ago(served), ("RT",)),),
+            ago(served - 1),
+            "denied",
+        )
         claims.append(k)
         remits.append(_remit(k, ago(served - 3), {1: [("CO", "197", 260.0)]}))
     return claims, remits

@@ -159,15 +159,27 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     claims: list[Claim] = []
     remits: list[Remittance] = []
     k = seed_claim(
-        "CLM-1101", "P-021", "HRTL", "HRT204417781", ("M23.211",),
-        (line(1, "29881", 1800.0, ago(30), pos="22"),), ago(28), "paid",
-    )  # fmt: skip
+        "CLM-1101",
+        "P-021",
+        "HRTL",
+        "HRT204417781",
+        ("M23.211",),
+        (line(1, "29881", 1800.0, ago(30), pos="22"),),
+        ago(28),
+        "paid",
+    )
     claims.append(k)
     remits.append(_remit(k, ago(12), {1: [("CO", "45", 900.0)]}))
     k = seed_claim(
-        "CLM-1102", "P-021", "HRTL", "HRT204417781", ("I10",),
-        (line(1, "99214", 240.0, ago(26)),), ago(25), "paid",
-    )  # fmt: skip
+        "CLM-1102",
+        "P-021",
+        "HRTL",
+        "HRT204417781",
+        ("I10",),
+        (line(1, "99214", 240.0, ago(26)),),
+        ago(25),
+        "paid",
+    )
     claims.append(k)
     remits.append(_remit(k, ago(9), {1: [("CO", "45", 120.0)]}))
     for claim_id, patient, member, code, charge in (
@@ -175,32 +187,62 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
         ("CLM-1104", "P-023", "9DN6PW3QE84", "84443", 85.0),
     ):
         k = seed_claim(
-            claim_id, patient, "MCR", member, ("Z13.29",),
-            (line(1, code, charge, ago(30), ("GA",)),), ago(29), "denied",
-        )  # fmt: skip
+            claim_id,
+            patient,
+            "MCR",
+            member,
+            ("Z13.29",),
+            (line(1, code, charge, ago(30), ("GA",)),),
+            ago(29),
+            "denied",
+        )
         claims.append(k)
         remits.append(_remit(k, ago(14), {1: [("CO", "50", charge)]}))
     k = seed_claim(
-        "CLM-1105", "P-024", "MCR", "2FR8HN5WA36", ("M19.011",),
-        (line(1, "20610", 220.0, ago(150), ("RT",)),), ago(148), "denied",
-    )  # fmt: skip
+        "CLM-1105",
+        "P-024",
+        "MCR",
+        "2FR8HN5WA36",
+        ("M19.011",),
+        (line(1, "20610", 220.0, ago(150), ("RT",)),),
+        ago(148),
+        "denied",
+    )
     claims.append(k)
     remits.append(_remit(k, ago(123), {1: [("CO", "50", 220.0)]}))
     k = seed_claim(
-        "CLM-1106", "P-025", "HRTL", "HRT377120554", ("I10",),
-        (line(1, "99214", 240.0, ago(20)),), ago(19), "partially_paid",
-    )  # fmt: skip
+        "CLM-1106",
+        "P-025",
+        "HRTL",
+        "HRT377120554",
+        ("I10",),
+        (line(1, "99214", 240.0, ago(20)),),
+        ago(19),
+        "partially_paid",
+    )
     claims.append(k)
     remits.append(_remit(k, ago(6), {1: [("CO", "45", 90.0), ("PR", "2", 30.0)]}))
     original = seed_claim(
-        "CLM-1107", "P-025", "HRTL", "HRT377120554", ("M54.50",),
-        (line(1, "99213", 150.0, ago(15)),), ago(14), "accepted",
-    )  # fmt: skip
+        "CLM-1107",
+        "P-025",
+        "HRTL",
+        "HRT377120554",
+        ("M54.50",),
+        (line(1, "99213", 150.0, ago(15)),),
+        ago(14),
+        "accepted",
+    )
     claims.append(original)
     k = seed_claim(
-        "CLM-1108", "P-025", "HRTL", "HRT377120554", ("M54.50",),
-        (line(1, "99213", 150.0, ago(15)),), ago(7), "denied",
-    )  # fmt: skip
+        "CLM-1108",
+        "P-025",
+        "HRTL",
+        "HRT377120554",
+        ("M54.50",),
+        (line(1, "99213", 150.0, ago(15)),),
+        ago(7),
+        "denied",
+    )
     claims.append(k)
     remits.append(_remit(k, ago(2), {1: [("CO", "18", 150.0)]}))
     return claims, remits

@@ -9,13 +9,14 @@ from collections.abc import Iterator
 import pytest
 
 from adapters.credit import CREDIT_TOOLS
-from adapters.credit.conformance import SCENARIOS, Scenario, comparable, run_scenario
+from adapters.credit.conformance import SCENARIOS, Scenario, run_scenario
 from adapters.credit.live import LiveBackend
 from adapters.credit.sandbox import SEED_PACKAGES, SandboxAdmin, SandboxConfig, seed_world, serve_in_thread
 from adapters.credit.sim import SimBackend
 from adapters.credit.world import World
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
+from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
 
 TOKEN = "test-credit-sandbox-admin-token"
 IDS = [s.name for s in SCENARIOS]
@@ -50,10 +51,7 @@ def test_the_suite_covers_every_tool_every_seed_package_refusals_and_validation(
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
 def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
-    first, world_one = _sim_run(scenario)
-    second, world_two = _sim_run(scenario)
-    assert [comparable(r) for r in first] == [comparable(r) for r in second]
-    assert world_one == world_two
+    assert_deterministic(_sim_run, scenario)
 
 
 @pytest.fixture(scope="module")
@@ -63,36 +61,22 @@ def sandbox_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def admin(sandbox_url: str) -> Iterator[SandboxAdmin]:
-    client = SandboxAdmin(sandbox_url, TOKEN)
-    yield client
-    client.close()
-
-
-@pytest.fixture(scope="module")
-def live_toolbox(sandbox_url: str) -> Iterator[Toolbox]:
+def clients(sandbox_url: str) -> Iterator[LiveClients]:
     backend = LiveBackend(sandbox_url, timeout_s=10)
-    yield Toolbox(CREDIT_TOOLS, backend)
-    backend.close()
+    with live_clients(SandboxAdmin(sandbox_url, TOKEN), backend, CREDIT_TOOLS) as both:
+        yield both
 
 
 @pytest.mark.integration
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)
-def test_sandbox_gives_the_sim_results_and_final_world(
-    scenario: Scenario, admin: SandboxAdmin, live_toolbox: Toolbox
-) -> None:
-    admin.reset()
-    live = run_scenario(live_toolbox, scenario)
-    sim, sim_world = _sim_run(scenario)
-    for step, (got, want) in enumerate(zip(live, sim, strict=True)):
-        assert comparable(got) == comparable(want), f"step {step}: {scenario.steps[step][0]}"
-    assert admin.world() == sim_world
+def test_sandbox_gives_the_sim_results_and_final_world(scenario: Scenario, clients: LiveClients) -> None:
+    clients.admin.reset()
+    live = run_scenario(clients.toolbox, scenario)
+    assert_same_run(scenario, live, _sim_run(scenario), clients.admin.world())
 
 
 @pytest.mark.integration
-def test_every_period_of_the_first_packages_reads_over_the_wire(
-    admin: SandboxAdmin, live_toolbox: Toolbox
-) -> None:
-    admin.reset()
-    results = [r for s in SCENARIOS[:3] for r in run_scenario(live_toolbox, s)]
+def test_every_period_of_the_first_packages_reads_over_the_wire(clients: LiveClients) -> None:
+    clients.admin.reset()
+    results = [r for s in SCENARIOS[:3] for r in run_scenario(clients.toolbox, s)]
     assert all(r.outcome is ToolOutcome.OK for r in results)

@@ -81,27 +81,18 @@ async def test_refusals_and_bad_bodies_are_typed_errors() -> None:
 
 
 def test_the_store_writes_only_the_rows_a_step_changed(tmp_path: Path) -> None:
-    from typing import Any
-
-    from sqlalchemy import event
-
     from adapters.credit import args as a
     from adapters.credit.logic import apply
     from adapters.credit.sandbox.store import SqlWorldStore
+    from tests.adapters.sql_writes import record_writes
 
     store = SqlWorldStore(f"sqlite:///{tmp_path / 'deals.db'}")
     store.replace(seed_world())
-    statements: list[str] = []
-
-    @event.listens_for(store.engine, "before_cursor_execute")
-    def _record(_conn: Any, _cursor: Any, statement: str, *_rest: Any) -> None:
-        words = statement.split()
-        if words[0] in ("INSERT", "DELETE", "UPDATE"):
-            statements.append(" ".join(words[:3]))
-
+    writes = record_writes(store.engine)
     args = a.RecordRecommendationArgs.model_validate({"package_id": "PKG-1006", **RECOMMENDATION})
     _, world = apply(store.world, "record_recommendation", args)
     store.commit(world)
+    statements = [" ".join(words[:3]) for words in writes]
     assert sorted(statements) == [
         "INSERT INTO sandbox_entity",  # the recommendation
         "UPDATE sandbox_entity SET",  # the package's status

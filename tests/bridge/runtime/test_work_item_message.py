@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from engine.prompt import read_work_item_message, work_item_message
+from adapters.chat import read_work_item_message, work_item_message
 from schemas import WorkItem
 
 

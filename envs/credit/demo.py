@@ -10,16 +10,15 @@ covenant or an add-back category training never had is reported as an edge case.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
 
 from adapters.credit.documents.noise import NoiseConfig
 from adapters.credit.models import CreditPackage
 from adapters.credit.world import World
 from adapters.faults import FaultConfig, FaultRule
 from envs.credit.tasks import generate_base, generate_edge, work_item
-from loopline.demo.scenario import PlannedOutcome
+from envs.demo import DemoScenario, PlannedOutcome, vocabulary_of
 from schemas import Task, WorkItem
 
 QUEUE_SEED = 11
@@ -80,23 +79,7 @@ def document_noise(seed: int = 7) -> NoiseConfig:
 
 def training_vocabulary(tasks: Iterable[Task] | None = None) -> dict[str, list[str]]:
     """Every value of the vocabulary fields in the training tasks' worlds and gold calls."""
-    seen: dict[str, set[str]] = {name: set() for name in VOCABULARY_FIELDS}
-    for task in tasks if tasks is not None else generate_base(seed=0):
-        _collect(task.initial_world, seen)
-        _collect([call.arguments for call in task.gold_solution], seen)
-    return {name: sorted(values) for name, values in seen.items()}
-
-
-def _collect(doc: Any, seen: dict[str, set[str]]) -> None:
-    if isinstance(doc, Mapping):
-        for key, value in doc.items():
-            if key in seen and isinstance(value, str):
-                seen[key].add(value)
-            else:
-                _collect(value, seen)
-    elif isinstance(doc, list | tuple):
-        for item in doc:
-            _collect(item, seen)
+    return vocabulary_of(tasks if tasks is not None else generate_base(seed=0), VOCABULARY_FIELDS)
 
 
 def breaches(item_id: str) -> bool:
@@ -113,3 +96,15 @@ def later_outcome(episode_id: str, item: WorkItem, succeeded_tools: Iterable[str
     if breaches(item.item_id):
         return PlannedOutcome(episode_id, "covenant_breach", item.item_id, amount, ("max_total_leverage",))
     return PlannedOutcome(episode_id, "compliance_certificate", item.item_id, amount, ())
+
+
+DEMO = DemoScenario(
+    queue_label="working the credit package queue through the bridge",
+    world=queue_world,
+    work_queue=work_queue,
+    faults=live_faults,
+    vocabulary=training_vocabulary,
+    later_outcome=later_outcome,
+    card_sizes={"per_recipe": 1, "per_kind": 1},
+    sandbox_settings=lambda: {"document_noise": document_noise()},
+)

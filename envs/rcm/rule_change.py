@@ -1,4 +1,4 @@
-"""The payer rule change the demo makes in the sandbox, as data. Pure.
+"""The payer rule change the rcm demo makes in the sandbox.
 
 Bluestone Health Plan shortens its retro-authorization window from 30 to 5 days after the date of
 service. Claim CLM-1004 (CO-197, service 10 days ago) was recoverable under the old rule (request a
@@ -36,6 +36,19 @@ class PayerRuleChange:
         payer = world.payer(self.payer_id)
         changed = payer.model_copy(update={"rules": self.rules(payer.rules)})
         return world.model_copy(update={"payers": {**world.payers, self.payer_id: changed}})
+
+    def make(self, live_url: str, admin_token: str) -> World:
+        """Make the change in the live system (`PUT /admin/payers/{id}/rules`, with the sandbox's
+        admin token); the world as it stood before."""
+        from adapters.rcm.sandbox import SandboxAdmin
+
+        admin = SandboxAdmin(live_url, admin_token)
+        try:
+            world = admin.world()
+            admin.set_rules(self.payer_id, self.rules(world.payer(self.payer_id).rules))
+        finally:
+            admin.close()
+        return world
 
     def describe(self, world: World) -> str:
         """One line for people: who changed what, from what to what."""

@@ -1,6 +1,6 @@
 """A bridge API process for the shutdown tests: sim tools, a slow scripted policy, no broker.
 
-    python tests/loopline/drain_child.py STATE_DIR PORT DRAIN_S TURN_S STEPS
+    python tests/loopline/bridge/drain_child.py STATE_DIR PORT DRAIN_S TURN_S STEPS
 
 Serves until SIGTERM or SIGINT (printing `ready` once it listens), drains, prints the drain
 report as JSON and exits 0.

@@ -25,7 +25,7 @@ from schemas import verify_chain
 
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CHILD = Path(__file__).with_name("drain_child.py")
 ITEM = {"domain": "rcm", "kind": "denial", "item_id": "CLM-1001", "instructions": "Work it.",
         "payload": {"claim_id": "CLM-1001"}}  # fmt: skip

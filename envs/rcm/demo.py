@@ -1,19 +1,16 @@
-"""What the demo does, as data: its work queue, the live system's faults, the later outcomes.
-
-Pure: the orchestration in `loopline.demo.run` reads these and does the I/O.
-"""
+"""The rcm demo, as data (`envs.demo.DemoScenario`): the practice's denial queue, the live
+system's faults, the payer's later answers and the payer rule it changes (`rule_change`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
 
-from adapters.rcm import SEED_CASES, World
-from adapters.rcm.sandbox import FaultConfig, FaultRule
-from envs.rcm.tasks import work_item_for
+from adapters.faults import FaultConfig, FaultRule
+from adapters.rcm import SEED_CASES, World, seed_world
+from envs.demo import DemoScenario, PlannedOutcome, vocabulary_of
+from envs.rcm.rule_change import RETRO_WINDOW_SHORTENED
+from envs.rcm.tasks import generate_base, work_item_for
 from schemas import Task, WorkItem
 
 RESUBMITTING_TOOLS = frozenset({"submit_replacement_claim", "submit_appeal", "bill_other_payer"})
@@ -42,27 +39,6 @@ def live_faults(seed: int = 7) -> FaultConfig:
     )
 
 
-@dataclass(frozen=True)
-class PlannedOutcome:
-    """A business outcome the payer reports later, as the webhook body."""
-
-    episode_id: str
-    kind: str
-    item_id: str
-    amount: Decimal | None
-    reason_codes: tuple[str, ...]
-
-    def body(self, observed_at: datetime | None = None) -> dict[str, Any]:
-        return {
-            "episode_id": self.episode_id,
-            "kind": self.kind,
-            "item_id": self.item_id,
-            "observed_at": (observed_at or datetime.now(UTC)).isoformat(),
-            "amount": None if self.amount is None else str(self.amount),
-            "reason_codes": list(self.reason_codes),
-        }
-
-
 def later_outcome(episode_id: str, item: WorkItem, succeeded_tools: Iterable[str]) -> PlannedOutcome | None:
     """The payer's later answer to a resubmitted claim (paid, or denied again); None otherwise."""
     if not RESUBMITTING_TOOLS & set(succeeded_tools):
@@ -75,7 +51,7 @@ def later_outcome(episode_id: str, item: WorkItem, succeeded_tools: Iterable[str
 
 VOCABULARY_FIELDS = ("reason_code", "group_code", "retro_auth_window_days")
 """CARCs and group codes on remittances (`reason_code` also names write-off reasons), and the payer
-rule a payer changes in the demo (`loopline.demo.rule_change`): a window no training world has."""
+rule a payer changes in the demo (`envs.rcm.rule_change`): a window no training world has."""
 
 
 def training_vocabulary(tasks: Iterable[Task]) -> dict[str, list[str]]:
@@ -83,20 +59,17 @@ def training_vocabulary(tasks: Iterable[Task]) -> dict[str, list[str]]:
 
     The edge-case detector flags any other value it meets in production as never seen in training.
     """
-    seen: dict[str, set[str]] = {name: set() for name in VOCABULARY_FIELDS}
-    for task in tasks:
-        _collect(task.initial_world, seen)
-        _collect([call.arguments for call in task.gold_solution], seen)
-    return {name: sorted(values) for name, values in seen.items()}
+    return vocabulary_of(tasks, VOCABULARY_FIELDS, numbers=True)
 
 
-def _collect(doc: Any, seen: dict[str, set[str]]) -> None:
-    if isinstance(doc, Mapping):
-        for key, value in doc.items():
-            if key in seen and isinstance(value, str | int) and not isinstance(value, bool):
-                seen[key].add(str(value))
-            else:
-                _collect(value, seen)
-    elif isinstance(doc, list | tuple):
-        for item in doc:
-            _collect(item, seen)
+DEMO = DemoScenario(
+    queue_label="working the denial queue through the bridge",
+    world=seed_world,
+    work_queue=work_queue,
+    faults=live_faults,
+    vocabulary=lambda: training_vocabulary(generate_base(seed=0)),
+    later_outcome=later_outcome,
+    card_sizes={"per_carc": 1, "per_kind": 1, "queues": 4},
+    rule_change=RETRO_WINDOW_SHORTENED,
+    improvement=True,
+)
