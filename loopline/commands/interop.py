@@ -56,7 +56,8 @@ def export_atif(
     db_url: DbUrl = None,
 ) -> None:
     """Write archived episodes as ATIF v1.7 trajectories, each validated against the published schema."""
-    from loopline.interop.atif.export import episode_streams, episode_trajectory
+    from loopline.interop.archive import episode_streams
+    from loopline.interop.atif.export import episode_trajectory
     from loopline.interop.atif.schema import atif_problems
 
     streams = episode_streams(_events(db_url, episode, since))
@@ -72,6 +73,34 @@ def export_atif(
             )
         (out / f"{stream[0].episodeid}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
     console.print(f"{len(streams)} ATIF v1.7 trajectories written to {out}")
+
+
+@export_app.command("otel")
+def export_otel(
+    endpoint: Annotated[
+        str,
+        typer.Option("--endpoint", help="OTLP/HTTP traces endpoint, e.g. http://collector:4318/v1/traces."),
+    ],
+    episode: Episode = None,
+    since: Since = None,
+    db_url: DbUrl = None,
+    service: Annotated[
+        str, typer.Option("--service", help="service.name of the traces.")
+    ] = "loopline-bridge",
+) -> None:
+    """Send archived episodes as OpenTelemetry traces (GenAI semantic conventions v1.44.0), one per episode."""
+    from loopline.interop.archive import episode_streams
+    from loopline.interop.otel.export import ExportFailed, send_traces
+    from loopline.interop.otel.spans import episode_trace
+
+    plans = [episode_trace(stream) for stream in episode_streams(_events(db_url, episode, since))]
+    if not plans:
+        raise _fail("no episode in the archive matches", 1)
+    try:
+        sent = send_traces(plans, endpoint, service=service)
+    except ExportFailed as exc:
+        raise _fail(str(exc), 1) from None
+    console.print(f"{len(plans)} traces ({sent} spans) sent to {endpoint}")
 
 
 @import_app.command("atif")

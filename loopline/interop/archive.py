@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from datetime import datetime
 
 from bridge.store import SqlEventArchive
 from schemas.codec import EventDecodeError, from_structured
 from schemas.envelope import Event
+from schemas.events import EpisodeStarted
 from training.data.production import EpisodeSet, EpisodeSourceError, episode_set
 
 
@@ -53,3 +55,15 @@ def archive_episodes(url: str) -> EpisodeSet:
     except ArchiveMissing as exc:
         raise EpisodeSourceError(str(exc)) from None
     return episode_set(events, label=f"archive:{archive_label(url)}")
+
+
+def episode_streams(events: Iterable[Event]) -> list[list[Event]]:
+    """The events grouped by stream, keeping only episodes, in stream-id order."""
+    streams: dict[str, list[Event]] = {}
+    for event in events:
+        streams.setdefault(event.episodeid, []).append(event)
+    return [
+        sorted(s, key=lambda e: e.seq)
+        for _, s in sorted(streams.items())
+        if any(isinstance(e.data, EpisodeStarted) for e in s)
+    ]

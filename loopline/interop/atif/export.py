@@ -154,15 +154,3 @@ def episode_trajectory(stream: Sequence[Event]) -> dict[str, Any]:
         },
         "extra": {"loopline": loopline},
     }
-
-
-def episode_streams(events: Iterable[Event]) -> list[list[Event]]:
-    """The events grouped by stream, keeping only episodes, in stream-id order."""
-    streams: dict[str, list[Event]] = {}
-    for event in events:
-        streams.setdefault(event.episodeid, []).append(event)
-    return [
-        sorted(s, key=lambda e: e.seq)
-        for _, s in sorted(streams.items())
-        if any(isinstance(e.data, EpisodeStarted) for e in s)
-    ]
