@@ -74,7 +74,7 @@ class WorldStore(Generic[W]):
         self.engine = _engine(url)
         _WorldTables.metadata.create_all(self.engine)
         self.name = name
-        self._type = world_type
+        self.world_type = world_type
         self._collections = collections
         self._meta = meta
         self._world: W | None = None
@@ -97,7 +97,7 @@ class WorldStore(Generic[W]):
             state: dict[str, Any] = {**meta, **{name: {} for name in self._collections}}
             for row in session.exec(select(EntityRow).where(col(EntityRow.world) == self.name)):
                 state[row.collection][row.key] = json.loads(row.data)
-        self._world = self._type.model_validate(state)
+        self._world = self.world_type.model_validate(state)
         return self._world
 
     def replace(self, world: W) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pkgutil import resolve_name
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from adapters.backend import SnapshottingBackend
 from adapters.spec import ToolSpec
@@ -24,57 +24,15 @@ from schemas.tasks import Task, WorkItem
 
 if TYPE_CHECKING:
     from adapters.sandbox import SandboxDomain
-    from envs.adversarial.mutants import Operator
+    from envs.adversarial.operator import Operator
     from envs.contract import Action, Turn
     from envs.demo import DemoScenario
     from envs.promotion import Promotion
     from envs.rollout.policy import Policy
-    from envs.verifiers.base import Verifier
     from envs.verifiers.outcome_kinds import OutcomeKinds
+    from envs.verifiers.port import Verifier
 
 ENTRY_POINT_GROUP = "loopline.domains"
-
-
-class Domain(Protocol):
-    """What the generic environment needs of a domain (a descriptor is one)."""
-
-    @property
-    def name(self) -> str:
-        """Domain name, as in `Task.domain`."""
-        ...
-
-    @property
-    def terminal_tools(self) -> frozenset[str]:
-        """Tools whose successful call ends the episode (e.g. escalation to a human)."""
-        ...
-
-    @property
-    def escalation_tools(self) -> frozenset[str]:
-        """Tools that hand the work item to a human."""
-        ...
-
-    def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
-        """Every tool the domain offers; a task narrows them with `Task.tools`."""
-        ...
-
-    def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SnapshottingBackend:
-        """A fresh simulated backend over a copy of `world`; all randomness comes from `seed`."""
-        ...
-
-    def outcome_view(self, world: Mapping[str, Any]) -> dict[str, Any]:
-        """The business outcome of a world, the part outcome checks compare.
-
-        Leaves out what may rightly differ between two correct episodes (free-text notes, the
-        order of attachments) so `outcome_paths` address only facts that matter.
-        """
-        ...
-
-    def outcome_facts(
-        self, initial: Mapping[str, Any], final: Mapping[str, Any]
-    ) -> dict[str, list[dict[str, Any]]]:
-        """The final world as collections of flat records that outcome specs assert over; each
-        record says (`new`) whether the episode created it."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -106,7 +64,14 @@ class CardParts:
     """The verifier admitted for training."""
     verifiers: tuple[str, ...]
     """The verifiers the card compares."""
-    task_sets: Callable[[CardSizes], list[tuple[str, list[Task]]]]
+    task_sets: Mapping[str, tuple[Callable[[int, int], list[Task]], str]]
+    """Task set → ((seed, size) → tasks, the `CardSizes` field its size is)."""
+
+    def generate(self, sizes: CardSizes) -> list[tuple[str, list[Task]]]:
+        """The card's task sets at `sizes`."""
+        return [
+            (name, make(sizes.seed, getattr(sizes, field))) for name, (make, field) in self.task_sets.items()
+        ]
 
 
 @dataclass(frozen=True)
@@ -148,15 +113,20 @@ class DomainWorld(ABC):
         return self.tools.tools
 
     @abstractmethod
-    def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SnapshottingBackend: ...
+    def make_backend(self, world: Mapping[str, Any], *, seed: int) -> SnapshottingBackend:
+        """A fresh simulated backend over a copy of `world`; all randomness comes from `seed`."""
 
     @abstractmethod
-    def outcome_view(self, world: Mapping[str, Any]) -> dict[str, Any]: ...
+    def outcome_view(self, world: Mapping[str, Any]) -> dict[str, Any]:
+        """The business outcome of a world, the part outcome checks compare: it leaves out what may
+        rightly differ between two correct episodes (free-text notes, the order of attachments)."""
 
     @abstractmethod
     def outcome_facts(
         self, initial: Mapping[str, Any], final: Mapping[str, Any]
-    ) -> dict[str, list[dict[str, Any]]]: ...
+    ) -> dict[str, list[dict[str, Any]]]:
+        """The final world as collections of flat records that outcome specs assert over; each
+        record says (`new`) whether the episode created it."""
 
 
 @dataclass(frozen=True)
@@ -225,6 +195,10 @@ class DomainDescriptor:
         return sandbox
 
 
+Domain: TypeAlias = DomainWorld | DomainDescriptor
+"""What the generic environment takes: a domain's world, or its descriptor (which delegates to it)."""
+
+
 class UnknownDomain(KeyError):
     """No domain of that name is registered."""
 
@@ -271,3 +245,19 @@ class DomainRegistry:
 
 DOMAINS = DomainRegistry()
 """The process-wide domain registry."""
+
+
+class UnknownPromotion(KeyError):
+    """No domain of that name registered a promotion."""
+
+
+def promotion(domain: str) -> Promotion:
+    """The promotion of `domain`."""
+    try:
+        found = DOMAINS.get(domain).promotion
+    except UnknownDomain:
+        found = None
+    if found is None:
+        known = ", ".join(d.name for d in DOMAINS.all() if d.promotion is not None) or "(none)"
+        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}")
+    return found

@@ -1,6 +1,6 @@
 """How a domain's edge cases become tasks: each domain's descriptor holds a `Promotion`, looked up
-by the domain name an archived episode's work item carries (`TaskDraft.domain`), so the promotion
-workflow, its activities and the review desk name no domain.
+(`envs.domain.promotion`) by the domain name an archived episode's work item carries
+(`TaskDraft.domain`), so the promotion workflow, its activities and the review desk name no domain.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from adapters.drafting.draft import DEFAULT_THRESHOLD, Rebuild, TaskDraft, build_draft
-from envs.domain import DOMAINS, UnknownDomain
 from schemas.envelope import Event
 from schemas.tasks import Provenance, Task, VerifierSpec, content_hash
 from schemas.tools import ToolCall
@@ -22,6 +21,11 @@ class Promotion(Protocol):
     @property
     def name(self) -> str:
         """The domain, as in `WorkItem.domain`."""
+        ...
+
+    @property
+    def rebuild(self) -> Rebuild:
+        """How its drafts are rebuilt (the world, the sim, the work item)."""
         ...
 
     def build_draft(
@@ -81,22 +85,6 @@ class DomainPromotion:
 
     def suggested_spec(self, draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]]:
         return self.suggest(draft)
-
-
-class UnknownPromotion(KeyError):
-    """No domain of that name registered a promotion."""
-
-
-def promotion(domain: str) -> Promotion:
-    """The promotion of `domain`."""
-    try:
-        found = DOMAINS.get(domain).promotion
-    except UnknownDomain:
-        found = None
-    if found is None:
-        known = ", ".join(d.name for d in DOMAINS.all() if d.promotion is not None) or "(none)"
-        raise UnknownPromotion(f"domain {domain!r} promotes no edge cases; known: {known}")
-    return found
 
 
 def task_id_for(draft: TaskDraft) -> str:

@@ -4,10 +4,12 @@ Each domain's desk (`envs.<domain>.desk`) writes its reference and baseline scri
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from typing import Any
 
 from envs.contract import Action, Finish, Turn
+from schemas.tasks import WorkItem
 from schemas.tools import ToolCall, ToolResult
 
 Script = Generator[ToolCall, ToolResult, Any]
@@ -26,3 +28,17 @@ def replay_script(script: Script, turns: tuple[Turn, ...], done: str) -> Action:
     except StopIteration:
         return Finish(message=done)
     return call
+
+
+@dataclass(frozen=True)
+class ScriptPlan:
+    """A plan (work item, turns → action) from a script factory, `script(work_item, *args)`;
+    picklable when `script` is a module-level function."""
+
+    script: Callable[..., Script]
+    done: str
+    """The closing message once the script has no more calls."""
+    args: tuple[Any, ...] = ()
+
+    def __call__(self, work_item: WorkItem, turns: tuple[Turn, ...]) -> Action:
+        return replay_script(self.script(work_item, *self.args), turns, self.done)

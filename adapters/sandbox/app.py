@@ -49,14 +49,13 @@ class SandboxDomain(Generic[W]):
 
     title: str
     routes: ToolRoutes
-    world_type: type[W]
     store: Callable[[str], WorldStore[W]]
-    """db URL → the domain's world store."""
-    seed: Callable[[SandboxBase], W]
+    """db URL → the domain's world store (which knows the world model)."""
+    seed: Callable[[], W]
     """The world a sandbox starts from without a `world_path` (the config may adjust it)."""
     apply: Callable[[W, str, Any], tuple[BaseModel, W]]
-    """The pure domain logic: (world, tool, args) → (result, new world)."""
-    refusal: type[DomainRefusal[Any]]
+    """The pure domain logic: (world, tool, args) → (result, new world); refuses with a
+    `DomainRefusal`."""
     config_type: type[SandboxBase] = SandboxBase
     """The domain's `SandboxConfig` (the common settings plus its own)."""
     adjust: Callable[[W, SandboxBase], W] = lambda world, config: world
@@ -85,9 +84,9 @@ class SandboxState(Generic[W]):
         if self._initial is not None:
             return self._initial
         if self.config.world_path:
-            world = self.domain.world_type.model_validate_json(Path(self.config.world_path).read_text())
+            world = self.store.world_type.model_validate_json(Path(self.config.world_path).read_text())
         else:
-            world = self.domain.seed(self.config)
+            world = self.domain.seed()
         return self.domain.adjust(world, self.config)
 
 
@@ -144,7 +143,7 @@ def _run(state: SandboxState[Any], tool: str, endpoint: Endpoint, args: Any) -> 
     world = state.store.world
     try:
         result, new_world = state.domain.apply(world, tool, args)
-    except state.domain.refusal as refusal:
+    except DomainRefusal as refusal:
         return error_response(refusal.to_tool_error(refusal.http_status), refusal.http_status)
     state.store.commit(new_world)
     send = state.domain.send_document
@@ -186,7 +185,7 @@ def _admin_router(state: SandboxState[W]) -> APIRouter:
         return {"status": "loaded"}
 
     # The body is the domain's world model, so FastAPI validates it and documents its schema.
-    load.__annotations__ = {"world": state.domain.world_type, "return": dict[str, str]}
+    load.__annotations__ = {"world": state.store.world_type, "return": dict[str, str]}
     router.put("/world", responses=ADMIN_BODY)(load)
 
     @router.post("/reset")

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel
 
 from adapters import Toolbox
 from engine import EpisodeConfig, EpisodeSession, Recorder
+from engine.session import EpisodeEnded
 from schemas import Event, ToolCall, ToolResult, WorkItem, new_id
 from schemas.events import EpisodeStatus, PolicyRef
 
@@ -164,7 +166,7 @@ class GatewaySessions:
     ) -> Event:
         """Record that the external agent handed the episode to a human."""
         session = self.get(episode_id, owner)
-        with session.lock:
+        with session.lock, _open(episode_id):
             return session.episode.escalate(reason, "policy", recommendation=recommendation, queue=queue)
 
     def close(
@@ -187,5 +189,14 @@ class GatewaySessions:
     ) -> ToolResult:
         """Record, execute and record the result of one call (refused once the budget is spent)."""
         session = self.get(episode_id, owner)
-        with session.lock:
+        with session.lock, _open(episode_id):
             return session.episode.step(ToolCall(call_id=call_id or new_id(), name=name, arguments=arguments))
+
+
+@contextmanager
+def _open(episode_id: str) -> Iterator[None]:
+    """A session closed by another request between `get` and its lock reads as absent."""
+    try:
+        yield
+    except EpisodeEnded:
+        raise SessionError(404, f"no open gateway episode {episode_id!r}") from None

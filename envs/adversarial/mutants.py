@@ -10,40 +10,14 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from envs.adversarial.operator import Calls, MutationContext, Operator, label, renamed
 from envs.adversarial.targets import gold_trajectories
 from envs.domain import DOMAINS, Domain
 from schemas.tasks import Task
-from schemas.tools import SideEffect, ToolCall
-
-Calls = tuple[ToolCall, ...]
-
-
-@dataclass(frozen=True)
-class MutationContext:
-    """What an operator may look at: the task (its initial world) and which tools write."""
-
-    task: Task
-    writes: frozenset[str]
-
-    def is_write(self, call: ToolCall) -> bool:
-        """Whether the call changes the world."""
-        return call.name in self.writes
-
-
-Apply = Callable[[MutationContext, Calls], Iterator[tuple[str, Calls]]]
-"""An operator's logic: (context, calls) → (description, mutated calls) for each mutant."""
-
-
-@dataclass(frozen=True)
-class Operator:
-    """A named mutation operator; picklable when `apply` is a module-level function."""
-
-    name: str
-    summary: str
-    apply: Apply
+from schemas.tools import SideEffect
 
 
 @dataclass(frozen=True)
@@ -55,16 +29,6 @@ class Mutant:
     calls: Calls
     source: str = "gold"
     """Which gold trajectory it came from (`gold`, `alternative 1`, ...)."""
-
-
-def label(index: int, call: ToolCall) -> str:
-    """`call 3 (post_write_off)`, 1-based, for descriptions."""
-    return f"call {index + 1} ({call.name})"
-
-
-def renamed(call: ToolCall, suffix: str) -> ToolCall:
-    """The same call under a new call id."""
-    return call.model_copy(update={"call_id": f"{call.call_id}-{suffix}"})
 
 
 def drop_step(ctx: MutationContext, calls: Calls) -> Iterator[tuple[str, Calls]]:

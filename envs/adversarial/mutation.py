@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from envs.adversarial.mutants import Operator, domain_operators, mutants_of
+from envs.adversarial.mutants import domain_operators, mutants_of
+from envs.adversarial.operator import Operator
 from envs.adversarial.parallel import Progress, per_task
 from envs.adversarial.report import MutantResult, MutationReport, summarize_mutations
 from envs.adversarial.targets import changes_outcome, family, gold_views, score_all, verifier_names

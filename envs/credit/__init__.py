@@ -19,17 +19,8 @@ from envs.credit.promotion import PROMOTION
 from envs.credit.solver import REFERENCE, reference_plan
 from envs.credit.tasks import generate_base, generate_edge
 from envs.credit.verifier import CREDIT_V1
-from envs.domain import CardParts, CardSizes, DomainDescriptor, Reference
+from envs.domain import CardParts, DomainDescriptor, Reference
 from envs.verifiers.outcome_kinds import OutcomeKinds
-from schemas.tasks import Task
-
-
-def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
-    return [
-        ("credit-base", generate_base(s.seed, s.per_recipe)),
-        ("credit-edge", generate_edge(s.seed, s.per_kind)),
-    ]
-
 
 DOMAIN = DomainDescriptor(
     world=WORLD,
@@ -47,7 +38,11 @@ DOMAIN = DomainDescriptor(
         bad=frozenset({"covenant_breach", "default"}),
         lasting=frozenset({"covenant_breach", "default"}),
     ),
-    card=CardParts("credit.v1", ("credit.v1",), _card_sets),
+    card=CardParts(
+        "credit.v1",
+        ("credit.v1",),
+        {"credit-base": (generate_base, "per_recipe"), "credit-edge": (generate_edge, "per_kind")},
+    ),
     reference=Reference(reference_plan, "credit-reference-analyst"),
     expert_cases=load_expert_cases,
     demo=DEMO,

@@ -19,8 +19,8 @@ from typing import Any
 
 from adapters.credit.tools import ESCALATE, RECORD, REQUEST
 from envs.contract import Trajectory, Turn
+from envs.verifiers.rubrics import Rubric, rubric_checks
 from schemas.tasks import Task
-from schemas.tools import ToolOutcome
 from schemas.verdicts import CheckResult
 
 _AMOUNT = re.compile(
@@ -124,23 +124,10 @@ def request_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
 
 def content_checks(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
     """One check per kind of writing in the trajectory (none when the analyst wrote nothing)."""
-    world = task.initial_world
-    landed = [t for t in trajectory.turns if t.result.outcome in (ToolOutcome.OK, ToolOutcome.UNKNOWN)]
-    for names, short, rubric in (
-        ((RECORD, ESCALATE), "memo", memo_problem),
-        ((REQUEST,), "request", request_problem),
-    ):
-        turns = [t for t in landed if t.call.name in names]
-        if not turns:
-            continue
-        problems = [(t, p) for t in turns if (p := rubric(world, t)) is not None]
-        yield CheckResult(
-            name=f"content.credit.{short}",
-            kind="content",
-            passed=not problems,
-            explanation=(
-                f"the {short} carries the work"
-                if not problems
-                else f"{problems[0][0].call.name} (call {problems[0][0].call.call_id}): {problems[0][1]}"
-            ),
-        )
+    return rubric_checks("credit", RUBRICS, task, trajectory)
+
+
+RUBRICS = (
+    Rubric((RECORD, ESCALATE), "memo", memo_problem, "the memo carries the work"),
+    Rubric((REQUEST,), "request", request_problem, "the request carries the work"),
+)

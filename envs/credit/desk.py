@@ -8,7 +8,7 @@ from typing import Any
 from envs.script import Script, replay_script
 from schemas.tools import ToolCall, ToolOutcome
 
-__all__ = ["Desk", "Script", "next_action"]
+__all__ = ["DONE", "Desk", "Script", "next_action"]
 
 
 class Desk:
@@ -27,5 +27,6 @@ class Desk:
         return result.result if result.outcome is ToolOutcome.OK else None
 
 
-next_action = partial(replay_script, done="package worked")
+DONE = "package worked"
+next_action = partial(replay_script, done=DONE)
 """(script, turns) → the next call; `Finish` once the package is worked."""

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from adapters.credit.tools import ESCALATE, RECORD, REQUEST
-from envs.adversarial.mutants import Calls, MutationContext, Operator, label
+from envs.adversarial.operator import Calls, MutationContext, Operator, label
 from envs.credit.facts import FIGURES
 
 Found = Iterator[tuple[str, Calls]]

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from adapters.credit.records import DecisionClass
 from adapters.credit.tools import ESCALATE, RECORD, REQUEST
-from envs.contract import Action, Turn
 from envs.credit.assess import inputs_of
-from envs.credit.desk import Desk, Script, next_action
+from envs.credit.desk import DONE, Desk, Script
 from envs.credit.memo import memo, request_message
 from envs.credit.ratios import IncompleteTtm, figures
 from envs.credit.solver import read_package
 from envs.rollout.policy import PlanPolicy
+from envs.script import ScriptPlan
 from schemas.tasks import WorkItem
 
 
@@ -58,38 +58,21 @@ def blind_script(item: WorkItem, move: DecisionClass) -> Script:
                     memo=memo(package, f, move, "Blind call."))  # fmt: skip
 
 
-def approve_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    """Approve every package on management's adjusted EBITDA."""
-    return next_action(blind_script(item, "approve"), turns)
-
-
-def decline_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    """Decline every package."""
-    return next_action(blind_script(item, "decline"), turns)
-
-
-def escalate_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    """Escalate every package with a vague reason."""
-    return next_action(blind_script(item, "escalate"), turns)
-
-
-def request_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    """Ask for add-back support on every package, then stop."""
-    return next_action(blind_script(item, "request_information"), turns)
-
-
 BASELINES: dict[str, tuple[PlanPolicy, str]] = {
     "approve_all": (
-        PlanPolicy("approve_all", approve_all),
+        PlanPolicy("approve_all", ScriptPlan(blind_script, DONE, ("approve",))),
         "approves every package on management's adjusted EBITDA",
     ),
-    "decline_all": (PlanPolicy("decline_all", decline_all), "declines every package"),
+    "decline_all": (
+        PlanPolicy("decline_all", ScriptPlan(blind_script, DONE, ("decline",))),
+        "declines every package",
+    ),
     "escalate_all": (
-        PlanPolicy("escalate_all", escalate_all),
+        PlanPolicy("escalate_all", ScriptPlan(blind_script, DONE, ("escalate",))),
         "escalates every package to investment committee",
     ),
     "request_all": (
-        PlanPolicy("request_all", request_all),
+        PlanPolicy("request_all", ScriptPlan(blind_script, DONE, ("request_information",))),
         "asks the borrower for add-back support on every package",
     ),
 }

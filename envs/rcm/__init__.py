@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from envs.domain import (
     CardParts,
-    CardSizes,
     DomainDescriptor,
     Reference,
     TaskCheck,
@@ -28,16 +27,6 @@ from envs.rcm.tasks import generate_base, generate_edge, generate_queue
 from envs.rcm.verifier import RCM_V1, RCM_V2
 from envs.rcm.x12check import remittance_problems
 from envs.verifiers.outcome_kinds import OutcomeKinds
-from schemas.tasks import Task
-
-
-def _card_sets(s: CardSizes) -> list[tuple[str, list[Task]]]:
-    return [
-        ("rcm-base", generate_base(s.seed, s.per_carc)),
-        ("rcm-edge", generate_edge(s.seed, s.per_kind)),
-        ("rcm-queue", generate_queue(s.seed, s.queues)),
-    ]
-
 
 DOMAIN = DomainDescriptor(
     world=WORLD,
@@ -55,7 +44,15 @@ DOMAIN = DomainDescriptor(
         good=frozenset({"paid", "appeal_won", "approved", "overturned"}),
         bad=frozenset({"denied", "appeal_lost", "rejected"}),
     ),
-    card=CardParts("rcm.v2", ("rcm.v1", "rcm.v2"), _card_sets),
+    card=CardParts(
+        "rcm.v2",
+        ("rcm.v1", "rcm.v2"),
+        {
+            "rcm-base": (generate_base, "per_carc"),
+            "rcm-edge": (generate_edge, "per_kind"),
+            "rcm-queue": (generate_queue, "queues"),
+        },
+    ),
     reference=Reference(reference_plan, "rcm-reference-specialist"),
     task_check=TaskCheck(lambda task: list(remittance_problems(task)), "every remittance passes pyx12"),
     expert_cases=load_expert_cases,

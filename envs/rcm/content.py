@@ -22,8 +22,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from envs.contract import Trajectory, Turn
+from envs.verifiers.rubrics import Rubric, rubric_checks
 from schemas.tasks import Task
-from schemas.tools import ToolOutcome
 from schemas.verdicts import CheckResult
 
 CONTRACTUAL = ("45",)
@@ -47,27 +47,7 @@ _CONTRACT = re.compile(r"contract|fee schedule", re.IGNORECASE)
 
 def content_checks(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
     """One check per kind of writing in the trajectory (none when the agent wrote nothing)."""
-    world = task.initial_world
-    landed = [t for t in trajectory.turns if t.result.outcome in (ToolOutcome.OK, ToolOutcome.UNKNOWN)]
-    for name, short, rubric in (
-        ("submit_appeal", "appeal", appeal_problem),
-        ("escalate_to_human", "escalation", escalation_problem),
-        ("request_authorization", "authorization", authorization_problem),
-    ):
-        turns = [t for t in landed if t.call.name == name]
-        if not turns:
-            continue
-        problems = [(t, p) for t in turns if (p := rubric(world, t)) is not None]
-        yield CheckResult(
-            name=f"content.rcm.{short}",
-            kind="content",
-            passed=not problems,
-            explanation=(
-                f"{name} fits the case"
-                if not problems
-                else f"{name} (call {problems[0][0].call.call_id}): {problems[0][1]}"
-            ),
-        )
+    return rubric_checks("rcm", RUBRICS, task, trajectory)
 
 
 def appeal_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
@@ -227,3 +207,13 @@ def open_balance(world: Mapping[str, Any], claim_id: str) -> float:
         - total("patient_transfers", "amount"),
         2,
     )
+
+
+RUBRICS = tuple(
+    Rubric((tool,), short, problem, f"{tool} fits the case")
+    for tool, short, problem in (
+        ("submit_appeal", "appeal", appeal_problem),
+        ("escalate_to_human", "escalation", escalation_problem),
+        ("request_authorization", "authorization", authorization_problem),
+    )
+)

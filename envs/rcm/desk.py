@@ -21,7 +21,7 @@ from envs.script import Script, replay_script
 from schemas.tasks import WorkItem
 from schemas.tools import ToolCall, ToolOutcome
 
-__all__ = ["CONTRACTUAL", "PATIENT_SHARE", "Desk", "Facts", "Script", "facts_from", "next_action"]
+__all__ = ["CONTRACTUAL", "DONE", "PATIENT_SHARE", "Desk", "Facts", "Script", "facts_from", "next_action"]
 
 ATTEMPTS = 3
 CONTRACTUAL = frozenset({"45", "253", "23"})
@@ -292,6 +292,7 @@ class Desk:
         )
 
 
-next_action = partial(replay_script, done="case worked")
+DONE = "case worked"
+next_action = partial(replay_script, done=DONE)
 """(script, turns) → the next call; `Finish` once the case is worked. What makes a generator script
 a stateless policy: the same work item and results give the same calls."""

@@ -11,7 +11,7 @@ import copy
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from envs.adversarial.mutants import Calls, MutationContext, Operator, label, renamed
+from envs.adversarial.operator import Calls, MutationContext, Operator, label, renamed
 from envs.rcm.mistakes import Path, code_edits, tweak
 from schemas.tools import ToolCall
 

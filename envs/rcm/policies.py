@@ -6,9 +6,9 @@ specialist, which is what makes the verifier's numbers mean something.
 
 from __future__ import annotations
 
-from envs.contract import Action, Turn
-from envs.rcm.desk import Desk, Script, next_action
+from envs.rcm.desk import DONE, Desk, Script
 from envs.rollout.policy import PlanPolicy
+from envs.script import ScriptPlan
 from schemas.tasks import WorkItem
 
 
@@ -71,35 +71,22 @@ def escalate_script(item: WorkItem) -> Script:
     )
 
 
-def always_resubmit(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    return next_action(resubmit_script(item), turns)
-
-
-def always_appeal(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    return next_action(appeal_script(item), turns)
-
-
-def write_off_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    return next_action(write_off_script(item), turns)
-
-
-def escalate_all(item: WorkItem, turns: tuple[Turn, ...]) -> Action:
-    return next_action(escalate_script(item), turns)
-
-
 BASELINES: dict[str, tuple[PlanPolicy, str]] = {
     "always_resubmit": (
-        PlanPolicy("always_resubmit", always_resubmit),
+        PlanPolicy("always_resubmit", ScriptPlan(resubmit_script, DONE)),
         "resubmits every claim unchanged",
     ),
     "always_appeal": (
-        PlanPolicy("always_appeal", always_appeal),
+        PlanPolicy("always_appeal", ScriptPlan(appeal_script, DONE)),
         "appeals every claim with all documents",
     ),
     "write_off_all": (
-        PlanPolicy("write_off_all", write_off_all),
+        PlanPolicy("write_off_all", ScriptPlan(write_off_script, DONE)),
         "writes every balance off as contractual",
     ),
-    "escalate_all": (PlanPolicy("escalate_all", escalate_all), "escalates every claim to a supervisor"),
+    "escalate_all": (
+        PlanPolicy("escalate_all", ScriptPlan(escalate_script, DONE)),
+        "escalates every claim to a supervisor",
+    ),
 }
 """The naive baselines by CLI name, with what each does."""

@@ -125,16 +125,11 @@ def _trajectory(
         t.model_copy(update={"result": t.result.model_copy(update={"latency_ms": 0.0})}) for t in result.turns
     )
     ending = {*rules.terminal_tools, rules.escalate_tool}
-    last = turns[-1] if turns else None
+    by_tool = bool(turns) and turns[-1].call.name in ending and turns[-1].result.outcome is ToolOutcome.OK
     end: EndReason | None = None
     if result.status == "budget_exhausted":
         end = "budget_exhausted"
-    elif (
-        last is not None
-        and last.call.name in ending
-        and last.result.outcome is ToolOutcome.OK
-        and result.status != "failed"
-    ):
+    elif by_tool and result.status != "failed":
         end = "terminal_tool"
     elif result.status == "completed":
         end = "agent_finished"

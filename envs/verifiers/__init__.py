@@ -5,13 +5,13 @@ from envs.verifiers.base import (
     VERIFIERS,
     ProcessRule,
     UnknownVerifier,
-    Verifier,
     VerifierRegistry,
     gated_score,
     make_verdict,
     score_task,
 )
 from envs.verifiers.outcome import gold_world, outcome_checks
+from envs.verifiers.port import Verifier
 from envs.verifiers.process import escalation_check, forbidden_checks, matches, required_checks
 from envs.verifiers.standard import StandardVerifier
 

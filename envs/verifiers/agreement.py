@@ -25,7 +25,8 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from envs.verifiers.outcome_kinds import outcome_kinds
+from envs.domain import DOMAINS
+from envs.verifiers.outcome_kinds import NO_KINDS, OutcomeKinds
 
 DEFAULT_MIN_KAPPA = 0.8
 DEFAULT_MIN_LABELS = 50
@@ -231,10 +232,24 @@ def roc_auc(pairs: Iterable[tuple[float, bool]]) -> float | None:
     return (good_rank_sum - good * (good + 1) / 2) / (good * bad)
 
 
+def outcome_kinds(domain: str | None = None) -> OutcomeKinds:
+    """`domain`'s outcome kinds; without a domain, every domain's together."""
+    if domain is not None:
+        if domain not in DOMAINS.names():
+            return NO_KINDS
+        return DOMAINS.get(domain).outcome_kinds or NO_KINDS
+    kinds = [d.outcome_kinds for d in DOMAINS.all() if d.outcome_kinds is not None]
+    return OutcomeKinds(
+        good=frozenset().union(*(k.good for k in kinds)),
+        bad=frozenset().union(*(k.bad for k in kinds)),
+        lasting=frozenset().union(*(k.lasting for k in kinds)),
+    )
+
+
 def business_truth(kinds: Sequence[str], domain: str | None = None) -> bool | None:
     """Good (True) or bad (False) from an episode's outcome kinds in stream order; None when unknown.
 
-    The domain's kinds decide (`envs.verifiers.outcome_kinds`; every domain's without one): a
+    The domain's kinds decide (`outcome_kinds`; every domain's without one): a
     lasting bad kind anywhere makes the episode bad (a covenant breach, a default); otherwise the
     last good or bad kind decides (a claim denied again and then won on appeal ended well). Other
     kinds (a partial payment, a pended claim) say nothing either way.

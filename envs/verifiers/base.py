@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Sequence
-from typing import Protocol
 
 from envs.contract import Trajectory
 from envs.domain import DOMAINS, DomainRegistry
+from envs.verifiers.port import Verifier as Verifier  # re-exported: callers name the port here
 from schemas.tasks import Task
 from schemas.verdicts import CheckResult, Verdict
 
@@ -23,19 +23,6 @@ OUTCOME_SHARE = 0.5
 
 ProcessRule = Callable[[Task, Trajectory], Iterable[CheckResult]]
 """A domain's process rule: named, explained checks over the task and the trajectory."""
-
-
-class Verifier(Protocol):
-    """Scores a trajectory against a task."""
-
-    @property
-    def name(self) -> str:
-        """Name and version, e.g. `rcm.v1`, as in `VerifierSpec.verifier`."""
-        ...
-
-    def score(self, task: Task, trajectory: Trajectory) -> Verdict:
-        """The verdict, with every check named and explained."""
-        ...
 
 
 def gated_score(checks: Sequence[CheckResult]) -> float:

@@ -1,13 +1,11 @@
 """Which `outcome.observed` kinds mean the work went well or badly, as each domain's descriptor
-states them, so `envs.verifiers.agreement.business_truth` judges an episode of any domain without
-naming one.
+states them (`DomainDescriptor.outcome_kinds`; `envs.verifiers.agreement.outcome_kinds` looks them
+up), so `business_truth` judges an episode of any domain without naming one.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from envs.domain import DOMAINS
 
 
 @dataclass(frozen=True)
@@ -31,17 +29,3 @@ class OutcomeKinds:
 
 
 NO_KINDS = OutcomeKinds(frozenset(), frozenset())
-
-
-def outcome_kinds(domain: str | None = None) -> OutcomeKinds:
-    """`domain`'s outcome kinds; without a domain, every domain's together."""
-    if domain is not None:
-        if domain not in DOMAINS.names():
-            return NO_KINDS
-        return DOMAINS.get(domain).outcome_kinds or NO_KINDS
-    kinds = [d.outcome_kinds for d in DOMAINS.all() if d.outcome_kinds is not None]
-    return OutcomeKinds(
-        good=frozenset().union(*(k.good for k in kinds)),
-        bad=frozenset().union(*(k.bad for k in kinds)),
-        lasting=frozenset().union(*(k.lasting for k in kinds)),
-    )

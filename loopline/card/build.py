@@ -58,7 +58,7 @@ def build_card(
         known = ", ".join(d.name for d in DOMAINS.all() if d.card is not None)
         raise ValueError(f"no verifier card for domain {domain!r}; known: {known}")
     admitted, names = inputs.admitted, inputs.verifiers
-    sets = inputs.task_sets(
+    sets = inputs.generate(
         CardSizes(seed=seed, per_carc=per_carc, per_kind=per_kind, queues=queues, per_recipe=per_recipe)
     )
     cases: Sequence[ExpertLike] = described.expert_cases()

@@ -91,5 +91,5 @@ def snapshot(
 ) -> None:
     """Write the seed world as a JSON snapshot (a starting point for --world)."""
     sandbox = _sandbox(domain)
-    out.write_text(sandbox.seed(sandbox.config_type()).model_dump_json(indent=2))
+    out.write_text(sandbox.seed().model_dump_json(indent=2))
     console.print(f"wrote the {domain} seed world to {out}")

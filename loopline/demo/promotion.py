@@ -23,11 +23,9 @@ from typing import Any
 
 from rich.console import Console
 
-from adapters.credit.world import World as CreditWorld
 from adapters.drafting.draft import TaskDraft
 from adapters.drafting.store import PENDING, DraftStore
-from adapters.rcm import World
-from envs.rcm.tasks import work_item_for
+from envs.domain import promotion
 from workflows.promotion.candidate import suggested_spec
 from workflows.promotion.client import TemporalReviewDesk
 from workflows.settings import WorkflowsSettings
@@ -37,8 +35,8 @@ SIMULATED = "simulated-reviewer"
 LABEL = "[magenta]\\[simulated reviewer][/]"
 SETTLED = frozenset({"published", "rejected", "refused", "duplicate"})
 """Stages a promotion ends in."""
-Truth = World | CreditWorld
-"""The world the demo's sandbox started from (rcm or credit)."""
+Truth = Any
+"""The world the demo's sandbox started from (the domain's world model)."""
 
 
 @dataclass
@@ -55,11 +53,10 @@ class PromotionSummary:
 
 
 def true_resolution(truth: Truth, draft: TaskDraft) -> str:
-    """The resolution the reference agent reaches on the item in the sandbox's true world (an rcm
-    claim's work item rebuilt there: the draft's names the patient by surrogates)."""
-    item = draft.work_item
-    if isinstance(truth, World):
-        item = work_item_for(truth, item.item_id)
+    """The resolution the reference agent reaches on the item in the sandbox's true world (the work
+    item rebuilt there as the domain's promotion rebuilds it: an rcm draft's names the patient by
+    surrogates)."""
+    item = promotion(draft.domain).rebuild.work_item(truth.snapshot(), draft.work_item)
     honest = draft.model_copy(update={"world": truth.snapshot(), "work_item": item, "faults": ()})
     spec, _ = suggested_spec(honest)
     return str(spec.params.get("resolution", ""))

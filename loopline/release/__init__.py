@@ -1,1 +1,1 @@
-"""Adapter releases seen from the deployables: the bridge's canary routing and production's observations."""
+"""Adapter releases seen from the deployables: the registry, the bridge's canary routing, production's observations."""

@@ -1,13 +1,14 @@
-"""What the conformance tests hold of a running sandbox: its admin client and a toolbox over the
-domain's live backend; and the check that a live run matches the sim's."""
+"""What both domains' conformance tests share: the clients of a running sandbox (its admin client
+and a toolbox over the live backend), the checks that a live run matches the sim's and that the
+sim is deterministic, and the refusals a suite's results hold."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from adapters.conformance import Scenario, comparable
@@ -25,16 +26,23 @@ class LiveClients:
     toolbox: Toolbox
 
 
-@contextmanager
-def live_clients(
-    admin: SandboxAdmin[Any], backend: HttpLiveBackend, tools: Sequence[ToolSpec[Any, Any]]
-) -> Iterator[LiveClients]:
-    """Both clients, closed afterwards."""
-    try:
-        yield LiveClients(admin, Toolbox(tools, backend))
-    finally:
-        admin.close()
-        backend.close()
+def live_clients_fixture(
+    admin: type[SandboxAdmin[Any]],
+    backend: type[HttpLiveBackend],
+    token: str,
+    tools: Sequence[ToolSpec[Any, Any]],
+) -> Any:
+    """A module fixture `clients` over the `sandbox_url` fixture's sandbox, closed afterwards."""
+
+    @pytest.fixture(scope="module")
+    def clients(sandbox_url: str) -> Iterator[LiveClients]:
+        live = backend(sandbox_url, timeout_s=10)
+        both = LiveClients(admin(sandbox_url, token), Toolbox(tools, live))
+        yield both
+        both.admin.close()
+        live.close()
+
+    return clients
 
 
 def assert_same_run(
@@ -56,3 +64,9 @@ def assert_deterministic(
     assert [comparable(r) for r in first] == [comparable(r) for r in second]
     assert world_one == world_two
     return first
+
+
+def refusals(results: Iterable[ToolResult]) -> tuple[set[str], set[Any]]:
+    """The error kinds among `results`, and the codes of the domain refusals."""
+    errors = [r.error for r in results if r.error is not None]
+    return {e.kind for e in errors}, {e.details.get("code") for e in errors if e.kind == "domain"}

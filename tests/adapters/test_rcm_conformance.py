@@ -3,8 +3,6 @@ the sim and through the live backend against the real sandbox server (uvicorn on
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from adapters.rcm import RCM_TOOLS, SEED_CASES, LiveBackend, SimBackend, World, seed_world
@@ -15,7 +13,13 @@ from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
 from tests.adapters.conftest import SANDBOX_ADMIN_TOKEN
-from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
+from tests.adapters.live_clients import (
+    LiveClients,
+    assert_deterministic,
+    assert_same_run,
+    live_clients_fixture,
+    refusals,
+)
 
 IDS = [s.name for s in SCENARIOS]
 
@@ -39,11 +43,8 @@ def test_the_suite_covers_every_tool_every_seed_claim_refusals_and_validation() 
         set(SEED_CASES) | set(SEED_RETURNED_CASES) | set(SEED_RULE_CASES) | set(SEED_DATED_CASES) <= mentioned
     )
     outcomes = [r for s in SCENARIOS for r in _sim_run(s)[0]]
-    kinds = {r.error.kind for r in outcomes if r.error is not None}
+    kinds, codes = refusals(outcomes)
     assert {"domain", "validation", "unknown_tool"} <= kinds
-    codes = {
-        r.error.details.get("code") for r in outcomes if r.error is not None and r.error.kind == "domain"
-    }
     assert {
         "appeal_window_closed",
         "retro_auth_window_closed",
@@ -71,11 +72,7 @@ def test_scenario_is_deterministic_in_the_sim(scenario: Scenario) -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def clients(sandbox_url: str) -> Iterator[LiveClients]:
-    backend = LiveBackend(sandbox_url, timeout_s=10)
-    with live_clients(SandboxAdmin(sandbox_url, SANDBOX_ADMIN_TOKEN), backend, RCM_TOOLS) as both:
-        yield both
+clients = live_clients_fixture(SandboxAdmin, LiveBackend, SANDBOX_ADMIN_TOKEN, RCM_TOOLS)
 
 
 @pytest.mark.integration

@@ -44,9 +44,9 @@ def _tasks(domain: str) -> list[Task]:
 
         base, edge = generate_base(seed=0, per_carc=1), generate_edge(seed=0, per_kind=1)
     else:
-        from envs.credit.tasks import generate_base, generate_edge
+        from envs.credit import tasks as credit
 
-        base, edge = generate_base(seed=0, per_recipe=1), generate_edge(seed=0, per_kind=1)
+        base, edge = credit.generate_base(seed=0, per_recipe=1), credit.generate_edge(seed=0, per_kind=1)
     # Fault plans are the sim's own; the sandbox injects faults through its admin API instead.
     plain = [t for t in [*base, *edge] if FAULTS_KEY not in t.initial_world]
     rules = DOMAINS.get(domain).tool.rules

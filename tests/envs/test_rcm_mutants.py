@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from envs.adversarial.mutants import Apply, MutationContext, write_tools
+from envs.adversarial.mutants import write_tools
 from envs.adversarial.mutation import mutation_report
+from envs.adversarial.operator import Apply, MutationContext
 from envs.rcm.domain import DOMAIN
 from envs.rcm.mutants import (
     MADE_UP_CLAIM,

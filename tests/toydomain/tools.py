@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.live import HttpLiveBackend
-from adapters.sandbox import SandboxBase, SandboxDomain
+from adapters.sandbox import SandboxDomain
 from adapters.sandbox.admin import SandboxAdmin as AdminClient
 from adapters.spec import ToolSpec
 from adapters.wire import Endpoint, ToolRoutes
@@ -19,7 +19,6 @@ from tests.toydomain.world import (
     Escalation,
     Parcel,
     ParcelArgs,
-    ParcelRefusal,
     ParcelWorld,
     RefundArgs,
     apply,
@@ -64,16 +63,14 @@ def _store(url: str) -> WorldStore[ParcelWorld]:
     )
 
 
-def seed_world(config: SandboxBase | None = None) -> ParcelWorld:
+def seed_world() -> ParcelWorld:
     return ParcelWorld(parcels={"P-0001": Parcel(parcel_id="P-0001", status="lost", value=40)})
 
 
 SANDBOX: SandboxDomain[ParcelWorld] = SandboxDomain(
     title="parcel desk sandbox",
     routes=ROUTES,
-    world_type=ParcelWorld,
     store=_store,
     seed=seed_world,
     apply=apply,
-    refusal=ParcelRefusal,
 )

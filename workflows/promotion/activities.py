@@ -24,7 +24,7 @@ from temporalio.exceptions import ApplicationError
 from adapters.drafting.draft import DEFAULT_THRESHOLD, TaskDraft, draft_id_for
 from adapters.drafting.recording import RecordingError, episode_domain
 from adapters.drafting.store import DraftStore, Notification, PromotionStatus, Suggestion
-from envs.promotion import UnknownPromotion, promotion
+from envs.domain import UnknownPromotion, promotion
 from envs.tasksets import TaskSetError, TaskSetRegistry
 from envs.validate import validate_task
 from schemas.chain import EpisodeChain

@@ -14,7 +14,7 @@ from adapters.drafting.store import GateReport
 from envs.adversarial.battery import exploit_task
 from envs.adversarial.mutation import mutate_task
 from envs.adversarial.report import BASELINE
-from envs.promotion import promotion
+from envs.domain import promotion
 from envs.validate import validate_task
 from schemas.tasks import Task, VerifierSpec
 from schemas.tools import ToolCall

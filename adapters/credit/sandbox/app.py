@@ -15,7 +15,6 @@ from pydantic import BaseModel
 
 from adapters.credit.documents.noise import NoiseConfig
 from adapters.credit.documents.periods import NotPrintable, period_document
-from adapters.credit.errors import DomainError
 from adapters.credit.logic import apply
 from adapters.credit.models import CreditPackage, FundPolicy
 from adapters.credit.results import FinancialStatementsResult
@@ -73,14 +72,12 @@ def _admin_routes(router: APIRouter, state: SandboxState[World]) -> None:
 
 
 SANDBOX: SandboxDomain[World] = SandboxDomain(
-    title="Loopline credit sandbox (deal system)",
-    routes=ROUTES,
-    world_type=World,
-    store=SqlWorldStore,
-    seed=lambda config: seed_world(),
-    apply=apply,
-    refusal=DomainError,
-    config_type=SandboxConfig,
+    "Loopline credit sandbox (deal system)",
+    ROUTES,
+    SqlWorldStore,
+    seed_world,
+    apply,
+    SandboxConfig,
     send_document=_statements,
     admin_routes=_admin_routes,
 )

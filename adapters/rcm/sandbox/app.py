@@ -70,14 +70,12 @@ def _admin_routes(router: APIRouter, state: SandboxState[World]) -> None:
 
 
 SANDBOX: SandboxDomain[World] = SandboxDomain(
-    title="Loopline RCM sandbox",
-    routes=ROUTES,
-    world_type=World,
-    store=SqlWorldStore,
-    seed=lambda config: seed_world(),
-    apply=apply,
-    refusal=DomainError,
-    config_type=SandboxConfig,
+    "Loopline RCM sandbox",
+    ROUTES,
+    SqlWorldStore,
+    seed_world,
+    apply,
+    SandboxConfig,
     adjust=_adjust,
     send_document=_remittances,
     admin_routes=_admin_routes,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.progress import TaskID
 
 from loopline.commands.train.options import (
     DEFAULT_ROOT,
@@ -17,6 +16,7 @@ from loopline.commands.train.options import (
     loop_bar,
     parse_seeds,
     progress_bar,
+    stage_bars,
 )
 
 
@@ -44,13 +44,7 @@ def bootstrap(
         loop=LoopConfig(epochs=epochs, batch_size=32, lr=2e-3, seed=seed),
     )
     with progress_bar() as bar:
-        stages: dict[str, TaskID] = {}
-
-        def stage(name_: str, done: int, total: int) -> None:
-            if name_ not in stages:
-                stages[name_] = bar.add_task(name_, total=total, info="")
-            bar.update(stages[name_], completed=done)
-
+        stage = stage_bars(bar)
         job = bar.add_task("training", total=None, info="")
         folder = build(
             spec,

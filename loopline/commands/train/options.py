@@ -3,6 +3,7 @@ progress bar and the base model's folder."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -125,3 +126,15 @@ def loop_bar(bar: Progress, job: TaskID, report: object) -> None:
     assert isinstance(report, StepReport)
     info = f"loss {report.loss:.4f}  {report.examples_per_s:.0f} ex/s"
     bar.update(job, completed=report.step, total=report.total, info=info)
+
+
+def stage_bars(bar: Progress) -> Callable[[str, int, int], None]:
+    """A `progress(stage, done, total)` callback that draws one bar per stage on `bar`."""
+    stages: dict[str, TaskID] = {}
+
+    def stage(name: str, done: int, total: int) -> None:
+        if name not in stages:
+            stages[name] = bar.add_task(name, total=total, info="")
+        bar.update(stages[name], completed=done)
+
+    return stage

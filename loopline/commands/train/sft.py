@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import TaskID
 
 from loopline.commands.train.options import (
     DEFAULT_STATE,
@@ -18,6 +17,7 @@ from loopline.commands.train.options import (
     console,
     loop_bar,
     progress_bar,
+    stage_bars,
 )
 
 
@@ -75,13 +75,7 @@ def sft(
         else LoraSettings(r=r, alpha=alpha, target_modules=LLAMA_TARGETS, modules_to_save=())
     )
     with progress_bar() as bar:
-        stages: dict[str, TaskID] = {}
-
-        def stage(name_: str, done: int, total: int) -> None:
-            if name_ not in stages:
-                stages[name_] = bar.add_task(name_, total=total, info="")
-            bar.update(stages[name_], completed=done)
-
+        stage = stage_bars(bar)
         job = bar.add_task("training", total=None, info="")
         if structured:
             from training.structured.sft import sft_structured

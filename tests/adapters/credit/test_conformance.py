@@ -16,7 +16,13 @@ from adapters.credit.sim import SimBackend
 from adapters.credit.world import World
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult
-from tests.adapters.live_clients import LiveClients, assert_deterministic, assert_same_run, live_clients
+from tests.adapters.live_clients import (
+    LiveClients,
+    assert_deterministic,
+    assert_same_run,
+    live_clients_fixture,
+    refusals,
+)
 
 TOKEN = "test-credit-sandbox-admin-token"
 IDS = [s.name for s in SCENARIOS]
@@ -34,11 +40,8 @@ def test_the_suite_covers_every_tool_every_seed_package_refusals_and_validation(
     assert {spec.name for spec in CREDIT_TOOLS} <= {tool for tool, _ in steps}
     assert set(SEED_PACKAGES) <= {str(args.get("package_id")) for _, args in steps}
     outcomes = [r for s in SCENARIOS for r in _sim_run(s)[0]]
-    kinds = {r.error.kind for r in outcomes if r.error is not None}
+    kinds, codes = refusals(outcomes)
     assert {"domain", "validation", "unknown_tool"} <= kinds
-    codes = {
-        r.error.details.get("code") for r in outcomes if r.error is not None and r.error.kind == "domain"
-    }
     assert {
         "unknown_package", "unknown_period", "package_closed", "conditions_required",
         "conditions_not_allowed", "already_requested",
@@ -60,11 +63,7 @@ def sandbox_url() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(scope="module")
-def clients(sandbox_url: str) -> Iterator[LiveClients]:
-    backend = LiveBackend(sandbox_url, timeout_s=10)
-    with live_clients(SandboxAdmin(sandbox_url, TOKEN), backend, CREDIT_TOOLS) as both:
-        yield both
+clients = live_clients_fixture(SandboxAdmin, LiveBackend, TOKEN, CREDIT_TOOLS)
 
 
 @pytest.mark.integration

@@ -65,3 +65,16 @@ def test_the_cap_is_per_caller_and_a_session_is_invisible_to_other_callers(
         sessions.call("a-1", "caller-b", "get_claim", {"claim_id": "CLM-1001"}, None)
     assert sessions.close_all("the bridge is shutting down") == 3
     assert all(sink.of(e)[-1].data.status == "aborted" for e in ("a-1", "a-2", "b-1"))  # type: ignore[attr-defined]
+
+
+def test_a_call_to_an_episode_that_ended_meanwhile_reads_as_absent_and_records_nothing(
+    make_recorder: Callable[..., EpisodeRecorder],
+) -> None:
+    sink = InMemoryEventSink()
+    sessions = GatewaySessions(Toolbox(RCM_TOOLS, SimBackend(seed_world())))
+    _open(sessions, sink, make_recorder, "ep-1", "caller-a")
+    sessions.get("ep-1", "caller-a").episode.end("completed")  # as a concurrent close would
+    recorded = len(sink.of("ep-1"))
+    with pytest.raises(SessionError) as gone:
+        sessions.call("ep-1", "caller-a", "get_claim", {"claim_id": "CLM-1001"}, None)
+    assert gone.value.status == 404 and len(sink.of("ep-1")) == recorded

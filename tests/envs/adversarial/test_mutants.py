@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from envs.adversarial.mutants import (
     GENERIC_OPERATORS,
-    MutationContext,
     domain_operators,
     drop_step,
     duplicate_write,
@@ -12,6 +11,7 @@ from envs.adversarial.mutants import (
     swap_writes,
     write_first,
 )
+from envs.adversarial.operator import MutationContext
 from envs.domain import DOMAINS
 from schemas.tasks import Task
 from tests.envs.helpers import call

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from envs.adversarial.mutants import Calls, MutationContext, Operator
 from envs.adversarial.mutation import mutation_report
+from envs.adversarial.operator import Calls, MutationContext, Operator
 from schemas.tasks import Task
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from envs.credit import generate_edge
 from envs.credit.promotion import PROMOTION
-from envs.promotion import UnknownPromotion, promotion
+from envs.domain import UnknownPromotion, promotion
 from envs.validate import validate_task
 from loopline.demo.episodes import record, redactor
 from schemas import Task
