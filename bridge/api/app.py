@@ -10,6 +10,10 @@ this process's services through the dependencies in `bridge.api.deps`.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -62,10 +66,28 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     for router in (operator.ops, episodes.router, gateway.router, outcomes.router, read.router):
         app.include_router(router)
     app.include_router(metrics.router)
+    mount_mcp(app, services, tokens)
     app.include_router(label_router(services.labelling, services.reader))
     app.include_router(review_router(services.review, services.reader))
     app.include_router(operator.router)
     return app
+
+
+def mount_mcp(app: FastAPI, services: BridgeServices, tokens: TokenTable) -> None:
+    """The MCP endpoint at `/mcp/` over the gateway's sessions (`bridge.api.mcp_server`); its
+    session manager runs in the app's lifespan."""
+    from bridge.api.mcp_server import mcp_app
+
+    mcp = mcp_app(services, app.state.sessions, tokens, app.state.owners, path="/")
+    app.mount("/mcp", mcp)
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(outer: Any) -> AsyncIterator[Any]:
+        async with mcp.router.lifespan_context(mcp), inner(outer) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
 
 
 def review_app(reviewing: Reviewing, reader: EpisodeStore, tokens: TokenTable) -> FastAPI:
