@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(PY) bench/serve.py
 	$(PY) bench/adversarial.py
 	$(PY) bench/promotion.py
+	$(PY) bench/scaling.py
 	$(VENV)/bin/loopline verifiers report --out bench/results/verifier_card.json
 
 up: $(STAMP)

@@ -37,7 +37,8 @@ from adapters.credit.conformance.steps import FIGURES, ask, escalate, recommend 
 from adapters.credit.live import LiveBackend as CreditLive  # noqa: E402
 from adapters.credit.sandbox import seed_world as credit_seed  # noqa: E402
 from adapters.credit.sim import SimBackend as CreditSim  # noqa: E402
-from adapters.rcm import RCM_TOOLS, LiveBackend, SimBackend, seed_world  # noqa: E402
+from adapters.rcm import RCM_TOOLS, SimBackend, seed_world  # noqa: E402
+from adapters.rcm.live import LiveBackend  # noqa: E402
 from adapters.rcm.tools import RCM_TOOLS_BY_NAME  # noqa: E402
 from adapters.spec import ToolSpec  # noqa: E402
 from adapters.toolbox import Toolbox  # noqa: E402

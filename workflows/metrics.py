@@ -98,10 +98,10 @@ def workflow_registry(store: DraftStore) -> tuple[CollectorRegistry, ActivityMet
     return registry, metrics
 
 
-def worker_metrics(port: int | None, store: DraftStore) -> list[Interceptor]:
-    """Serve `/metrics` on `port` (none when None) and the interceptors that count for it."""
+def worker_metrics(port: int | None, store: DraftStore, host: str = "127.0.0.1") -> list[Interceptor]:
+    """Serve `/metrics` on `host:port` (none when `port` is None) and the interceptors that count."""
     if port is None:
         return []
     registry, metrics = workflow_registry(store)
-    serve_metrics(registry, port)
+    serve_metrics(registry, port, host)
     return [metrics]

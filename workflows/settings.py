@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from adapters.drafting.draft import DEFAULT_THRESHOLD
@@ -50,3 +51,28 @@ class WorkflowsSettings(BaseSettings):
     workflows_metrics_port: int | None = Field(
         default=None, ge=0, le=65535, description="Prometheus `/metrics` port of the worker; unset: off."
     )
+    environment: Literal["dev", "test", "staging", "production"] = Field(
+        default="dev", description="Outside dev/test, Temporal and the archive must be given."
+    )
+    health_port: int | None = Field(
+        default=None,
+        ge=1,
+        le=65535,
+        description="Port of `/healthz` and `/readyz` (workflows.health); unset: off.",
+    )
+    health_bind: str = Field(
+        default="127.0.0.1", min_length=1, description="Address the health port binds (0.0.0.0 in a pod)."
+    )
+
+    @model_validator(mode="after")
+    def _given_outside_dev(self) -> WorkflowsSettings:
+        # loopline.settings_guard.require_given's check; workflows sits below loopline, so it is here
+        missing = [
+            f"LOOPLINE_{n.upper()}" for n in ("temporal_address", "db_url") if n not in self.model_fields_set
+        ]
+        if self.environment not in ("dev", "test") and missing:
+            raise ValueError(
+                f"{', '.join(missing)} must be set when the environment is {self.environment!r} "
+                "(their defaults are the one-machine stack's)"
+            )
+        return self

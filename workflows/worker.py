@@ -15,6 +15,7 @@ from temporalio.worker import Interceptor, Worker
 from adapters.drafting.store import DraftStore
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from envs.tasksets import TaskSetRegistry
+from workflows.health import Probes
 from workflows.improvement.activities import ImprovementActivities
 from workflows.improvement.workflows import ImprovementCycleWorkflow
 from workflows.metrics import worker_metrics
@@ -94,9 +95,29 @@ async def serve(
 ) -> None:
     """Run a worker for `settings.task_queue` (and the edge-case starter) until `stop` is set."""
     stop = stop or asyncio.Event()
+    probes = Probes(settings.task_queue)
+    if settings.health_port is not None:
+        await probes.start(settings.health_bind, settings.health_port)
+    try:
+        await _serve(settings, probes, publish=publish, with_starter=with_starter, rules=rules, stop=stop)
+    finally:
+        probes.ready = False
+        await probes.close()
+
+
+async def _serve(
+    settings: WorkflowsSettings,
+    probes: Probes,
+    *,
+    publish: Publisher | None,
+    with_starter: bool,
+    rules: Collection[str] | None,
+    stop: asyncio.Event,
+) -> None:
     client = await connect(settings.temporal_address, settings.temporal_namespace)
     if settings.task_queue == settings.gpu_task_queue:
         async with build_gpu_worker(client, settings.task_queue):
+            probes.ready = True
             await stop.wait()
         return
     archive = SqlEventArchive(settings.db_url)
@@ -114,8 +135,9 @@ async def serve(
     timers = ReviewTimers(
         reminder_after_s=settings.review_reminder_s, escalate_after_s=settings.review_escalate_s
     )
-    interceptors = worker_metrics(settings.workflows_metrics_port, activities.store)
+    interceptors = worker_metrics(settings.workflows_metrics_port, activities.store, settings.health_bind)
     async with build_worker(client, activities, settings.task_queue, settings.activity_threads, interceptors):
+        probes.ready = True
         jobs = []
         if with_starter:
             starter = EdgeCaseStarter(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
@@ -25,6 +26,7 @@ from bridge.store import SqlEventArchive
 from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import DeadLetter, RawMessage, rejected_from_headers
 from bridge.streams.decode import header_list
+from bridge.streams.health import add_health_pages
 from bridge.streams.offload import ProcessRunner, ThreadRunner, WorkRunner
 from bridge.streams.work import StreamWork
 from schemas.codec import to_kafka, to_structured
@@ -95,11 +97,21 @@ def _runner(config: StreamsConfig, archive: SqlEventArchive | None) -> WorkRunne
     return ProcessRunner(config) if config.offload else ThreadRunner(StreamWork.from_config(config))
 
 
+def _credentials(config: StreamsConfig) -> faust.SSLCredentials | None:
+    if config.tls_files is None:
+        return None
+    ca, cert, key = config.tls_files
+    context = ssl.create_default_context(cafile=str(ca))
+    context.load_cert_chain(str(cert), str(key))
+    return faust.SSLCredentials(context)
+
+
 def faust_app(config: StreamsConfig) -> faust.App:
     """The faust app itself, with the settings every agent here relies on."""
     return faust.App(
         config.app_id,
         broker=config.broker_urls,
+        broker_credentials=_credentials(config),
         store="memory://",  # no tables, so nothing is ever stored or recovered here
         autodiscover=False,
         datadir=config.faust_datadir,  # faust's default is `<app id>-data` in the working directory
@@ -121,7 +133,7 @@ def faust_app(config: StreamsConfig) -> faust.App:
         stream_buffer_maxsize=16384,
         web_enabled=config.web_port is not None,
         web_port=config.web_port or 6066,
-        web_bind="127.0.0.1",
+        web_bind=config.web_bind,
     )
 
 
@@ -220,6 +232,8 @@ def make_app(
     topics = {name: raw_topic(app, name) for name in (config.events_topic, config.dlq_topic)}
     runner = _runner(config, archive)
     add_agents(app, config, topics, runner, Outputs(config, send or kafka_send(topics)))
+    if config.web_port is not None:
+        add_health_pages(app)
 
     def close_runner(sender: Any, /, *args: Any, signal: BaseSignalT[Any], **kwargs: Any) -> None:
         runner.close()  # child processes end with the worker

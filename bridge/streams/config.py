@@ -46,6 +46,14 @@ class StreamsConfig(BaseModel):
     metrics_port: int | None = Field(
         default=None, ge=0, le=65535, description="Prometheus `/metrics` port (projector lag); None: off."
     )
+    tls_files: tuple[Path, Path, Path] | None = Field(
+        default=None, description="(CA, client certificate, client key) PEM files for TLS to the brokers."
+    )
+    web_bind: str = Field(
+        default="127.0.0.1",
+        min_length=1,
+        description="Address the web port binds; 0.0.0.0 where a kubelet probes `/healthz` and `/readyz`.",
+    )
     offload: bool = Field(
         default=True,
         description="Run batch work in child processes (one per agent kind), off the GIL of faust.",

@@ -18,9 +18,18 @@ def streams_registry(
 ) -> CollectorRegistry:
     """What a stream worker's `/metrics` reports; `watermarks` defaults to the configured broker's."""
     registry = process_registry()
-    marks = watermarks or kafka_watermarks(
-        {"bootstrap.servers": config.bootstrap_servers}, config.events_topic
-    )
+    client: dict[str, str] = {"bootstrap.servers": config.bootstrap_servers}
+    if config.tls_files is not None:
+        ca, cert, key = config.tls_files
+        client.update(
+            {
+                "security.protocol": "SSL",
+                "ssl.ca.location": str(ca),
+                "ssl.certificate.location": str(cert),
+                "ssl.key.location": str(key),
+            }
+        )
+    marks = watermarks or kafka_watermarks(client, config.events_topic)
     registry.register(ProjectorLagCollector(config.events_topic, marks, engine))
     registry.register(ProjectionCollector(engine))
     return registry

@@ -16,6 +16,6 @@ def run_worker(config: StreamsConfig, *, loglevel: str = "info") -> None:
     archive.create_schema()
     archive.engine.dispose()  # the agents' work opens its own connections (in child processes)
     if config.metrics_port is not None:
-        serve_metrics(streams_registry(config, archive.engine), config.metrics_port)
+        serve_metrics(streams_registry(config, archive.engine), config.metrics_port, config.web_bind)
     worker = faust.Worker(make_app(config), loglevel=loglevel, quiet=True)
     worker.execute_from_commandline()

@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from envs.domain import DOMAINS
 from loopline.kafka.settings import KafkaSettings
+from loopline.stack.guard import refuse_dev_tokens, require_given, require_keyring
 from schemas.topics import EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
@@ -155,6 +156,10 @@ class BridgeSettings(BaseSettings):
             )
         if self.vault_key is None:
             raise ValueError("LOOPLINE_BRIDGE_VAULT_KEY must be set outside dev/test")
+        refuse_dev_tokens(self.token_digests, DEV_TOKENS, self.environment)
+        require_given(self, ["db_url", "state_dir"], "LOOPLINE_BRIDGE_", self.environment)
+        require_given(self.kafka, ["bootstrap_servers", "embedded"], "LOOPLINE_KAFKA_", self.environment)
+        require_keyring(self.event_keys_file, "LOOPLINE_BRIDGE_EVENT_KEYS_FILE", self.environment)
         return self
 
     def resolved_vault_url(self) -> str:

@@ -7,6 +7,7 @@ embedded-broker tuning lives in one place. Nothing here reads the environment at
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -34,7 +35,8 @@ def normalise_bootstrap_servers(value: str) -> str:
 class KafkaSettings(BaseSettings):
     """Where the Kafka-compatible broker is and how clients should talk to it.
 
-    Environment: `LOOPLINE_KAFKA_BOOTSTRAP_SERVERS`, `LOOPLINE_KAFKA_EMBEDDED`, ...
+    Environment: `LOOPLINE_KAFKA_BOOTSTRAP_SERVERS`, `LOOPLINE_KAFKA_EMBEDDED`, ...; on a cluster
+    with TLS client authentication `LOOPLINE_KAFKA_SECURITY_PROTOCOL=ssl` and the three PEM files.
     """
 
     model_config = SettingsConfigDict(env_prefix="LOOPLINE_KAFKA_", extra="ignore")
@@ -56,6 +58,14 @@ class KafkaSettings(BaseSettings):
         "so the embedded broker wants 3-6 s; a real Kafka cluster keeps the librdkafka default.",
     )
 
+    security_protocol: Literal["plaintext", "ssl"] = Field(
+        default="plaintext",
+        description="`ssl`: TLS with a client certificate (a Strimzi listener with `authentication: tls`).",
+    )
+    ssl_ca_file: Path | None = Field(default=None, description="PEM of the CA that signed the brokers.")
+    ssl_cert_file: Path | None = Field(default=None, description="PEM of this client's certificate.")
+    ssl_key_file: Path | None = Field(default=None, description="PEM of this client's private key.")
+
     @field_validator("bootstrap_servers")
     @classmethod
     def _check_bootstrap_servers(cls, value: str) -> str:
@@ -72,6 +82,23 @@ class KafkaSettings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _check_tls_files(self) -> KafkaSettings:
+        files = (self.ssl_ca_file, self.ssl_cert_file, self.ssl_key_file)
+        if self.security_protocol == "ssl" and None in files:
+            raise ValueError(
+                "LOOPLINE_KAFKA_SECURITY_PROTOCOL=ssl needs LOOPLINE_KAFKA_SSL_CA_FILE, "
+                "LOOPLINE_KAFKA_SSL_CERT_FILE and LOOPLINE_KAFKA_SSL_KEY_FILE"
+            )
+        return self
+
+    def tls_files(self) -> tuple[Path, Path, Path] | None:
+        """(CA, certificate, key) when clients authenticate with TLS; None on plaintext."""
+        if self.security_protocol != "ssl":
+            return None
+        assert self.ssl_ca_file and self.ssl_cert_file and self.ssl_key_file  # _check_tls_files
+        return self.ssl_ca_file, self.ssl_cert_file, self.ssl_key_file
+
     def client_config(self, role: KafkaRole = "common") -> dict[str, Any]:
         """A confluent-kafka config dict for `role`; add `group.id` etc. on top of it.
 
@@ -83,6 +110,11 @@ class KafkaSettings(BaseSettings):
             "bootstrap.servers": self.bootstrap_servers,
             "client.id": self.client_id,
         }
+        if (tls := self.tls_files()) is not None:
+            config["security.protocol"] = "SSL"
+            config["ssl.ca.location"], config["ssl.certificate.location"], config["ssl.key.location"] = map(
+                str, tls
+            )
         if role == "producer":
             # Delivery is at-least-once end to end (design.md section 3): wait for the broker.
             config["acks"] = "all"

@@ -2,10 +2,10 @@
 
 Environment (prefix `LOOPLINE_`): `LOOPLINE_DB_URL`, `LOOPLINE_EVENTS_TOPIC`, `LOOPLINE_DLQ_TOPIC`,
 `LOOPLINE_STREAMS_APP_ID`, `LOOPLINE_STREAMS_BATCH_SIZE`, `LOOPLINE_STREAMS_WEB_PORT`,
-`LOOPLINE_STREAMS_OFFLOAD`,
+`LOOPLINE_STREAMS_WEB_BIND`, `LOOPLINE_STREAMS_OFFLOAD`,
 `LOOPLINE_DEDUP_WINDOW_S`, `LOOPLINE_KNOWN_VOCABULARY_FILE`, `LOOPLINE_LATENCY_THRESHOLD_MS`,
 `LOOPLINE_EVENT_KEYS_FILE` (the producers' keyring; made under `.loopline` when missing),
-`LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE` and `LOOPLINE_STREAMS_CHECKPOINT_DIR`; the
+`LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE`, `LOOPLINE_STREAMS_CHECKPOINT_DIR` and `LOOPLINE_ENVIRONMENT`; the
 broker from `LOOPLINE_KAFKA_*` (`loopline.kafka.settings.KafkaSettings`). Read when built, never at import.
 """
 
@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from loopline.kafka.settings import KafkaSettings
+from loopline.stack.guard import require_given, require_keyring
 from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
 
 if TYPE_CHECKING:
@@ -48,6 +49,9 @@ class StreamsSettings(BaseSettings):
     streams_metrics_port: int | None = Field(
         default=None, ge=0, le=65535, description="Prometheus `/metrics` port of the worker; unset: off."
     )
+    streams_web_bind: str = Field(
+        default="127.0.0.1", min_length=1, description="Address the faust web port binds (0.0.0.0 in a pod)."
+    )
     streams_offload: bool = Field(
         default=True, description="Run the agents' batch work in child processes (off the worker's GIL)."
     )
@@ -72,7 +76,17 @@ class StreamsSettings(BaseSettings):
     streams_checkpoint_dir: Path = Field(
         default=Path(".loopline/checkpoints"), description="Where the detector's checkpoints go."
     )
+    environment: Literal["dev", "test", "staging", "production"] = Field(
+        default="dev", description="Outside dev/test the archive, broker and keyring must be given."
+    )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+
+    @model_validator(mode="after")
+    def _given_outside_dev(self) -> StreamsSettings:
+        require_given(self, ["db_url"], "LOOPLINE_", self.environment)
+        require_given(self.kafka, ["bootstrap_servers", "embedded"], "LOOPLINE_KAFKA_", self.environment)
+        require_keyring(self.event_keys_file, "LOOPLINE_EVENT_KEYS_FILE", self.environment)
+        return self
 
     def known_vocabulary(self) -> dict[str, frozenset[str]]:
         """The configured vocabulary, read from its file (empty when none is configured)."""
@@ -101,6 +115,7 @@ class StreamsSettings(BaseSettings):
         return StreamsConfig(
             app_id=self.streams_app_id,
             bootstrap_servers=self.kafka.bootstrap_servers,
+            tls_files=self.kafka.tls_files(),
             events_topic=self.events_topic,
             dlq_topic=self.dlq_topic,
             topic_partitions=self.topic_partitions,
@@ -110,6 +125,7 @@ class StreamsSettings(BaseSettings):
             offload=self.streams_offload,
             web_port=self.streams_web_port,
             metrics_port=self.streams_metrics_port,
+            web_bind=self.streams_web_bind,
             dedup_window_s=self.dedup_window_s,
             detect=self.detect_config(),
             event_keys_file=self.event_keys_file.absolute(),

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.rcm import RCM_TOOLS, SEED_CASES, LiveBackend, SimBackend, World, seed_world
+from adapters.rcm import RCM_TOOLS, SEED_CASES, SimBackend, World, seed_world
 from adapters.rcm.bulletins import publish_bulletin
 from adapters.rcm.conformance import SCENARIOS, Scenario, run_scenario
 from adapters.rcm.fixtures import SEED_DATED_CASES, SEED_RETURNED_CASES, SEED_RULE_CASES
+from adapters.rcm.live import LiveBackend
 from adapters.rcm.sandbox import SandboxAdmin
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolOutcome, ToolResult

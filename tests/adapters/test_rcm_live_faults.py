@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from adapters.rcm import RCM_TOOLS, LiveBackend
+from adapters.rcm import RCM_TOOLS
+from adapters.rcm.live import LiveBackend
 from adapters.rcm.models import PayerRules
 from adapters.rcm.sandbox import FaultConfig, FaultRule, SandboxAdmin
 from adapters.toolbox import Toolbox

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from adapters.rcm import RCM_TOOLS, LiveBackend
+from adapters.rcm import RCM_TOOLS
+from adapters.rcm.live import LiveBackend
 from adapters.toolbox import Toolbox
 from schemas.tools import ToolCall, ToolOutcome
 

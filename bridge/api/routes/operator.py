@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, status
+from fastapi.responses import JSONResponse
 
 from bridge.api.deps import OPERATOR, PathId, ServicesDep
 from bridge.api.models import RejectedEvent, Revealed
@@ -23,6 +24,17 @@ def healthz(request: Request, services: ServicesDep) -> dict[str, Any]:
         return {"status": "draining" if draining else "ok"}
     capture = services.capture_health()
     return {"status": "draining" if draining else capture["status"], "capture": capture}
+
+
+@ops.get("/readyz", responses={503: {"description": "Not ready: draining, or capture degraded."}})
+def readyz(services: ServicesDep) -> JSONResponse:
+    """200 while the bridge should get traffic; 503 while it drains (the drain middleware answers)
+    or capture is not `ok` (the relay cannot deliver, the backlog is old, the outbox is unreadable),
+    so a load balancer sends work to a bridge whose events reach the broker. `/healthz` stays 200:
+    an unready bridge is alive and keeps its outbox."""
+    capture = {"status": "ok"} if services.capture_health is None else services.capture_health()
+    ready = capture["status"] == "ok"
+    return JSONResponse({"ready": ready, "capture": capture}, status_code=200 if ready else 503)
 
 
 @router.get("/v1/capture/rejected", response_model=list[RejectedEvent])
