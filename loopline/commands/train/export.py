@@ -36,4 +36,3 @@ def export(
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(2) from None
     console.print(f"{written} {format_.value} lines written to {out}")
-
