@@ -31,15 +31,17 @@ from schemas.phi import is_phi
 TOKEN = re.compile(r"phi_[0-9a-f]{16}")
 """A capture token (`bridge.phi`'s format: `phi_` + 16 hex digits)."""
 
+# fmt: off
 _FIRST = (
     "Orion", "Vega", "Lyra", "Altair", "Carina", "Draco", "Electra", "Fornax", "Hydra", "Indus",
     "Juno", "Kepler", "Lumen", "Mira", "Nashira", "Pavo", "Rigel", "Sirona", "Tarazed", "Ursa",
-)  # fmt: skip
+)
 _LAST = (
     "Quillfeather", "Stonebrook", "Ashgrove", "Brightwater", "Coldharbor", "Dunmere", "Elderwood",
     "Fallowmere", "Glenhollow", "Hartwell", "Ironvale", "Juniperlee", "Kestrelton", "Larkspur",
     "Mossbridge", "Northfield", "Oakhollow", "Pinecrest", "Ravensworth", "Silverlake",
-)  # fmt: skip
+)
+# fmt: on
 _STREETS = ("Surrogate Way", "Synthetic Lane", "Placeholder Road", "Example Court")
 _TEXT = "Synthetic surrogate of a clinical document: the recorded text is PHI and stays in the vault."
 

@@ -79,16 +79,23 @@ class MemoryRecorder:
         return self.append(ToolCalled(call=call, side_effect=side_effect), call.name)
 
     def tool_returned(self, result: ToolResult, result_model: type[BaseModel] | None) -> Event:
-        data = ToolReturned(call_id=result.call_id, name=result.name, result=result.result or {},
-                            latency_ms=result.latency_ms)  # fmt: skip
+        data = ToolReturned(
+            call_id=result.call_id, name=result.name, result=result.result or {}, latency_ms=result.latency_ms
+        )
         return self.append(data, result.name)
 
     def tool_failed(self, result: ToolResult, attempts: int = 1) -> Event:
         if result.outcome is ToolOutcome.OK or result.error is None:
             raise ValueError("tool_failed needs a failed or unknown result with an error")
         outcome = ToolOutcome.UNKNOWN if result.outcome is ToolOutcome.UNKNOWN else ToolOutcome.FAILED
-        data = ToolFailed(call_id=result.call_id, name=result.name, error=result.error, outcome=outcome,
-                          attempts=attempts, latency_ms=result.latency_ms)  # fmt: skip
+        data = ToolFailed(
+            call_id=result.call_id,
+            name=result.name,
+            error=result.error,
+            outcome=outcome,
+            attempts=attempts,
+            latency_ms=result.latency_ms,
+        )
         return self.append(data, result.name)
 
     def escalated(

@@ -45,8 +45,11 @@ UNSEEN = "the borrower's answer is not in the episode: to follow"
 _DELIVERS_A_PERIOD = "missing_quarter"
 """The one information item whose answer can bring a period (the quarter the package lacked)."""
 _STAMP = {"recommendation": "recorded_on", "request": "requested_on", "escalation": "escalated_on"}
-_ISSUED = {"record_recommendation": "recommendation", "request_information": "request",
-           "escalate_to_committee": "escalation"}  # fmt: skip
+_ISSUED = {
+    "record_recommendation": "recommendation",
+    "request_information": "request",
+    "escalate_to_committee": "escalation",
+}
 """Rebuilds a work item's payload from the world (for payloads capture tokenises wholesale)."""
 
 
@@ -76,8 +79,9 @@ def _reconstruct(episode: RecordedEpisode) -> World:
     ]
     periods = []
     for summary in overview["periods"]:
-        found = _needed(first, ("get_financial_statements", summary["label"]),
-                        f"the statements of {summary['label']}")  # fmt: skip
+        found = _needed(
+            first, ("get_financial_statements", summary["label"]), f"the statements of {summary['label']}"
+        )
         periods.append(FinancialPeriod.model_validate(found["period"]))
     answers = [_with_period(answer, delivered.get(answer.item), first) for answer in answers]
     bridge = _needed(first, ("get_ebitda_bridge", ""), "the EBITDA bridge")["bridge"]

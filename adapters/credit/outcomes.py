@@ -139,8 +139,14 @@ def _event(
     kind: OutcomeKind, item_id: str, at: date, details: Contract, ref: str, codes: tuple[str, ...] = ()
 ) -> OutcomeObserved:
     observed = datetime.combine(at, time(9, 0), tzinfo=UTC)
-    return OutcomeObserved(kind=kind, item_id=item_id, observed_at=observed, reason_codes=codes, external_ref=ref,
-                           details=details.model_dump(mode="json"))  # fmt: skip
+    return OutcomeObserved(
+        kind=kind,
+        item_id=item_id,
+        observed_at=observed,
+        reason_codes=codes,
+        external_ref=ref,
+        details=details.model_dump(mode="json"),
+    )
 
 
 def later_outcomes(
@@ -163,8 +169,15 @@ def later_outcomes(
             for m, lvl in levels.items()
         )
         compliant = all(t.passed for t in tests)
-        out.append(_event("compliance_certificate", item_id, seen, ComplianceCertificate(quarter_end=end, tests=tests, compliant=compliant),
-                          f"{item_id}-CC-{n + 1}"))  # fmt: skip
+        out.append(
+            _event(
+                "compliance_certificate",
+                item_id,
+                seen,
+                ComplianceCertificate(quarter_end=end, tests=tests, compliant=compliant),
+                f"{item_id}-CC-{n + 1}",
+            )
+        )
         failed = [t for t in tests if not t.passed]
         for t in failed:
             out.append(
@@ -188,9 +201,21 @@ def later_outcomes(
         for t in failed:
             cushion = 1 + RESET_HEADROOM if t.metric.startswith("max_") else 1 - RESET_HEADROOM
             new = round(t.actual * cushion, 2)
-            out.append(_event("amendment", item_id, seen + timedelta(days=14),
-                              Amendment(quarter_end=end, metric=t.metric, old_level=t.level, new_level=new, fee_bps=AMENDMENT_FEE_BPS),
-                              f"{item_id}-AM-{n + 1}"))  # fmt: skip
+            out.append(
+                _event(
+                    "amendment",
+                    item_id,
+                    seen + timedelta(days=14),
+                    Amendment(
+                        quarter_end=end,
+                        metric=t.metric,
+                        old_level=t.level,
+                        new_level=new,
+                        fee_bps=AMENDMENT_FEE_BPS,
+                    ),
+                    f"{item_id}-AM-{n + 1}",
+                )
+            )
             levels[t.metric] = new
             amended = True
     return out

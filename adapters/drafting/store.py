@@ -37,9 +37,16 @@ M = TypeVar("M", bound=BaseModel)
 _KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 
 Stage = Literal[
-    "drafting", "refused", "duplicate", "awaiting_review", "validating", "returned", "rejected",
-    "publishing", "published",
-]  # fmt: skip
+    "drafting",
+    "refused",
+    "duplicate",
+    "awaiting_review",
+    "validating",
+    "returned",
+    "rejected",
+    "publishing",
+    "published",
+]
 PENDING: frozenset[str] = frozenset({"awaiting_review", "returned"})
 """Stages in which a draft waits for a reviewer."""
 

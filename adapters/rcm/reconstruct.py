@@ -37,11 +37,17 @@ _KIND_OF_PREFIX = {prefix: kind for kind, prefix in ID_PREFIX.items()}
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _WRITES = frozenset(
     {
-        "submit_replacement_claim", "submit_new_claim", "submit_appeal", "request_authorization",
-        "bill_other_payer", "transfer_to_patient_responsibility", "post_write_off", "close_claim",
+        "submit_replacement_claim",
+        "submit_new_claim",
+        "submit_appeal",
+        "request_authorization",
+        "bill_other_payer",
+        "transfer_to_patient_responsibility",
+        "post_write_off",
+        "close_claim",
         "escalate_to_human",
     }
-)  # fmt: skip
+)
 _STAMPED = frozenset(
     {"filed_date", "posted_date", "requested_date", "created_date", "ack_date", "submitted_date"}
 )
@@ -279,11 +285,13 @@ class _Builder:
             coverages=self.coverages,
             claims=claims,
             remittances=self.remits,
-            documents={d: doc.model_copy(update={"patient_id": doc.patient_id or _owner(doc, claims)})
-                       for d, doc in self.documents.items()},
+            documents={
+                d: doc.model_copy(update={"patient_id": doc.patient_id or _owner(doc, claims)})
+                for d, doc in self.documents.items()
+            },
             authorizations=self.auths,
             counters={kind: number - 1 for kind, number in self.issued.items()},
-        )  # fmt: skip
+        )
 
     def today(self) -> date:
         """The work item's date; when capture tokenised the payload, the latest date a write was

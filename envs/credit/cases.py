@@ -38,19 +38,31 @@ def _restated_pending(p: CreditPackage, rng: random.Random) -> CreditPackage:
 
 BASE: tuple[Recipe, ...] = (
     Recipe("approve", "approve", Knobs()),
-    Recipe("conditions:lower_amount", "approve_with_conditions",
-           Knobs(leverage=(5.2, 5.9), rate_pct=(6.5, 8.0), capex_share=(0.04, 0.1), amortisation_pct=(1.0, 1.2)),
-           condition="lower_amount"),
-    Recipe("conditions:more_equity", "approve_with_conditions",
-           Knobs(leverage=(3.6, 4.6), rate_pct=(9.0, 10.5), capex_share=(0.45, 0.6), amortisation_pct=(4.0, 6.0)),
-           condition="more_equity"),
+    Recipe(
+        "conditions:lower_amount",
+        "approve_with_conditions",
+        Knobs(leverage=(5.2, 5.9), rate_pct=(6.5, 8.0), capex_share=(0.04, 0.1), amortisation_pct=(1.0, 1.2)),
+        condition="lower_amount",
+    ),
+    Recipe(
+        "conditions:more_equity",
+        "approve_with_conditions",
+        Knobs(
+            leverage=(3.6, 4.6), rate_pct=(9.0, 10.5), capex_share=(0.45, 0.6), amortisation_pct=(4.0, 6.0)
+        ),
+        condition="more_equity",
+    ),
     Recipe("decline:leverage", "decline", Knobs(leverage=(7.9, 9.5), rate_pct=(5.5, 6.5))),
     Recipe("decline:coverage", "decline", Knobs(leverage=(4.9, 5.7), rate_pct=(12.5, 14.0))),
     Recipe("decline:negative_ebitda", "decline", Knobs(negative_ebitda=True)),
-    Recipe("escalate:leverage", "escalate", Knobs(leverage=(6.2, 7.2), rate_pct=(6.0, 7.5), capex_share=(0.04, 0.1))),
+    Recipe(
+        "escalate:leverage",
+        "escalate",
+        Knobs(leverage=(6.2, 7.2), rate_pct=(6.0, 7.5), capex_share=(0.04, 0.1)),
+    ),
     Recipe("escalate:headroom", "escalate", Knobs(headroom=(0.04, 0.12))),
     Recipe("information:restatement", "request_information", Knobs(), transform=_restated_pending),
-)  # fmt: skip
+)
 """The base recipes; each yields the same number of tasks."""
 
 
@@ -111,15 +123,22 @@ def fiscal_year_change(p: CreditPackage, rng: random.Random) -> CreditPackage:
     start, end = period_bounds(latest.end.year, latest.end.month, 9)
     stub = latest.model_copy(
         update={
-            "start": start, "end": end, "months": 9,
-            "income": latest.income.model_copy(update={k: round(v * 0.75, -3) for k, v in latest.income.model_dump().items()}),
-            "cash_flow": latest.cash_flow.model_copy(update={k: round(v * 0.75, -3) for k, v in latest.cash_flow.model_dump().items()}),
+            "start": start,
+            "end": end,
+            "months": 9,
+            "income": latest.income.model_copy(
+                update={k: round(v * 0.75, -3) for k, v in latest.income.model_dump().items()}
+            ),
+            "cash_flow": latest.cash_flow.model_copy(
+                update={k: round(v * 0.75, -3) for k, v in latest.cash_flow.model_dump().items()}
+            ),
         }
-    )  # fmt: skip
+    )
     answer = BorrowerAnswer(
-        item="fiscal_year_bridge", available=True,
+        item="fiscal_year_bridge",
+        available=True,
         text=f"The fiscal year end moved; {latest.label} is a nine-month stub. The quarters give the TTM.",
-    )  # fmt: skip
+    )
     return p.model_copy(update={"periods": _replace(p, latest, stub), "answers": (*p.answers, answer)})
 
 
@@ -144,8 +163,13 @@ def addbacks_over_cap(p: CreditPackage, rng: random.Random) -> CreditPackage:
 
     bridge = p.bridge
     amount = round(abs(bridge.reported_ebitda) * rng.uniform(0.3, 0.5), -3)
-    line = AddBack(addback_id=f"AB-{len(bridge.addbacks) + 1}", description="Run-rate synergies from the planned add-on",
-                   category="projected_synergy", amount=amount, supported=True)  # fmt: skip
+    line = AddBack(
+        addback_id=f"AB-{len(bridge.addbacks) + 1}",
+        description="Run-rate synergies from the planned add-on",
+        category="projected_synergy",
+        amount=amount,
+        supported=True,
+    )
     new = bridge.model_copy(
         update={
             "addbacks": (*bridge.addbacks, line),
@@ -192,17 +216,24 @@ def currency_mismatch(p: CreditPackage, rng: random.Random) -> CreditPackage:
         def conv(model: object) -> dict[str, float]:
             return {k: round(v / rate, -3) for k, v in model.model_dump().items()}  # type: ignore[attr-defined]
 
-        return x.model_copy(update={
-            "currency": ccy,
-            "income": x.income.model_copy(update=conv(x.income)),
-            "balance": x.balance.model_copy(update=conv(x.balance)),
-            "cash_flow": x.cash_flow.model_copy(update=conv(x.cash_flow)),
-        })  # fmt: skip
+        return x.model_copy(
+            update={
+                "currency": ccy,
+                "income": x.income.model_copy(update=conv(x.income)),
+                "balance": x.balance.model_copy(update=conv(x.balance)),
+                "cash_flow": x.cash_flow.model_copy(update=conv(x.cash_flow)),
+            }
+        )
 
-    bridge = p.bridge.model_copy(update={
-        "currency": ccy, "reported_ebitda": sum(q.income.ebitda for q in map(local, _ttm(p))),
-        "addbacks": tuple(a.model_copy(update={"amount": round(a.amount / rate, -3)}) for a in p.bridge.addbacks),
-    })  # fmt: skip
+    bridge = p.bridge.model_copy(
+        update={
+            "currency": ccy,
+            "reported_ebitda": sum(q.income.ebitda for q in map(local, _ttm(p))),
+            "addbacks": tuple(
+                a.model_copy(update={"amount": round(a.amount / rate, -3)}) for a in p.bridge.addbacks
+            ),
+        }
+    )
     bridge = bridge.model_copy(
         update={"management_adjusted_ebitda": bridge.reported_ebitda + sum(a.amount for a in bridge.addbacks)}
     )

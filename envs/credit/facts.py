@@ -14,9 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 
 FIGURES = (
-    "adjusted_ebitda", "total_leverage", "senior_leverage", "interest_coverage",
-    "fixed_charge_coverage", "dscr", "liquidity",
-)  # fmt: skip
+    "adjusted_ebitda",
+    "total_leverage",
+    "senior_leverage",
+    "interest_coverage",
+    "fixed_charge_coverage",
+    "dscr",
+    "liquidity",
+)
 
 
 def flat_figures(figures: Mapping[str, Any]) -> dict[str, Any]:
@@ -36,8 +41,14 @@ def outcome_facts(initial: Mapping[str, Any], final: Mapping[str, Any]) -> dict[
     decisions: list[dict[str, Any]] = []
     conditions: list[dict[str, Any]] = []
     for rid, rec in final.get("recommendations", {}).items():
-        decisions.append({"package_id": rec["package_id"], "class": rec["decision"], "new": new("recommendations", rid),
-                          **flat_figures(rec["figures"])})  # fmt: skip
+        decisions.append(
+            {
+                "package_id": rec["package_id"],
+                "class": rec["decision"],
+                "new": new("recommendations", rid),
+                **flat_figures(rec["figures"]),
+            }
+        )
         conditions += [
             {
                 "package_id": rec["package_id"],
@@ -49,8 +60,14 @@ def outcome_facts(initial: Mapping[str, Any], final: Mapping[str, Any]) -> dict[
         ]
     escalations: list[dict[str, Any]] = []
     for eid, esc in final.get("escalations", {}).items():
-        decisions.append({"package_id": esc["package_id"], "class": "escalate", "new": new("escalations", eid),
-                          **flat_figures(esc["figures"])})  # fmt: skip
+        decisions.append(
+            {
+                "package_id": esc["package_id"],
+                "class": "escalate",
+                "new": new("escalations", eid),
+                **flat_figures(esc["figures"]),
+            }
+        )
         escalations.append(
             {"package_id": esc["package_id"], "reasons": list(esc["reasons"]), "new": new("escalations", eid)}
         )

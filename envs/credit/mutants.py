@@ -77,15 +77,25 @@ def swap_route(ctx: MutationContext, calls: Calls) -> Found:
     for i, call in enumerate(calls):
         args = call.arguments
         if call.name == RECORD:
-            new = {"package_id": args["package_id"], "reasons": ["other"], "recommended_decision": args["decision"],
-                   "figures": args["figures"], "memo": args["memo"]}  # fmt: skip
+            new = {
+                "package_id": args["package_id"],
+                "reasons": ["other"],
+                "recommended_decision": args["decision"],
+                "figures": args["figures"],
+                "memo": args["memo"],
+            }
             yield (
                 f"{label(i, call)}: escalated instead",
                 (*calls[:i], call.model_copy(update={"name": ESCALATE, "arguments": new}), *calls[i + 1 :]),
             )
         if call.name == ESCALATE:
-            new = {"package_id": args["package_id"], "decision": "approve", "figures": args["figures"],
-                   "conditions": [], "memo": args["memo"]}  # fmt: skip
+            new = {
+                "package_id": args["package_id"],
+                "decision": "approve",
+                "figures": args["figures"],
+                "conditions": [],
+                "memo": args["memo"],
+            }
             yield (
                 f"{label(i, call)}: recorded an approval instead",
                 (*calls[:i], call.model_copy(update={"name": RECORD, "arguments": new}), *calls[i + 1 :]),

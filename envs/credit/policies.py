@@ -51,11 +51,23 @@ def blind_script(item: WorkItem, move: DecisionClass) -> Script:
         return
     figs = f.model_dump(mode="json")
     if move == "escalate":
-        yield desk.call(ESCALATE, package_id=package_id, reasons=["other"], recommended_decision="approve", figures=figs,
-                        memo=memo(package, f, "escalate", "Please review."))  # fmt: skip
+        yield desk.call(
+            ESCALATE,
+            package_id=package_id,
+            reasons=["other"],
+            recommended_decision="approve",
+            figures=figs,
+            memo=memo(package, f, "escalate", "Please review."),
+        )
         return
-    yield desk.call(RECORD, package_id=package_id, decision=move, figures=figs, conditions=[],
-                    memo=memo(package, f, move, "Blind call."))  # fmt: skip
+    yield desk.call(
+        RECORD,
+        package_id=package_id,
+        decision=move,
+        figures=figs,
+        conditions=[],
+        memo=memo(package, f, move, "Blind call."),
+    )
 
 
 BASELINES: dict[str, tuple[PlanPolicy, str]] = {

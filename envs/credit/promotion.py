@@ -38,8 +38,12 @@ def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]
         verifier=VERIFIER,
         outcome=outcome_spec(a, world.policy),
         must_escalate=True if a.classes == ("escalate",) else (None if "escalate" in a.classes else False),
-        params={"classes": list(a.classes), "ask_first": list(a.ask_first), "resolution": "|".join(a.classes)},
-    )  # fmt: skip
+        params={
+            "classes": list(a.classes),
+            "ask_first": list(a.ask_first),
+            "resolution": "|".join(a.classes),
+        },
+    )
     return spec, solve(PROMOTION.candidate_task(draft, spec))
 
 

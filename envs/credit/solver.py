@@ -110,9 +110,15 @@ def decision_call(
         )
         reasons = ", ".join(r.replace("_", " ") for r in a.escalation_reasons)
         return desk.call(
-            ESCALATE, package_id=package.package_id, reasons=list(a.escalation_reasons), recommended_decision=recommended,
-            figures=figures, memo=memo(package, f, "escalate to investment committee", f"{WHY['escalate']} Reasons: {reasons}."),
-        )  # fmt: skip
+            ESCALATE,
+            package_id=package.package_id,
+            reasons=list(a.escalation_reasons),
+            recommended_decision=recommended,
+            figures=figures,
+            memo=memo(
+                package, f, "escalate to investment committee", f"{WHY['escalate']} Reasons: {reasons}."
+            ),
+        )
     conditions = (
         [condition(k, package, f, policy, a.max_amount) for k in a.conditions]
         if klass == "approve_with_conditions"
@@ -120,9 +126,13 @@ def decision_call(
     )
     why = WHY[klass] + "".join(f" Condition: {c['detail']}." for c in conditions)
     return desk.call(
-        RECORD, package_id=package.package_id, decision=klass, figures=figures, conditions=conditions,
+        RECORD,
+        package_id=package.package_id,
+        decision=klass,
+        figures=figures,
+        conditions=conditions,
         memo=memo(package, f, klass, why),
-    )  # fmt: skip
+    )
 
 
 def reference_plan(item: WorkItem, turns: tuple[Turn, ...]) -> Action:

@@ -57,8 +57,15 @@ def figure_assertions(f: Figures, policy: FundPolicy) -> list[Assertion]:
 
 def _resolution(klass: DecisionClass, a: Assessment, policy: FundPolicy) -> Resolution:
     if klass == "request_information":
-        parts = [Assertion(name="no_decision", reason="nothing can be decided until the information arrives",
-                           collection="decisions", max_count=0, min_count=0)]  # fmt: skip
+        parts = [
+            Assertion(
+                name="no_decision",
+                reason="nothing can be decided until the information arrives",
+                collection="decisions",
+                max_count=0,
+                min_count=0,
+            )
+        ]
         return Resolution(name=klass, reason=REASONS[klass], assertions=tuple(parts))
     parts = [
         Assertion(
@@ -76,19 +83,46 @@ def _resolution(klass: DecisionClass, a: Assessment, policy: FundPolicy) -> Reso
             where: dict[str, object] = {"kind": kind}
             if kind == "lower_amount" and a.max_amount is not None:
                 where["value"] = {"$lte": a.max_amount + 1000}
-            parts.append(Assertion(name=f"condition.{kind}", reason=f"policy requires a {kind.replace('_', ' ')} condition",
-                                   collection="conditions", where=where))  # fmt: skip
+            parts.append(
+                Assertion(
+                    name=f"condition.{kind}",
+                    reason=f"policy requires a {kind.replace('_', ' ')} condition",
+                    collection="conditions",
+                    where=where,
+                )
+            )
     else:
-        parts.append(Assertion(name="no_conditions", reason="only an approval with conditions carries conditions",
-                               collection="conditions", min_count=0, max_count=0))  # fmt: skip
+        parts.append(
+            Assertion(
+                name="no_conditions",
+                reason="only an approval with conditions carries conditions",
+                collection="conditions",
+                min_count=0,
+                max_count=0,
+            )
+        )
     if klass == "escalate":
         for wrong in get_args(EscalationReason):
             if wrong not in a.escalation_reasons:
-                parts.append(Assertion(name=f"escalation.not_{wrong}", reason=f"the committee must not be told of {wrong.replace('_', ' ')} that is not there",
-                                       collection="escalations", where={"reasons": {"$contains": wrong}}, min_count=0, max_count=0))  # fmt: skip
+                parts.append(
+                    Assertion(
+                        name=f"escalation.not_{wrong}",
+                        reason=f"the committee must not be told of {wrong.replace('_', ' ')} that is not there",
+                        collection="escalations",
+                        where={"reasons": {"$contains": wrong}},
+                        min_count=0,
+                        max_count=0,
+                    )
+                )
         for reason in a.escalation_reasons:
-            parts.append(Assertion(name=f"escalation.{reason}", reason=f"the committee must see the {reason.replace('_', ' ')}",
-                                   collection="escalations", where={"reasons": {"$contains": reason}}))  # fmt: skip
+            parts.append(
+                Assertion(
+                    name=f"escalation.{reason}",
+                    reason=f"the committee must see the {reason.replace('_', ' ')}",
+                    collection="escalations",
+                    where={"reasons": {"$contains": reason}},
+                )
+            )
     return Resolution(name=klass, reason=REASONS[klass], assertions=tuple(parts))
 
 
@@ -99,10 +133,24 @@ def outcome_spec(a: Assessment, policy: FundPolicy) -> OutcomeSpec:
     # Each item can be asked for once (the deal system refuses a repeat), so the items bound the
     # requests: what policy says to ask first must be asked, and nothing without cause.
     for item in a.ask_first:
-        must.append(Assertion(name=f"requested.{item}", reason=f"policy says to ask for the {item.replace('_', ' ')} first",
-                              collection="requests", where={"items": {"$contains": item}}))  # fmt: skip
+        must.append(
+            Assertion(
+                name=f"requested.{item}",
+                reason=f"policy says to ask for the {item.replace('_', ' ')} first",
+                collection="requests",
+                where={"items": {"$contains": item}},
+            )
+        )
     for item in get_args(InformationItem):
         if item not in (*a.ask_first, *a.may_ask):
-            must.append(Assertion(name=f"no_request.{item}", reason=f"nothing in the package gives cause to ask for the {item.replace('_', ' ')}",
-                                  collection="requests", where={"items": {"$contains": item}}, min_count=0, max_count=0))  # fmt: skip
+            must.append(
+                Assertion(
+                    name=f"no_request.{item}",
+                    reason=f"nothing in the package gives cause to ask for the {item.replace('_', ' ')}",
+                    collection="requests",
+                    where={"items": {"$contains": item}},
+                    min_count=0,
+                    max_count=0,
+                )
+            )
     return OutcomeSpec(must=tuple(must), resolutions=tuple(_resolution(k, a, policy) for k in a.classes))

@@ -124,8 +124,17 @@ def generate_base(seed: int = 0, per_recipe: int = 25) -> list[Task]:
         for i in range(per_recipe):
             package_id = f"PKG-{1000 + r * 100 + i}"
             package, a = base_case(recipe, _rng("credit-base", seed, recipe.name, i), package_id, policy)
-            tasks.append(to_task(package, a, policy, task_id=f"credit-base-{recipe.name.replace(':', '-')}-{i:03d}",
-                                 seed=seed, distribution="base", tags=(f"recipe:{recipe.name}",)))  # fmt: skip
+            tasks.append(
+                to_task(
+                    package,
+                    a,
+                    policy,
+                    task_id=f"credit-base-{recipe.name.replace(':', '-')}-{i:03d}",
+                    seed=seed,
+                    distribution="base",
+                    tags=(f"recipe:{recipe.name}",),
+                )
+            )
     return tasks
 
 
@@ -137,6 +146,15 @@ def generate_edge(seed: int = 0, per_kind: int = 8) -> list[Task]:
         for i in range(per_kind):
             package_id = f"PKG-{5000 + k * 100 + i}"
             package, a = edge_case(kind, _rng("credit-edge", seed, kind, i), package_id, policy)
-            tasks.append(to_task(package, a, policy, task_id=f"credit-edge-{kind}-{i:03d}", seed=seed,
-                                 distribution="edge", tags=(f"edge:{kind}",)))  # fmt: skip
+            tasks.append(
+                to_task(
+                    package,
+                    a,
+                    policy,
+                    task_id=f"credit-edge-{kind}-{i:03d}",
+                    seed=seed,
+                    distribution="edge",
+                    tags=(f"edge:{kind}",),
+                )
+            )
     return tasks

@@ -33,16 +33,18 @@ from envs.credit.assess import inputs_of
 from envs.credit.calendar import period_bounds, quarter_label, shift
 from envs.credit.ratios import figures
 
+# fmt: off
 INDUSTRIES = (
     "specialty chemicals", "veterinary clinics", "HVAC services", "dental support organisation",
     "B2B software", "food ingredients", "industrial packaging", "testing and inspection",
     "insurance brokerage", "logistics software", "precision machining", "home health services",
-)  # fmt: skip
+)
 NAMES = ("Alder", "Birch", "Cobalt", "Delta", "Ember", "Falcon", "Granite", "Harbor", "Iris", "Juniper",
          "Kestrel", "Lumen", "Meridian", "Northwind", "Onyx", "Pioneer", "Quarry", "Redwood", "Summit",
-         "Tidewater")  # fmt: skip
+         "Tidewater")
 SPONSORS = ("Bluewater Capital", "Crestline Partners", "Ironbridge Equity", "Larchmont Capital",
-            "Oakhurst Partners", "Stonepeak Growth")  # fmt: skip
+            "Oakhurst Partners", "Stonepeak Growth")
+# fmt: on
 TODAY = date(2025, 6, 16)
 
 
@@ -211,22 +213,44 @@ def draw(rng: random.Random, package_id: str, knobs: Knobs, policy: FundPolicy) 
     total_debt = _u(rng, knobs.leverage) * adjusted_guess
     debts: list[ExistingDebt] = []
     if rng.random() < 0.5:
-        debts.append(ExistingDebt(debt_id="D-1", lender="Regional Bank", seniority="senior_secured",
-                                  outstanding=_money(total_debt * 0.3), currency="USD", rate_pct=6.5,
-                                  annual_principal=_money(total_debt * 0.015), refinanced=True))  # fmt: skip
+        debts.append(
+            ExistingDebt(
+                debt_id="D-1",
+                lender="Regional Bank",
+                seniority="senior_secured",
+                outstanding=_money(total_debt * 0.3),
+                currency="USD",
+                rate_pct=6.5,
+                annual_principal=_money(total_debt * 0.015),
+                refinanced=True,
+            )
+        )
     kept = 0.0
     if rng.random() < 0.5:
         kept = _money(total_debt * rng.uniform(0.08, 0.2))
-        debts.append(ExistingDebt(debt_id="D-2", lender="Seller note", seniority="subordinated",
-                                  outstanding=kept, currency="USD", rate_pct=round(rng.uniform(8, 12), 1),
-                                  annual_principal=0.0))  # fmt: skip
+        debts.append(
+            ExistingDebt(
+                debt_id="D-2",
+                lender="Seller note",
+                seniority="subordinated",
+                outstanding=kept,
+                currency="USD",
+                rate_pct=round(rng.uniform(8, 12), 1),
+                annual_principal=0.0,
+            )
+        )
     revolver = _money(abs(ttm) * rng.uniform(0.2, 0.5))
     facility = Facility(
-        facility_id=f"FAC-{package_id.removeprefix('PKG-')}", kind=rng.choice(("unitranche", "senior_term_loan")),
-        amount=max(_money(total_debt - kept), 1e6), currency="USD", tenor_years=rng.choice((5.0, 6.0, 7.0)),
-        all_in_rate_pct=rate, amortisation_pct=round(_u(rng, knobs.amortisation_pct), 1),
-        revolver_commitment=revolver, revolver_drawn=0.0,
-    )  # fmt: skip
+        facility_id=f"FAC-{package_id.removeprefix('PKG-')}",
+        kind=rng.choice(("unitranche", "senior_term_loan")),
+        amount=max(_money(total_debt - kept), 1e6),
+        currency="USD",
+        tenor_years=rng.choice((5.0, 6.0, 7.0)),
+        all_in_rate_pct=rate,
+        amortisation_pct=round(_u(rng, knobs.amortisation_pct), 1),
+        revolver_commitment=revolver,
+        revolver_drawn=0.0,
+    )
     cash = _money(abs(ttm) * rng.uniform(0.05, 0.2))
     balance = BalanceSheet(
         cash=cash, total_debt=_money(sum(d.outstanding for d in debts)), total_equity=_money(abs(ttm) * 2)

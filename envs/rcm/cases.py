@@ -141,8 +141,13 @@ def authorization(ctx: Ctx, carc: str, *, on_file: bool = True) -> Case:
             ["deadline:retro_near"] if window - late <= 3 else []
         )
     elif variant == "appeal":
-        lmn = b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
-                         necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+        lmn = b.document(
+            ctx.patient,
+            claim,
+            "letter_of_medical_necessity",
+            "Letter of medical necessity",
+            necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]),
+        )
         intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
     else:
         intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit)
@@ -175,8 +180,16 @@ def carc29(ctx: Ctx) -> Case:
         intent = want.write_off(claim.claim_id, "timely_filing", claim.total_charge, b.limit)
         return ctx.case(claim, intent, f"variant:{variant}")
     if rng.random() < 0.5:
-        b.document(ctx.patient, claim, "proof_of_timely_filing", "277CA acceptance report",
-                   timely_filing_proof(claim.claim_id, b.payer(ctx.payer_id).name, sent.isoformat(), (sent - dos).days), day=sent)  # fmt: skip
+        b.document(
+            ctx.patient,
+            claim,
+            "proof_of_timely_filing",
+            "277CA acceptance report",
+            timely_filing_proof(
+                claim.claim_id, b.payer(ctx.payer_id).name, sent.isoformat(), (sent - dos).days
+            ),
+            day=sent,
+        )
     return ctx.case(claim, want.appeal(claim.claim_id, "timely_filing", []), f"variant:{variant}")
 
 
@@ -199,8 +212,13 @@ def carc22(ctx: Ctx) -> Case:
     rng, b = ctx.rng, ctx.b
     primary = rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
     b.cover(ctx.patient, primary, "primary", b.ago(rng.randrange(200, 1500)))
-    b.coverages.update({c.coverage_id: c.model_copy(update={"cob_order": "secondary"})
-                        for c in b.coverages.values() if c.patient_id == ctx.patient.patient_id and c.payer_id == ctx.payer_id})  # fmt: skip
+    b.coverages.update(
+        {
+            c.coverage_id: c.model_copy(update={"cob_order": "secondary"})
+            for c in b.coverages.values()
+            if c.patient_id == ctx.patient.patient_id and c.payer_id == ctx.payer_id
+        }
+    )
     dos, produced = recent(ctx)
     claim = b.claim(ctx.patient, ctx.payer_id, [visit(ctx)], dos, sequence="primary")
     b.deny(claim, produced, "22", remarks=("MA04",) if rng.random() < 0.6 else ())
@@ -211,8 +229,13 @@ def carc27(ctx: Ctx) -> Case:
     rng, b = ctx.rng, ctx.b
     dos, produced = recent(ctx)
     ended = dos - timedelta(days=rng.randrange(5, 60))
-    b.coverages.update({c.coverage_id: c.model_copy(update={"end_date": ended})
-                        for c in b.coverages.values() if c.patient_id == ctx.patient.patient_id})  # fmt: skip
+    b.coverages.update(
+        {
+            c.coverage_id: c.model_copy(update={"end_date": ended})
+            for c in b.coverages.values()
+            if c.patient_id == ctx.patient.patient_id
+        }
+    )
     moved = rng.random() < 0.5
     if moved:
         new = rng.choice([p for p in ("MCD", *COMMERCIAL) if p != ctx.payer_id])
@@ -252,8 +275,13 @@ def carc50(ctx: Ctx) -> Case:
     record_id = record(ctx, claim, coded(claim))
     b.deny(claim, produced, "50")
     if variant == "support":
-        lmn = b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
-                         necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+        lmn = b.document(
+            ctx.patient,
+            claim,
+            "letter_of_medical_necessity",
+            "Letter of medical necessity",
+            necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]),
+        )
         return ctx.case(
             claim,
             want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id]),
@@ -262,12 +290,26 @@ def carc50(ctx: Ctx) -> Case:
     if variant == "waiver":
         reason = rng.choice(ABN_REASONS)
         given = dos - timedelta(days=rng.choice((0, 0, 1, 3)))
-        b.document(ctx.patient, claim, "abn_waiver", "Advance Beneficiary Notice (CMS-R-131)",
-                   abn_text(code, reason), day=given, codes=(code,), reason=reason)  # fmt: skip
+        b.document(
+            ctx.patient,
+            claim,
+            "abn_waiver",
+            "Advance Beneficiary Notice (CMS-R-131)",
+            abn_text(code, reason),
+            day=given,
+            codes=(code,),
+            reason=reason,
+        )
         return ctx.case(claim, want.transfer(claim.claim_id, "non_covered_with_waiver"), "variant:waiver")
     if rng.random() < 0.5:  # a draft letter nobody signed does not count
-        b.document(ctx.patient, claim, "letter_of_medical_necessity", "Draft LMN (unsigned)",
-                   necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]), signed=False)  # fmt: skip
+        b.document(
+            ctx.patient,
+            claim,
+            "letter_of_medical_necessity",
+            "Draft LMN (unsigned)",
+            necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]),
+            signed=False,
+        )
     return ctx.case(
         claim,
         want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit),
@@ -354,8 +396,11 @@ def patient_share(ctx: Ctx, carc: str) -> Case:
     dos, produced = recent(ctx)
     claim = b.claim(ctx.patient, ctx.payer_id, [visit(ctx, (*OFFICE_VISITS, "97110", "90834"))], dos)
     charge = claim.total_charge
-    amount = {"1": round(charge * rng.uniform(0.3, 0.9), 2), "2": round(charge * 0.2, 2),
-              "3": float(rng.choice((20, 25, 30, 40, 50)))}[carc]  # fmt: skip
+    amount = {
+        "1": round(charge * rng.uniform(0.3, 0.9), 2),
+        "2": round(charge * 0.2, 2),
+        "3": float(rng.choice((20, 25, 30, 40, 50))),
+    }[carc]
     b.remit(claim, produced, {1: [("PR", carc, amount)]})
     reason = {"1": "deductible", "2": "coinsurance", "3": "copay"}[carc]
     return ctx.case(claim, want.transfer(claim.claim_id, reason))
@@ -368,12 +413,14 @@ def carcB7(ctx: Ctx) -> Case:
     return ctx.case(claim, want.escalation(claim.claim_id, "credentialing"))
 
 
+# fmt: off
 BASE: dict[str, Builder] = {
     "16": carc16, "4": carc4, "15": lambda c: authorization(c, "15"), "197": lambda c: authorization(c, "197"),
     "29": carc29, "18": carc18, "22": carc22, "27": carc27, "31": carc31, "50": carc50, "97": carc97,
     "109": carc109, "45": carc45, "1": lambda c: patient_share(c, "1"), "2": lambda c: patient_share(c, "2"),
     "3": lambda c: patient_share(c, "3"), "B7": carcB7,
-}  # fmt: skip
+}
+# fmt: on
 """CARC → builder, one per row of the brief's table."""
 PAYER_FOR: dict[str, tuple[str, ...]] = {
     "22": ("MCR", "BLUE", "CEDR"),
@@ -396,15 +443,42 @@ def invalid_abn(ctx: Ctx) -> Case:
     title = "Advance Beneficiary Notice (CMS-R-131)"
     if flaw == "signed_after":
         after = dos + timedelta(days=rng.randrange(1, 6))
-        b.document(ctx.patient, claim, "abn_waiver", title, abn_text(code, reason), day=after, codes=(code,), reason=reason)  # fmt: skip
+        b.document(
+            ctx.patient,
+            claim,
+            "abn_waiver",
+            title,
+            abn_text(code, reason),
+            day=after,
+            codes=(code,),
+            reason=reason,
+        )
     elif flaw == "generic":
         b.document(ctx.patient, claim, "abn_waiver", "ABN (check-in form)", abn_text(), day=dos)
     elif flaw == "other_service":
         other = rng.choice([c for c in ("82607", "97110", "93000", "20610", "72148") if c != code])
-        b.document(ctx.patient, None, "abn_waiver", title, abn_text(other, reason),
-                   day=dos - timedelta(days=rng.randrange(20, 200)), codes=(other,), reason=reason)  # fmt: skip
+        b.document(
+            ctx.patient,
+            None,
+            "abn_waiver",
+            title,
+            abn_text(other, reason),
+            day=dos - timedelta(days=rng.randrange(20, 200)),
+            codes=(other,),
+            reason=reason,
+        )
     else:
-        b.document(ctx.patient, claim, "abn_waiver", title, abn_text(code, reason), day=dos, codes=(code,), reason=reason, signed=False)  # fmt: skip
+        b.document(
+            ctx.patient,
+            claim,
+            "abn_waiver",
+            title,
+            abn_text(code, reason),
+            day=dos,
+            codes=(code,),
+            reason=reason,
+            signed=False,
+        )
     intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
     return ctx.case(claim, intent, f"abn:{flaw}")
 
@@ -420,8 +494,9 @@ def cob_secondary(ctx: Ctx) -> Case:
     secondary = "MCR" if medicare else rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
     if medicare:  # a beneficiary over 65 still working: the employer plan pays first
         plans: list[tuple[str, PayerSequence, date, date | None]] = [
-                 (ctx.payer_id, "primary", b.ago(rng.randrange(900, 3000)), None),
-                 ("MCR", "secondary", b.ago(rng.randrange(200, 800)), None)]  # fmt: skip
+            (ctx.payer_id, "primary", b.ago(rng.randrange(900, 3000)), None),
+            ("MCR", "secondary", b.ago(rng.randrange(200, 800)), None),
+        ]
         ctx = replace(ctx, patient=b.person(plans, senior=True))
     else:  # a spouse's plan behind the patient's own
         b.cover(ctx.patient, secondary, "secondary", b.ago(rng.randrange(200, 1500)))
@@ -430,7 +505,11 @@ def cob_secondary(ctx: Ctx) -> Case:
     charge = claim.total_charge
     allowed = round(charge * rng.uniform(0.55, 0.85), 2)
     carc = rng.choice(("1", "2", "2", "3"))
-    share = {"1": round(allowed * rng.uniform(0.3, 0.9), 2), "2": round(allowed * 0.2, 2), "3": float(rng.choice((20, 30, 40)))}[carc]  # fmt: skip
+    share = {
+        "1": round(allowed * rng.uniform(0.3, 0.9), 2),
+        "2": round(allowed * 0.2, 2),
+        "3": float(rng.choice((20, 30, 40))),
+    }[carc]
     contractual = round(charge - allowed, 2)
     b.remit(claim, produced, {1: [("CO", "45", contractual), ("PR", carc, share)]})
     intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit) + want.bill_secondary(

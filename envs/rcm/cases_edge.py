@@ -119,8 +119,15 @@ def retro_window_shortened(ctx: Ctx) -> Case:
     record_id = record(ctx, claim, coded(claim))
     b.deny(claim, b.ago(rng.randrange(1, late - 1)), "197")
     if rng.random() < 0.5:
-        lmn = b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
-                         necessity_letter(ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+        lmn = b.document(
+            ctx.patient,
+            claim,
+            "letter_of_medical_necessity",
+            "Letter of medical necessity",
+            necessity_letter(
+                ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]
+            ),
+        )
         return ctx.case(claim, want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id]))
     return ctx.case(claim, want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit))
 
@@ -161,8 +168,15 @@ def appeal_window_closed(ctx: Ctx) -> Case:
         ctx.patient, ctx.payer_id, [LineSpec(rng.choice(("82607", "97110", "93000", "20610")))], dos
     )
     record(ctx, claim, coded(claim))
-    b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
-               necessity_letter(ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+    b.document(
+        ctx.patient,
+        claim,
+        "letter_of_medical_necessity",
+        "Letter of medical necessity",
+        necessity_letter(
+            ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]
+        ),
+    )
     b.deny(claim, produced, "50")
     return ctx.case(
         claim, want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
@@ -224,8 +238,15 @@ def medicare_receipt(ctx: Ctx) -> Case:
         ctx.patient, ctx.payer_id, [LineSpec(rng.choice(("82607", "97110", "93000", "20610")))], dos
     )
     record_id = record(ctx, claim, coded(claim))
-    lmn = b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
-                     necessity_letter(ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+    lmn = b.document(
+        ctx.patient,
+        claim,
+        "letter_of_medical_necessity",
+        "Letter of medical necessity",
+        necessity_letter(
+            ctx.patient.first_name, claim.lines[0].procedure_code, claim.diagnosis_codes, b.clinicians[0]
+        ),
+    )
     b.deny(claim, produced, "50")
     return ctx.case(claim, want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id]))
 

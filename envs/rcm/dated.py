@@ -80,8 +80,13 @@ def _necessity_claim(
     code = rng.choice(("82607", "97110", "93000", "20610"))
     claim = b.claim(ctx.patient, payer_id, [LineSpec(code)], dos)
     record(ctx, claim, coded(claim))
-    b.document(ctx.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
-               necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+    b.document(
+        ctx.patient,
+        claim,
+        "letter_of_medical_necessity",
+        "Letter of medical necessity",
+        necessity_letter(ctx.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]),
+    )
     b.deny(claim, notice, "50")
     return claim, notice, new
 

@@ -41,11 +41,22 @@ TOOLS = ToolDomain(
 # Claim fields that are business facts; ids of people and dates are fixed by the world and the
 # tools, free text never makes it in.
 _CLAIM_FIELDS = (
-    "payer_id", "payer_sequence", "status", "frequency_code", "member_id", "rendering_npi",
-    "prior_auth_number", "diagnosis_codes", "original_claim_control_number",
-    "replaces_claim_id", "replaced_by_claim_id", "billed_from_claim_id", "resubmits_claim_id",
-    "resubmitted_as_claim_id", "prior_payer",
-)  # fmt: skip
+    "payer_id",
+    "payer_sequence",
+    "status",
+    "frequency_code",
+    "member_id",
+    "rendering_npi",
+    "prior_auth_number",
+    "diagnosis_codes",
+    "original_claim_control_number",
+    "replaces_claim_id",
+    "replaced_by_claim_id",
+    "billed_from_claim_id",
+    "resubmits_claim_id",
+    "resubmitted_as_claim_id",
+    "prior_payer",
+)
 _LINE_FIELDS = ("procedure_code", "units", "place_of_service", "diagnosis_pointers")
 
 

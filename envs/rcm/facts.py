@@ -16,11 +16,25 @@ from typing import Any
 Record = dict[str, Any]
 
 _CLAIM_FIELDS = (
-    "claim_id", "patient_id", "payer_id", "payer_sequence", "status", "frequency_code", "member_id",
-    "rendering_npi", "prior_auth_number", "original_claim_control_number", "payer_claim_control_number",
-    "replaces_claim_id", "replaced_by_claim_id", "billed_from_claim_id", "resubmits_claim_id",
-    "resubmitted_as_claim_id", "work_status", "closed_reason",
-)  # fmt: skip
+    "claim_id",
+    "patient_id",
+    "payer_id",
+    "payer_sequence",
+    "status",
+    "frequency_code",
+    "member_id",
+    "rendering_npi",
+    "prior_auth_number",
+    "original_claim_control_number",
+    "payer_claim_control_number",
+    "replaces_claim_id",
+    "replaced_by_claim_id",
+    "billed_from_claim_id",
+    "resubmits_claim_id",
+    "resubmitted_as_claim_id",
+    "work_status",
+    "closed_reason",
+)
 _LINE_FIELDS = ("line_number", "procedure_code", "units", "place_of_service", "charge")
 
 

@@ -15,10 +15,16 @@ from typing import Any
 from schemas.tasks import Assertion, CallConstraint, Resolution
 
 WRITES = (
-    "submit_replacement_claim", "submit_appeal", "request_authorization", "bill_other_payer",
-    "transfer_to_patient_responsibility", "post_write_off", "close_claim", "submit_new_claim",
+    "submit_replacement_claim",
+    "submit_appeal",
+    "request_authorization",
+    "bill_other_payer",
+    "transfer_to_patient_responsibility",
+    "post_write_off",
+    "close_claim",
+    "submit_new_claim",
     "escalate_to_human",
-)  # fmt: skip
+)
 _WHY = {
     "submit_appeal": "a needless appeal wastes weeks",
     "post_write_off": "writing off a recoverable claim loses revenue",

@@ -20,15 +20,26 @@ DIAGNOSIS_DECOYS = ("Z00.00", "R69", "J06.9")
 """Diagnoses unrelated to any claim of the generator (a routine exam, an unspecified illness)."""
 PROCEDURE_DECOYS = ("99213", "99215", "97110")
 MODIFIER_SWAPS = {
-    "LT": "RT", "RT": "LT", "25": "59", "59": "25", "XU": "25", "XS": "25", "XE": "25", "XP": "25",
-    "95": "GT", "GA": "GZ",
-}  # fmt: skip
+    "LT": "RT",
+    "RT": "LT",
+    "25": "59",
+    "59": "25",
+    "XU": "25",
+    "XS": "25",
+    "XE": "25",
+    "XP": "25",
+    "95": "GT",
+    "GA": "GZ",
+}
 POS_SWAPS = {"11": "22", "22": "11", "10": "02", "02": "10"}
 BASIS_SWAPS = {"medical_necessity": "coding", "timely_filing": "medical_necessity"}
 WRITE_OFF_REASON_SWAPS = {"contractual": "administrative"}
 TRANSFER_REASON_SWAPS = {
-    "deductible": "coinsurance", "coinsurance": "copay", "copay": "deductible", "other": "deductible",
-}  # fmt: skip
+    "deductible": "coinsurance",
+    "coinsurance": "copay",
+    "copay": "deductible",
+    "other": "deductible",
+}
 CLOSE_REASON_SWAPS = {"duplicate_of_paid_original": "no_action_needed"}
 ACTION_SWAPS = {"write_off": "appeal"}
 

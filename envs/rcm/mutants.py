@@ -148,9 +148,13 @@ def patient_billed_on_co(ctx: MutationContext, calls: Calls) -> Found:
         if call.name == "post_write_off":
             args = call.arguments
             transfer = _call(
-                call, "pt", "transfer_to_patient_responsibility",
-                claim_id=args.get("claim_id"), amount=args.get("amount"), reason="other",
-            )  # fmt: skip
+                call,
+                "pt",
+                "transfer_to_patient_responsibility",
+                claim_id=args.get("claim_id"),
+                amount=args.get("amount"),
+                reason="other",
+            )
             yield (
                 f"{label(i, call)}: the write-off billed to the patient instead",
                 spliced(calls, i, [transfer]),
@@ -167,9 +171,13 @@ def split_posting(ctx: MutationContext, calls: Calls) -> Found:
         rest = round(float(amount) - half, 2)
         part = {**args, "amount": half}
         to_patient = _call(
-            call, "pt", "transfer_to_patient_responsibility",
-            claim_id=args.get("claim_id"), amount=rest, reason="other",
-        )  # fmt: skip
+            call,
+            "pt",
+            "transfer_to_patient_responsibility",
+            claim_id=args.get("claim_id"),
+            amount=rest,
+            reason="other",
+        )
         yield (
             f"{label(i, call)}: split into a ${half} write-off and a ${rest} patient transfer",
             spliced(calls, i, [call.model_copy(update={"arguments": part}), to_patient]),
@@ -207,8 +215,12 @@ def merged_postings(ctx: MutationContext, calls: Calls) -> Found:
 
 
 _PENDING = (
-    "submit_appeal", "submit_replacement_claim", "submit_new_claim", "request_authorization", "bill_other_payer",
-)  # fmt: skip
+    "submit_appeal",
+    "submit_replacement_claim",
+    "submit_new_claim",
+    "request_authorization",
+    "bill_other_payer",
+)
 
 
 def close_while_pending(ctx: MutationContext, calls: Calls) -> Found:

@@ -29,9 +29,14 @@ from schemas.tools import ToolCall
 
 VERIFIER = "rcm.v2"
 _CLAIM_KEYS = (
-    "payer_id", "payer_sequence", "frequency_code", "member_id", "rendering_npi", "prior_auth_number",
+    "payer_id",
+    "payer_sequence",
+    "frequency_code",
+    "member_id",
+    "rendering_npi",
+    "prior_auth_number",
     "diagnosis_codes",
-)  # fmt: skip
+)
 _LINE_KEYS = ("procedure_code", "modifiers", "place_of_service", "units")
 _REBUILD = rcm_rebuild(lambda world, item: work_item_for(world, item.item_id))
 
@@ -111,16 +116,34 @@ def _assertions(facts: dict[str, list[dict[str, Any]]]) -> tuple[list[Assertion]
         )
     for claim in (c for c in facts["claims"] if c["closed_now"] and not c["new"]):
         used.add("close_claim")
-        out.append(_fact(f"closed.{claim['claim_id']}", "the claim needs no more work", "claims",
-                         {"claim_id": claim["claim_id"], "closed_now": True}))  # fmt: skip
+        out.append(
+            _fact(
+                f"closed.{claim['claim_id']}",
+                "the claim needs no more work",
+                "claims",
+                {"claim_id": claim["claim_id"], "closed_now": True},
+            )
+        )
     for appeal in (a for a in facts["appeals"] if a["new"]):
         used.add("submit_appeal")
-        out.append(_fact(f"appeal.{appeal['claim_id']}", f"appeal on {appeal['basis']} grounds", "appeals",
-                         {"new": True, "claim_id": appeal["claim_id"], "basis": appeal["basis"]}))  # fmt: skip
+        out.append(
+            _fact(
+                f"appeal.{appeal['claim_id']}",
+                f"appeal on {appeal['basis']} grounds",
+                "appeals",
+                {"new": True, "claim_id": appeal["claim_id"], "basis": appeal["basis"]},
+            )
+        )
     for auth in (a for a in facts["authorizations"] if a["new"]):
         used.add("request_authorization")
-        out.append(_fact(f"authorization.{auth['claim_id']}", "an authorization is requested", "authorizations",
-                         {"new": True, "claim_id": auth["claim_id"], "retro": auth["retro"]}))  # fmt: skip
+        out.append(
+            _fact(
+                f"authorization.{auth['claim_id']}",
+                "an authorization is requested",
+                "authorizations",
+                {"new": True, "claim_id": auth["claim_id"], "retro": auth["retro"]},
+            )
+        )
     for collection, tool, kind, why in (
         ("write_offs", "post_write_off", "reason_code", "the amount is not recoverable"),
         ("patient_transfers", "transfer_to_patient_responsibility", "reason", "the patient owes this amount"),
@@ -133,16 +156,30 @@ def _assertions(facts: dict[str, list[dict[str, Any]]]) -> tuple[list[Assertion]
             used.add(tool)
             out.append(
                 Assertion(
-                    name=_name(f"{collection}.{claim_id}.{reason}"), reason=f"{why} ({reason})",
-                    collection=collection, where={"new": True, "claim_id": claim_id, kind: reason},
-                    min_count=1, total_of="amount", total=total,
+                    name=_name(f"{collection}.{claim_id}.{reason}"),
+                    reason=f"{why} ({reason})",
+                    collection=collection,
+                    where={"new": True, "claim_id": claim_id, kind: reason},
+                    min_count=1,
+                    total_of="amount",
+                    total=total,
                 )
-            )  # fmt: skip
+            )
     for row in (r for r in facts["escalations"] if r["new"]):
         used.add("escalate_to_human")
-        out.append(_fact(f"escalation.{row['claim_id']}", f"a human decides ({row['queue']})", "escalations",
-                         {"new": True, "claim_id": row["claim_id"], "queue": row["queue"],
-                          "recommended_action": row["recommended_action"]}))  # fmt: skip
+        out.append(
+            _fact(
+                f"escalation.{row['claim_id']}",
+                f"a human decides ({row['queue']})",
+                "escalations",
+                {
+                    "new": True,
+                    "claim_id": row["claim_id"],
+                    "queue": row["queue"],
+                    "recommended_action": row["recommended_action"],
+                },
+            )
+        )
     return out, used
 
 

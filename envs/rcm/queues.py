@@ -50,8 +50,13 @@ def appeal_due(ctx: Ctx, days_left: int) -> QueueItem:
     code = rng.choice(("82607", "97110", "93000", "20610"))
     claim = b.claim(sub.patient, sub.payer_id, [LineSpec(code)], dos)
     record_id = record(sub, claim, coded(claim))
-    lmn = b.document(sub.patient, claim, "letter_of_medical_necessity", "Letter of medical necessity",
-                     necessity_letter(sub.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]))  # fmt: skip
+    lmn = b.document(
+        sub.patient,
+        claim,
+        "letter_of_medical_necessity",
+        "Letter of medical necessity",
+        necessity_letter(sub.patient.first_name, code, claim.diagnosis_codes, b.clinicians[0]),
+    )
     b.deny(claim, produced, "50")
     intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
     return QueueItem(claim.claim_id, intent, rules.appeal_deadline(produced))

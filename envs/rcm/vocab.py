@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from adapters.rcm.models import Payer, PayerRules
 
+# fmt: off
 PAYERS: tuple[Payer, ...] = (
     Payer(payer_id="MCR", name="Medicare Part B J15", kind="medicare", claim_filing_indicator="MB",
           rules=PayerRules(timely_filing_days=365, appeal_window_days=120, retro_auth_window_days=0,
@@ -31,7 +32,8 @@ PAYERS: tuple[Payer, ...] = (
     Payer(payer_id="NWND", name="Northwind Health HMO", kind="commercial", claim_filing_indicator="HM",
           rules=PayerRules(timely_filing_days=180, appeal_window_days=180, retro_auth_window_days=30,
                            auth_requires_documentation=True)),
-)  # fmt: skip
+)
+# fmt: on
 COMMERCIAL = ("ACME", "BLUE", "CEDR", "NWND")
 
 
@@ -49,6 +51,7 @@ class Procedure:
     laterality: bool = False
 
 
+# fmt: off
 PROCEDURES: tuple[Procedure, ...] = (
     Procedure("99213", "established patient office visit, low complexity", 110, 180, ("J06.9", "I10", "K21.9")),
     Procedure("99214", "established patient office visit, moderate complexity", 180, 260, ("E11.9", "I10", "M54.50")),
@@ -65,21 +68,24 @@ PROCEDURES: tuple[Procedure, ...] = (
     Procedure("97110", "therapeutic exercise, 15 minutes", 60, 110, ("M25.561", "M62.81")),
     Procedure("90834", "psychotherapy, 45 minutes", 140, 195, ("F41.1", "F32.1")),
     Procedure("82607", "vitamin B12 level", 60, 115, ("R53.83", "D51.9")),
-)  # fmt: skip
+)
+# fmt: on
 BY_CODE = {p.code: p for p in PROCEDURES}
 OFFICE_VISITS = ("99213", "99214", "99203", "99204")
 NEEDS_AUTH = tuple(p.code for p in PROCEDURES if p.needs_auth)
 
+# fmt: off
 FIRST_NAMES = (
     "Maria", "James", "Aisha", "Robert", "Linda", "Thomas", "Grace", "Daniel", "Sofia", "Kevin", "Emily",
     "Frank", "Olivia", "Henry", "Nora", "Liam", "Zoe", "Mason", "Ella", "Jack", "Priya", "Mateo", "Hannah",
     "Omar", "Chloe", "Wei", "Fatima", "Lucas", "Isabel", "Noah", "Amara", "Diego", "Yuki", "Samuel", "Leah",
-)  # fmt: skip
+)
 LAST_NAMES = (
     "Lopez", "Carter", "Khan", "Chen", "Park", "Reed", "Miller", "Ortiz", "Rossi", "Nguyen", "Davis", "Wilson",
     "Brown", "Adams", "Kim", "Scott", "Hall", "Young", "King", "Wright", "Patel", "Garcia", "Okafor", "Schmidt",
     "Novak", "Haddad", "Tanaka", "Johnson", "Silva", "Murphy", "Cohen", "Mensah", "Larsen", "Dubois",
-)  # fmt: skip
+)
+# fmt: on
 STREETS = (
     "Elm Street",
     "Oak Avenue",

@@ -7,16 +7,6 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from schemas.tasks import Task
-from schemas.tools import ToolCall
-
-
-class Labelled(Protocol):
-    """A named gold or wrong trajectory of an expert case."""
-
-    @property
-    def name(self) -> str: ...
-
-    def tool_calls(self) -> tuple[ToolCall, ...]: ...
 
 
 class ExpertLike(Protocol):

@@ -6,6 +6,8 @@ the canary's sequential test and acts on it."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -32,12 +34,23 @@ def open_manager(state: Path, db_url: str | None, publish: bool = False) -> Rele
         raise _fail(exc) from None
 
 
-def _undelivered(exc: RuntimeError) -> typer.Exit:
-    return _fail(
-        RuntimeError(
-            f"stored, but not published ({exc}); send the trail again with `loopline adapters publish`"
-        )
-    )
+@contextmanager
+def _release_errors(*also: type[Exception]) -> Iterator[None]:
+    """A refused release change (or one of `also`) ends the command; any other `RuntimeError` comes
+    from the publisher, after the change is stored."""
+    from training.release.states import ReleaseError
+
+    refused: tuple[type[Exception], ...] = (ReleaseError, *also)
+    try:
+        yield
+    except refused as exc:
+        raise _fail(exc) from None
+    except RuntimeError as exc:
+        raise _fail(
+            RuntimeError(
+                f"stored, but not published ({exc}); send the trail again with `loopline adapters publish`"
+            )
+        ) from None
 
 
 def _fail(exc: Exception) -> typer.Exit:
@@ -80,7 +93,7 @@ def register(
     from training.registry import adapter_folder, read_evaluation
     from training.release.states import ReleaseError
 
-    try:
+    with _release_errors(FileNotFoundError):
         folder = adapter_folder(state, adapter_id)
         _report, verdict = read_evaluation(folder)
         if verdict is None:
@@ -96,10 +109,6 @@ def register(
             served_name=served_name,
             parent_adapter_id=lineage.get("parent_adapter_id"),
         )
-    except (FileNotFoundError, ReleaseError) as exc:
-        raise _fail(exc) from None
-    except RuntimeError as exc:
-        raise _undelivered(exc) from None
     console.print(f"{record.adapter_id} registered as a candidate (served as {record.served_name})")
 
 
@@ -112,14 +121,8 @@ def canary(
     publish: Publish = False,
 ) -> None:
     """Route a share of live episodes to a candidate."""
-    from training.release.states import ReleaseError
-
-    try:
+    with _release_errors():
         open_manager(state, db_url, publish).deploy_canary(adapter_id, share)
-    except ReleaseError as exc:
-        raise _fail(exc) from None
-    except RuntimeError as exc:
-        raise _undelivered(exc) from None
     console.print(f"{adapter_id} is the canary for {share:.0%} of work items")
 
 
@@ -132,15 +135,9 @@ def decide(
     publish: Publish = False,
 ) -> None:
     """Run the canary's sequential test and act on it: promote, keep collecting, or roll back."""
-    from training.release.states import ReleaseError
-
     manager = open_manager(state, db_url, publish and not dry_run)
-    try:
+    with _release_errors():
         result = manager.evaluate(adapter_id) if dry_run else manager.decide(adapter_id)
-    except ReleaseError as exc:
-        raise _fail(exc) from None
-    except RuntimeError as exc:
-        raise _undelivered(exc) from None
     console.print(f"[bold]{result.decision}[/]: {result.reason}")
 
 
@@ -170,7 +167,6 @@ def observe(
     verdicts and later outcomes), then run the sequential test and act on it."""
     from bridge.store import SqlEventArchive
     from loopline.release.observe import observe_episodes, served_episodes
-    from training.release.states import ReleaseError
 
     manager = open_manager(state, db_url, publish)
     try:
@@ -187,12 +183,8 @@ def observe(
         f"not served by champion or canary, {report.waiting} waiting for a verdict or an outcome"
     )
     if then_decide:
-        try:
+        with _release_errors():
             result = manager.decide(report.canary_id)
-        except ReleaseError as exc:
-            raise _fail(exc) from None
-        except RuntimeError as exc:
-            raise _undelivered(exc) from None
         console.print(f"[bold]{result.decision}[/]: {result.reason}")
 
 
@@ -207,16 +199,10 @@ def promote(
     publish: Publish = False,
 ) -> None:
     """Make the canary the champion by hand (the event says an operator decided)."""
-    from training.release.states import ReleaseError
-
     manager = open_manager(state, db_url, publish)
-    try:
+    with _release_errors():
         evidence = manager.evaluate(adapter_id).evidence()
         manager.promote(adapter_id, decided_by="operator", reason=reason, evidence=evidence)
-    except ReleaseError as exc:
-        raise _fail(exc) from None
-    except RuntimeError as exc:
-        raise _undelivered(exc) from None
     console.print(f"{adapter_id} is the champion")
 
 
@@ -229,15 +215,9 @@ def rollback(
     publish: Publish = False,
 ) -> None:
     """Withdraw the canary, or the champion (the one it replaced serves again)."""
-    from training.release.states import ReleaseError
-
     manager = open_manager(state, db_url, publish)
-    try:
+    with _release_errors():
         record = manager.roll_back(adapter_id, reason=reason, metrics=manager.evaluate(adapter_id).evidence())
-    except ReleaseError as exc:
-        raise _fail(exc) from None
-    except RuntimeError as exc:
-        raise _undelivered(exc) from None
     champion = manager.routing().champion
     console.print(
         f"{record.adapter_id} rolled back; serving: {champion.adapter_id if champion else 'the base model'}"

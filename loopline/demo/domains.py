@@ -43,8 +43,12 @@ def demo_domain(name: str, workdir: Path) -> DemoDomain:
         raise ValueError(f"domain {name!r} has no demo; known: {', '.join(demo_domains())}")
     world = scenario.world()
     config = sandbox.config_type.model_validate(
-        {"db_url": f"sqlite:///{workdir / 'sandbox.db'}", "reset": True, "faults": scenario.faults(),
-         **scenario.sandbox_settings()}
-    )  # fmt: skip
+        {
+            "db_url": f"sqlite:///{workdir / 'sandbox.db'}",
+            "reset": True,
+            "faults": scenario.faults(),
+            **scenario.sandbox_settings(),
+        }
+    )
     app = create_sandbox_app(sandbox, config, world)
     return DemoDomain(name, scenario, world, scenario.work_queue(world), app, config.admin_token)

@@ -83,16 +83,30 @@ class ReleaseManager:
             raise ReleaseError(f"the gate stopped {adapter_id} ({reasons}); pass force to register it anyway")
         now = self.clock()
         record = AdapterRecord(
-            adapter_id=adapter_id, served_name=served_name or adapter_id, folder=str(folder.resolve()),
-            base_model=base_model, fingerprint=fingerprint, parent_adapter_id=parent_adapter_id,
-            state="candidate", traffic_share=0.0, gate_passed=gate_passed, forced=force and not gate_passed,
-            created_at=now, updated_at=now,
-        )  # fmt: skip
+            adapter_id=adapter_id,
+            served_name=served_name or adapter_id,
+            folder=str(folder.resolve()),
+            base_model=base_model,
+            fingerprint=fingerprint,
+            parent_adapter_id=parent_adapter_id,
+            state="candidate",
+            traffic_share=0.0,
+            gate_passed=gate_passed,
+            forced=force and not gate_passed,
+            created_at=now,
+            updated_at=now,
+        )
         event = AdapterRegistered(
-            adapter_id=adapter_id, served_name=record.served_name, base_model=base_model,
-            artifact_uri=record.folder, fingerprint=fingerprint, parent_adapter_id=parent_adapter_id,
-            gate_passed=gate_passed, forced=record.forced, gate_reasons=tuple(gate_reasons),
-        )  # fmt: skip
+            adapter_id=adapter_id,
+            served_name=record.served_name,
+            base_model=base_model,
+            artifact_uri=record.folder,
+            fingerprint=fingerprint,
+            parent_adapter_id=parent_adapter_id,
+            gate_passed=gate_passed,
+            forced=record.forced,
+            gate_reasons=tuple(gate_reasons),
+        )
         sealed = self._seal(adapter_id, [event], now)
         self.store.add(record, sealed)
         self._publish(sealed)
@@ -256,10 +270,15 @@ class ReleaseManager:
             event = chain.append(data, subject=adapter_id, time=now)
             out.append(
                 StoredEvent(
-                    event_id=event.id, stream=stream, seq=event.seq, hash=event.hash, type=event.type,
-                    adapter_id=adapter_id, doc=event.model_dump(mode="json"),
+                    event_id=event.id,
+                    stream=stream,
+                    seq=event.seq,
+                    hash=event.hash,
+                    type=event.type,
+                    adapter_id=adapter_id,
+                    doc=event.model_dump(mode="json"),
                 )
-            )  # fmt: skip
+            )
         return out
 
     def _publish(self, events: Sequence[StoredEvent]) -> None:

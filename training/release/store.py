@@ -114,13 +114,19 @@ class StoredEvent:
 
 def _record(row: ReleaseAdapterRow) -> AdapterRecord:
     return AdapterRecord(
-        adapter_id=row.adapter_id, served_name=row.served_name, folder=row.folder, base_model=row.base_model,
-        fingerprint=row.fingerprint, parent_adapter_id=row.parent_adapter_id,
+        adapter_id=row.adapter_id,
+        served_name=row.served_name,
+        folder=row.folder,
+        base_model=row.base_model,
+        fingerprint=row.fingerprint,
+        parent_adapter_id=row.parent_adapter_id,
         state=row.state,  # type: ignore[arg-type]
-        traffic_share=row.traffic_share, gate_passed=row.gate_passed, forced=row.forced,
+        traffic_share=row.traffic_share,
+        gate_passed=row.gate_passed,
+        forced=row.forced,
         created_at=row.created_at.replace(tzinfo=row.created_at.tzinfo or UTC),
         updated_at=row.updated_at.replace(tzinfo=row.updated_at.tzinfo or UTC),
-    )  # fmt: skip
+    )
 
 
 TABLES = [
@@ -242,10 +248,15 @@ def _add_events(session: Session, events: Sequence[StoredEvent]) -> None:
     for e in events:
         session.add(
             ReleaseEventRow(
-                event_id=e.event_id, stream=e.stream, seq=e.seq, hash=e.hash, type=e.type,
-                adapter_id=e.adapter_id, doc=json.dumps(e.doc, sort_keys=True),
+                event_id=e.event_id,
+                stream=e.stream,
+                seq=e.seq,
+                hash=e.hash,
+                type=e.type,
+                adapter_id=e.adapter_id,
+                doc=json.dumps(e.doc, sort_keys=True),
             )
-        )  # fmt: skip
+        )
 
 
 def _engine(url: str) -> Engine:

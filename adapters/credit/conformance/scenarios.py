@@ -15,6 +15,7 @@ from adapters.credit.conformance.steps import (
 
 PERIODS = ("FY2022", "FY2023", "FY2024", "2024Q4", "2025Q1", "2025Q2", "2025Q3")
 
+# fmt: off
 READS: tuple[Scenario, ...] = (
     scenario("a_clean_package_read_in_full", *read_all("PKG-1001"), *(statements("PKG-1001", p) for p in PERIODS)),
     scenario("pdf_table_periods_in_another_currency", *read_all("PKG-1002"),
@@ -26,7 +27,7 @@ READS: tuple[Scenario, ...] = (
     scenario("a_loss_making_borrower_with_a_defaulted_sponsor", *read_all("PKG-1006"),
              statements("PKG-1006", "2025Q3"), statements("PKG-1006", "FY2024")),
     scenario("the_fund_policy_reads_alike", ("get_fund_policy", {}), ("get_fund_policy", {})),
-)  # fmt: skip
+)
 
 DECISIONS: tuple[Scenario, ...] = (
     scenario("approve_a_clean_package", *read_all("PKG-1001"), recommend("PKG-1001", "approve"),
@@ -40,7 +41,7 @@ DECISIONS: tuple[Scenario, ...] = (
     scenario("two_packages_one_after_the_other_number_their_records",
              recommend("PKG-1001", "approve"), escalate("PKG-1002", "thin_covenant_headroom", decision="approve"),
              recommend("PKG-1006", "decline")),
-)  # fmt: skip
+)
 
 REQUESTS: tuple[Scenario, ...] = (
     scenario("a_restatement_reconciliation_is_delivered", ask("PKG-1003", "restatement_reconciliation"),
@@ -53,7 +54,7 @@ REQUESTS: tuple[Scenario, ...] = (
     scenario("items_the_borrower_has_nothing_for", ask("PKG-1001", "customer_contracts", "addback_support")),
     scenario("asking_twice_for_the_same_item_is_refused", ask("PKG-1003", "restatement_reconciliation"),
              ask("PKG-1003", "restatement_reconciliation", "addback_support"), ask("PKG-1003", "addback_support")),
-)  # fmt: skip
+)
 
 REFUSALS: tuple[Scenario, ...] = (
     scenario("unknown_packages_and_periods_are_refused", pkg("get_package", "PKG-9999"),
@@ -74,4 +75,5 @@ REFUSALS: tuple[Scenario, ...] = (
              ("get_package", {"package_id": ""})),
     scenario("an_unknown_tool_is_refused", ("approve_everything", {"package_id": "PKG-1001"}),
              pkg("get_package", "PKG-1001")),
-)  # fmt: skip
+)
+# fmt: on

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from adapters.credit.documents.layout import LINES, StatementKind
+from adapters.credit.documents.layout import StatementKind
 from schemas.base import Contract
 
 UNITS: dict[str, int] = {"units": 1, "thousands": 1_000, "millions": 1_000_000}
@@ -74,6 +74,3 @@ class Statement(Contract):
             if period.label == label:
                 return period
         raise KeyError(f"no period {label!r} in the {self.kind} statement of {self.company}")
-
-    def line_keys(self) -> tuple[str, ...]:
-        return tuple(line.key for line in LINES[self.kind])

@@ -53,30 +53,47 @@ def period_statements(period: FinancialPeriod, company: str, year_end_month: int
     other_assets = bal.total_debt + bal.total_equity + other_liabilities - bal.cash
     figures: dict[StatementKind, dict[str, float]] = {
         "income": {
-            "revenue": inc.revenue, "operating_costs": inc.ebitda - inc.revenue, "ebitda": inc.ebitda,
-            "depreciation_amortisation": -inc.depreciation_amortisation, "interest_expense": -inc.interest_expense,
-            "tax_and_other": inc.net_income - inc.ebitda + inc.depreciation_amortisation + inc.interest_expense,
+            "revenue": inc.revenue,
+            "operating_costs": inc.ebitda - inc.revenue,
+            "ebitda": inc.ebitda,
+            "depreciation_amortisation": -inc.depreciation_amortisation,
+            "interest_expense": -inc.interest_expense,
+            "tax_and_other": inc.net_income
+            - inc.ebitda
+            + inc.depreciation_amortisation
+            + inc.interest_expense,
             "net_income": inc.net_income,
         },
         "balance": {
-            "cash": bal.cash, "other_assets": other_assets, "total_assets": bal.cash + other_assets,
-            "total_debt": bal.total_debt, "other_liabilities": other_liabilities, "total_equity": bal.total_equity,
+            "cash": bal.cash,
+            "other_assets": other_assets,
+            "total_assets": bal.cash + other_assets,
+            "total_debt": bal.total_debt,
+            "other_liabilities": other_liabilities,
+            "total_equity": bal.total_equity,
         },
         "cash_flow": {
             "working_capital_released": max(-cf.change_in_working_capital, 0.0),
             "working_capital_absorbed": -max(cf.change_in_working_capital, 0.0),
-            "cash_taxes": -cf.cash_taxes, "capex": -cf.capex, "cash_interest": -cf.cash_interest,
+            "cash_taxes": -cf.cash_taxes,
+            "capex": -cf.capex,
+            "cash_interest": -cf.cash_interest,
         },
-    }  # fmt: skip
+    }
     amounts = [*(v for f in figures.values() for v in f.values()), period.original_ebitda or 0.0]
     unit = _unit(amounts, period.label)
     scale = Decimal(UNITS[unit])
     base = Period(
-        label=period.label, kind="year" if period.kind == "FY" else "quarter", start=period.start,
-        end=period.end, months=period.months, restated=period.restated, restated_on=period.restated_on,
+        label=period.label,
+        kind="year" if period.kind == "FY" else "quarter",
+        start=period.start,
+        end=period.end,
+        months=period.months,
+        restated=period.restated,
+        restated_on=period.restated_on,
         original_ebitda=None if period.original_ebitda is None else _decimal(period.original_ebitda) / scale,
         values={},
-    )  # fmt: skip
+    )
     out = []
     for kind, values in figures.items():
         scaled = {key: _decimal(value) / scale for key, value in values.items()}
@@ -148,25 +165,37 @@ def financial_period(parsed: list[ParsedStatement], source: SourceFormat) -> Fin
     scale = Decimal(UNITS[inc.unit])
     try:
         return FinancialPeriod(
-            label=head.label, kind="FY" if head.kind == "year" else "Q", start=head.start, end=head.end,
-            months=head.months, currency=_currency(inc.currency), source=source, restated=head.restated,
+            label=head.label,
+            kind="FY" if head.kind == "year" else "Q",
+            start=head.start,
+            end=head.end,
+            months=head.months,
+            currency=_currency(inc.currency),
+            source=source,
+            restated=head.restated,
             restated_on=head.restated_on,
             original_ebitda=None if head.original_ebitda is None else float(head.original_ebitda * scale),
             income=IncomeStatement(
-                revenue=amount(inc, "revenue"), ebitda=amount(inc, "ebitda"),
+                revenue=amount(inc, "revenue"),
+                ebitda=amount(inc, "ebitda"),
                 depreciation_amortisation=-amount(inc, "depreciation_amortisation"),
-                interest_expense=-amount(inc, "interest_expense"), net_income=amount(inc, "net_income"),
+                interest_expense=-amount(inc, "interest_expense"),
+                net_income=amount(inc, "net_income"),
             ),
             balance=BalanceSheet(
-                cash=amount(bal, "cash"), total_debt=amount(bal, "total_debt"),
+                cash=amount(bal, "cash"),
+                total_debt=amount(bal, "total_debt"),
                 total_equity=amount(bal, "total_equity"),
             ),
             cash_flow=CashFlowStatement(
-                capex=-amount(cf, "capex"), cash_taxes=-amount(cf, "cash_taxes"),
-                change_in_working_capital=-(amount(cf, "working_capital_released") + amount(cf, "working_capital_absorbed")),
+                capex=-amount(cf, "capex"),
+                cash_taxes=-amount(cf, "cash_taxes"),
+                change_in_working_capital=-(
+                    amount(cf, "working_capital_released") + amount(cf, "working_capital_absorbed")
+                ),
                 cash_interest=-amount(cf, "cash_interest"),
             ),
-        )  # fmt: skip
+        )
     except ValidationError as exc:
         raise DocumentError("document", f"the statements do not make a period: {exc}") from None
 

@@ -112,7 +112,13 @@ def parse_text(text: str) -> ParsedStatement:
     for at, line in body:
         found = line_for_label(kind, line)
         if found is None:
-            findings.append(Finding(kind="suspect", location=f"line {at}", message=f"no statement line is labelled {line[:40]!r}; ignored"))  # fmt: skip
+            findings.append(
+                Finding(
+                    kind="suspect",
+                    location=f"line {at}",
+                    message=f"no statement line is labelled {line[:40]!r}; ignored",
+                )
+            )
             continue
         spec, rest = found
         where[spec.key] = at
@@ -138,15 +144,26 @@ def parse_text(text: str) -> ParsedStatement:
             ]
     try:
         statement = Statement(
-            kind=kind, company=company, currency=currency, unit=unit, fiscal_year_end=year_end,
+            kind=kind,
+            company=company,
+            currency=currency,
+            unit=unit,
+            fiscal_year_end=year_end,
             periods=tuple(
                 Period(
-                    label=labels[i], kind=kinds[i], start=starts[i], end=ends[i], months=months[i],
-                    restated=restated[i] is not False, restated_on=dated_restatement(restated[i]), original_ebitda=originals[i], values=values[i],
+                    label=labels[i],
+                    kind=kinds[i],
+                    start=starts[i],
+                    end=ends[i],
+                    months=months[i],
+                    restated=restated[i] is not False,
+                    restated_on=dated_restatement(restated[i]),
+                    original_ebitda=originals[i],
+                    values=values[i],
                 )
                 for i in range(count)
             ),
-        )  # fmt: skip
+        )
     except ValueError as exc:
         raise DocumentError(f"line {meta_at}", f"the headers do not describe a statement: {exc}") from None
     findings += check_statement(statement, lambda key, _: f"line {where.get(key, '?')}")

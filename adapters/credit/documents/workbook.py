@@ -119,7 +119,9 @@ def _damaged(
         if hit.kind == "merge":
             out[hit.column] = None
         else:
-            out[hit.column] = damage_row([tokens[hit.column]], row, noise.model_copy(update={"rate": 1.0, "kinds": (hit.kind,)}), rng)[0][0]  # fmt: skip
+            out[hit.column] = damage_row(
+                [tokens[hit.column]], row, noise.model_copy(update={"rate": 1.0, "kinds": (hit.kind,)}), rng
+            )[0][0]
     return out
 
 
@@ -147,14 +149,25 @@ def _read_sheet(sheet: Worksheet) -> ParsedStatement:
     count = len(labels)
     merged = [r for r in sheet.merged_cells.ranges if r.min_row >= _FIRST_FIGURE_ROW and r.max_col > 1]
     if merged:
-        raise DocumentError(f"{name}!{merged[0].coord}", "merged cells: the figures of the periods they span cannot be told apart")  # fmt: skip
+        raise DocumentError(
+            f"{name}!{merged[0].coord}",
+            "merged cells: the figures of the periods they span cannot be told apart",
+        )
     columns = range(2, count + 2)
     kinds = [_period_kind(sheet, rows["Period type"], c) for c in columns]
     starts = [_date(sheet, rows["Period start"], c) for c in columns]
     ends = [_date(sheet, rows["Period end"], c) for c in columns]
     months = [_whole(sheet, rows["Months"], c) for c in columns]
-    originals = [_figure(sheet.cell(rows["EBITDA first reported"], c).value, _at(sheet, rows["EBITDA first reported"], c))[0] for c in columns]  # fmt: skip
-    restated = [read_restated(str(sheet.cell(rows["Restated"], c).value or ""), _at(sheet, rows["Restated"], c)) for c in columns]  # fmt: skip
+    originals = [
+        _figure(
+            sheet.cell(rows["EBITDA first reported"], c).value, _at(sheet, rows["EBITDA first reported"], c)
+        )[0]
+        for c in columns
+    ]
+    restated = [
+        read_restated(str(sheet.cell(rows["Restated"], c).value or ""), _at(sheet, rows["Restated"], c))
+        for c in columns
+    ]
     values: list[dict[str, Decimal | None]] = [{} for _ in labels]
     findings: list[Finding] = []
     where: dict[str, int] = {}
@@ -164,7 +177,13 @@ def _read_sheet(sheet: Worksheet) -> ParsedStatement:
             continue
         found = line_for_label(kind, label)
         if found is None or found[1].strip():
-            findings.append(Finding(kind="suspect", location=f"{name}!A{row}", message=f"no statement line is labelled {label[:40]!r}; ignored"))  # fmt: skip
+            findings.append(
+                Finding(
+                    kind="suspect",
+                    location=f"{name}!A{row}",
+                    message=f"no statement line is labelled {label[:40]!r}; ignored",
+                )
+            )
             continue
         spec = found[0]
         where[spec.key] = row
@@ -178,16 +197,26 @@ def _read_sheet(sheet: Worksheet) -> ParsedStatement:
             ]
     try:
         statement = Statement(
-            kind=kind, company=str(sheet["A1"].value or "").strip(), currency=str(sheet.cell(rows["Currency"], 2).value or ""),
-            unit=str(sheet.cell(rows["Unit"], 2).value or ""), fiscal_year_end=str(sheet.cell(rows["Fiscal year end"], 2).value or ""),
+            kind=kind,
+            company=str(sheet["A1"].value or "").strip(),
+            currency=str(sheet.cell(rows["Currency"], 2).value or ""),
+            unit=str(sheet.cell(rows["Unit"], 2).value or ""),
+            fiscal_year_end=str(sheet.cell(rows["Fiscal year end"], 2).value or ""),
             periods=tuple(
                 Period(
-                    label=labels[i], kind=kinds[i], start=starts[i], end=ends[i], months=months[i],
-                    restated=restated[i] is not False, restated_on=dated_restatement(restated[i]), original_ebitda=originals[i], values=values[i],
+                    label=labels[i],
+                    kind=kinds[i],
+                    start=starts[i],
+                    end=ends[i],
+                    months=months[i],
+                    restated=restated[i] is not False,
+                    restated_on=dated_restatement(restated[i]),
+                    original_ebitda=originals[i],
+                    values=values[i],
                 )
                 for i in range(count)
             ),
-        )  # fmt: skip
+        )
     except ValueError as exc:
         raise DocumentError(
             f"{name}!A1:B5", f"the title block does not describe a statement: {exc}"

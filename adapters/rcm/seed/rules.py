@@ -158,145 +158,42 @@ def _remit(claim: Claim, produced: date, adjustments: dict[int, list[tuple[str, 
 def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     claims: list[Claim] = []
     remits: list[Remittance] = []
-    k = seed_claim(
-        "CLM-1101",
-        "P-021",
-        "HRTL",
-        "HRT204417781",
-        ("M23.211",),
-        (line(1, "29881", 1800.0, ago(30), pos="22"),),
-        ago(28),
-        "paid",
-    )
+    # fmt: off
+    k = seed_claim("CLM-1101", "P-021", "HRTL", "HRT204417781", ("M23.211",), (line(1, "29881", 1800.0, ago(30), pos="22"),), ago(28), "paid")
     claims.append(k)
     remits.append(_remit(k, ago(12), {1: [("CO", "45", 900.0)]}))
-    k = seed_claim(
-        "CLM-1102",
-        "P-021",
-        "HRTL",
-        "HRT204417781",
-        ("I10",),
-        (line(1, "99214", 240.0, ago(26)),),
-        ago(25),
-        "paid",
-    )
+    k = seed_claim("CLM-1102", "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, "99214", 240.0, ago(26)),), ago(25), "paid")
     claims.append(k)
     remits.append(_remit(k, ago(9), {1: [("CO", "45", 120.0)]}))
     for claim_id, patient, member, code, charge in (
         ("CLM-1103", "P-022", "8CV4KD2TM61", "82306", 120.0),
         ("CLM-1104", "P-023", "9DN6PW3QE84", "84443", 85.0),
     ):
-        k = seed_claim(
-            claim_id,
-            patient,
-            "MCR",
-            member,
-            ("Z13.29",),
-            (line(1, code, charge, ago(30), ("GA",)),),
-            ago(29),
-            "denied",
-        )
+        k = seed_claim(claim_id, patient, "MCR", member, ("Z13.29",), (line(1, code, charge, ago(30), ("GA",)),), ago(29), "denied")
         claims.append(k)
         remits.append(_remit(k, ago(14), {1: [("CO", "50", charge)]}))
-    k = seed_claim(
-        "CLM-1105",
-        "P-024",
-        "MCR",
-        "2FR8HN5WA36",
-        ("M19.011",),
-        (line(1, "20610", 220.0, ago(150), ("RT",)),),
-        ago(148),
-        "denied",
-    )
+    k = seed_claim("CLM-1105", "P-024", "MCR", "2FR8HN5WA36", ("M19.011",), (line(1, "20610", 220.0, ago(150), ("RT",)),), ago(148), "denied")
     claims.append(k)
     remits.append(_remit(k, ago(123), {1: [("CO", "50", 220.0)]}))
-    k = seed_claim(
-        "CLM-1106",
-        "P-025",
-        "HRTL",
-        "HRT377120554",
-        ("I10",),
-        (line(1, "99214", 240.0, ago(20)),),
-        ago(19),
-        "partially_paid",
-    )
+    k = seed_claim("CLM-1106", "P-025", "HRTL", "HRT377120554", ("I10",), (line(1, "99214", 240.0, ago(20)),), ago(19), "partially_paid")
     claims.append(k)
     remits.append(_remit(k, ago(6), {1: [("CO", "45", 90.0), ("PR", "2", 30.0)]}))
-    original = seed_claim(
-        "CLM-1107",
-        "P-025",
-        "HRTL",
-        "HRT377120554",
-        ("M54.50",),
-        (line(1, "99213", 150.0, ago(15)),),
-        ago(14),
-        "accepted",
-    )
+    original = seed_claim("CLM-1107", "P-025", "HRTL", "HRT377120554", ("M54.50",), (line(1, "99213", 150.0, ago(15)),), ago(14), "accepted")
     claims.append(original)
-    k = seed_claim(
-        "CLM-1108",
-        "P-025",
-        "HRTL",
-        "HRT377120554",
-        ("M54.50",),
-        (line(1, "99213", 150.0, ago(15)),),
-        ago(7),
-        "denied",
-    )
+    k = seed_claim("CLM-1108", "P-025", "HRTL", "HRT377120554", ("M54.50",), (line(1, "99213", 150.0, ago(15)),), ago(7), "denied")
     claims.append(k)
     remits.append(_remit(k, ago(2), {1: [("CO", "18", 150.0)]}))
+    # fmt: on
     return claims, remits
 
 
 def rule_documents() -> list[Document]:
+    # fmt: off
     return [
-        doc(
-            "DOC-1102",
-            "P-021",
-            "CLM-1102",
-            "medical_record",
-            "Visit note: hypertension follow-up",
-            ago(26),
-            "Hypertension follow-up, medication adjusted; moderate complexity visit (99214).",
-        ),
-        doc(
-            "DOC-1103",
-            "P-022",
-            "CLM-1103",
-            "abn_waiver",
-            "Advance Beneficiary Notice (CMS-R-131)",
-            ago(27),
-            "Item: vitamin D, 25-hydroxy level (82306). Reason Medicare may not pay: Medicare does not pay "
-            "for this test for your condition. Option 1 chosen. Signed by the patient three days after the test.",
-            codes=("82306",),
-            reason="Medicare does not pay for this test for your condition",
-        ),
-        doc(
-            "DOC-1104",
-            "P-023",
-            "CLM-1104",
-            "abn_waiver",
-            "ABN (check-in form)",
-            ago(30),
-            "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for all of the services you "
-            "receive today. Option 1 chosen. Signed by the patient at check-in.",
-        ),
-        doc(
-            "DOC-1105A",
-            "P-024",
-            "CLM-1105",
-            "medical_record",
-            "Shoulder note",
-            ago(150),
-            "Right shoulder osteoarthritis; 12 weeks of physical therapy failed; corticosteroid injection indicated.",
-        ),
-        doc(
-            "DOC-1105B",
-            "P-024",
-            "CLM-1105",
-            "letter_of_medical_necessity",
-            "Letter of medical necessity",
-            ago(149),
-            "Right shoulder injection (20610) is medically necessary after failed conservative care. Signed, Ana Ortiz, MD.",
-        ),
+        doc("DOC-1102", "P-021", "CLM-1102", "medical_record", "Visit note: hypertension follow-up", ago(26), "Hypertension follow-up, medication adjusted; moderate complexity visit (99214)."),
+        doc("DOC-1103", "P-022", "CLM-1103", "abn_waiver", "Advance Beneficiary Notice (CMS-R-131)", ago(27), "Item: vitamin D, 25-hydroxy level (82306). Reason Medicare may not pay: Medicare does not pay " "for this test for your condition. Option 1 chosen. Signed by the patient three days after the test.", codes=("82306",), reason="Medicare does not pay for this test for your condition"),
+        doc("DOC-1104", "P-023", "CLM-1104", "abn_waiver", "ABN (check-in form)", ago(30), "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for all of the services you " "receive today. Option 1 chosen. Signed by the patient at check-in."),
+        doc("DOC-1105A", "P-024", "CLM-1105", "medical_record", "Shoulder note", ago(150), "Right shoulder osteoarthritis; 12 weeks of physical therapy failed; corticosteroid injection indicated."),
+        doc("DOC-1105B", "P-024", "CLM-1105", "letter_of_medical_necessity", "Letter of medical necessity", ago(149), "Right shoulder injection (20610) is medically necessary after failed conservative care. Signed, Ana Ortiz, MD."),
     ]
+    # fmt: on

@@ -45,8 +45,14 @@ LEGAL = AddBack(
     amount=1.0 * M,
     supported=True,
 )
-TRADE_SHOW = AddBack(addback_id="AB-2", description="Annual trade-show costs", category="recurring_cost", amount=0.3 * M,
-                     supported=True, recurring=True)  # fmt: skip
+TRADE_SHOW = AddBack(
+    addback_id="AB-2",
+    description="Annual trade-show costs",
+    category="recurring_cost",
+    amount=0.3 * M,
+    supported=True,
+    recurring=True,
+)
 
 
 @dataclass(frozen=True)
@@ -85,14 +91,27 @@ def _quarter(h: Hand, i: int) -> FinancialPeriod:
     ebitda = h.q_ebitda[i]
     restated = h.restated is not None and h.restated[0] == i
     return FinancialPeriod(
-        label=label, kind="Q", start=start, end=end, months=3, currency=h.currency,
-        restated=restated, restated_on=h.restated[1] if h.restated and restated else None,
+        label=label,
+        kind="Q",
+        start=start,
+        end=end,
+        months=3,
+        currency=h.currency,
+        restated=restated,
+        restated_on=h.restated[1] if h.restated and restated else None,
         original_ebitda=h.restated[2] if h.restated and restated else None,
-        income=IncomeStatement(revenue=ebitda * 5, ebitda=ebitda, depreciation_amortisation=0.6 * M, interest_expense=0.3 * M,
-                               net_income=ebitda - 1.0 * M),
+        income=IncomeStatement(
+            revenue=ebitda * 5,
+            ebitda=ebitda,
+            depreciation_amortisation=0.6 * M,
+            interest_expense=0.3 * M,
+            net_income=ebitda - 1.0 * M,
+        ),
         balance=BalanceSheet(cash=h.cash, total_debt=20.0 * M, total_equity=30.0 * M),
-        cash_flow=CashFlowStatement(capex=h.q_capex, cash_taxes=h.q_taxes, change_in_working_capital=h.q_wc, cash_interest=0.3 * M),
-    )  # fmt: skip
+        cash_flow=CashFlowStatement(
+            capex=h.q_capex, cash_taxes=h.q_taxes, change_in_working_capital=h.q_wc, cash_interest=0.3 * M
+        ),
+    )
 
 
 def quarter(h: Hand, i: int) -> FinancialPeriod:
@@ -104,13 +123,27 @@ def _year(h: Hand, year: int, months: int = 12) -> FinancialPeriod:
     scale = months / 12 * (0.9 if year < 2024 else 1.0)
     start = date(year, 13 - months, 1) if months < 12 else date(year, 1, 1)
     return FinancialPeriod(
-        label=f"FY{year}", kind="FY", start=start, end=date(year, 12, 31), months=months, currency=h.currency,
-        income=IncomeStatement(revenue=48.0 * M * scale, ebitda=9.6 * M * scale, depreciation_amortisation=2.4 * M * scale,
-                               interest_expense=1.2 * M * scale, net_income=5.0 * M * scale),
+        label=f"FY{year}",
+        kind="FY",
+        start=start,
+        end=date(year, 12, 31),
+        months=months,
+        currency=h.currency,
+        income=IncomeStatement(
+            revenue=48.0 * M * scale,
+            ebitda=9.6 * M * scale,
+            depreciation_amortisation=2.4 * M * scale,
+            interest_expense=1.2 * M * scale,
+            net_income=5.0 * M * scale,
+        ),
         balance=BalanceSheet(cash=h.cash, total_debt=20.0 * M, total_equity=30.0 * M),
-        cash_flow=CashFlowStatement(capex=1.0 * M * scale, cash_taxes=0.5 * M * scale, change_in_working_capital=0.2 * M * scale,
-                                    cash_interest=1.2 * M * scale),
-    )  # fmt: skip
+        cash_flow=CashFlowStatement(
+            capex=1.0 * M * scale,
+            cash_taxes=0.5 * M * scale,
+            change_in_working_capital=0.2 * M * scale,
+            cash_interest=1.2 * M * scale,
+        ),
+    )
 
 
 def package(h: Hand, package_id: str) -> CreditPackage:
@@ -118,23 +151,50 @@ def package(h: Hand, package_id: str) -> CreditPackage:
     quarters = [_quarter(h, i) for i in range(4) if i != h.drop_quarter]
     years = [_year(h, 2022), _year(h, 2023), _year(h, 2024, 9 if h.fy_stub else 12)]
     reported = sum(h.q_ebitda)
-    bridge = EbitdaBridge(currency=h.currency, reported_ebitda=reported, addbacks=h.addbacks,
-                          management_adjusted_ebitda=reported + sum(a.amount for a in h.addbacks))  # fmt: skip
-    facility = Facility(facility_id=f"FAC-{package_id}", kind="unitranche", amount=h.facility, currency="USD", tenor_years=6.0,
-                        all_in_rate_pct=h.rate, amortisation_pct=h.amort, revolver_commitment=h.revolver, revolver_drawn=h.drawn)  # fmt: skip
+    bridge = EbitdaBridge(
+        currency=h.currency,
+        reported_ebitda=reported,
+        addbacks=h.addbacks,
+        management_adjusted_ebitda=reported + sum(a.amount for a in h.addbacks),
+    )
+    facility = Facility(
+        facility_id=f"FAC-{package_id}",
+        kind="unitranche",
+        amount=h.facility,
+        currency="USD",
+        tenor_years=6.0,
+        all_in_rate_pct=h.rate,
+        amortisation_pct=h.amort,
+        revolver_commitment=h.revolver,
+        revolver_drawn=h.drawn,
+    )
     return CreditPackage(
         package_id=package_id,
         received=date(2025, 6, 2),
-        borrower=Borrower(borrower_id=f"B-{package_id}", name="Hand Case Holdings", industry="testing and inspection",
-                          reporting_currency=h.currency, fiscal_year_end_month=12, largest_customer_share_pct=h.customer_share),
-        sponsor=Sponsor(sponsor_id="S-X", name="Expert Capital", prior_default=h.prior_default,
-                        default_note="A 2020 portfolio company defaulted on its unitranche" if h.prior_default else None),
+        borrower=Borrower(
+            borrower_id=f"B-{package_id}",
+            name="Hand Case Holdings",
+            industry="testing and inspection",
+            reporting_currency=h.currency,
+            fiscal_year_end_month=12,
+            largest_customer_share_pct=h.customer_share,
+        ),
+        sponsor=Sponsor(
+            sponsor_id="S-X",
+            name="Expert Capital",
+            prior_default=h.prior_default,
+            default_note="A 2020 portfolio company defaulted on its unitranche" if h.prior_default else None,
+        ),
         periods=(*years, *quarters),
         bridge=bridge,
-        term_sheet=TermSheet(facility=facility, covenants=tuple(Covenant(metric=m, level=v) for m, v in h.covenants),
-                             covenant_lite=not h.covenants, equity_contribution_pct=45.0,
-                             collateral="First-lien security over all assets"),
+        term_sheet=TermSheet(
+            facility=facility,
+            covenants=tuple(Covenant(metric=m, level=v) for m, v in h.covenants),
+            covenant_lite=not h.covenants,
+            equity_contribution_pct=45.0,
+            collateral="First-lien security over all assets",
+        ),
         existing_debt=h.debts,
         fx_to_facility={h.currency: h.fx} if h.fx else {},
         answers=h.answers,
-    )  # fmt: skip
+    )

@@ -24,6 +24,7 @@ def cond(kind: str, detail: str, value: float | None = None) -> dict[str, Any]:
     return {"kind": kind, "detail": detail, "value": value}
 
 
+# fmt: off
 def x01() -> ExpertCase:
     p = package(Hand(), "PKG-X01")
     approve = Decision("approve", BASE_F)
@@ -38,7 +39,7 @@ def x01() -> ExpertCase:
                  Decision("approve", BASE_F, memo="Adjusted EBITDA USD 11,000,000, total leverage 4.00x, interest coverage 2.50x. Approve.")),
             move("decline", "declines a package policy approves", p, Decision("decline", BASE_F)),
         ),
-    )  # fmt: skip
+    )
 
 
 def x02() -> ExpertCase:
@@ -62,7 +63,7 @@ def x02() -> ExpertCase:
             move("amount_too_high", "a lower amount that still leaves leverage above target", p,
                  Decision("approve_with_conditions", f, (cond("lower_amount", "Reduce the facility to USD 58,000,000", 58 * M),))),
         ),
-    )  # fmt: skip
+    )
 
 
 def x03() -> ExpertCase:
@@ -88,7 +89,7 @@ def x03() -> ExpertCase:
             move("escalate", "the committee is for 6.0x-7.5x, not for what policy declines", p,
                  Decision("escalate", f, reasons=("leverage_above_policy",))),
         ),
-    )  # fmt: skip
+    )
 
 
 def x04() -> ExpertCase:
@@ -116,7 +117,7 @@ def x04() -> ExpertCase:
             move("more_equity", "more equity does not fix the coverage", p,
                  Decision("approve_with_conditions", f, (cond("more_equity", "Sponsor equity of at least 55%", 55.0),))),
         ),
-    )  # fmt: skip
+    )
 
 
 def x05() -> ExpertCase:
@@ -142,7 +143,7 @@ def x05() -> ExpertCase:
             move("escalate_wrong_reason", "the committee is told of a default that is not there", p,
                  Decision("escalate", f, reasons=("sponsor_prior_default",))),
         ),
-    )  # fmt: skip
+    )
 
 
 def x06() -> ExpertCase:
@@ -160,7 +161,7 @@ def x06() -> ExpertCase:
                  Decision("escalate", figures(11 * M, 4.0, 4.0, 2.5, 1.96, 1.92, 8 * M, max_total_leverage=20.0, min_interest_coverage=25.0),
                           reasons=("thin_covenant_headroom",))),
         ),
-    )  # fmt: skip
+    )
 
 
 RESTATED = (1, date(2025, 3, 1), 3.0 * M)
@@ -185,7 +186,7 @@ def x07() -> ExpertCase:
             move("request_then_approve", "decides while the reconciliation is still to follow", p, Decision("approve", BASE_F),
                  request=("restatement_reconciliation",)),
         ),
-    )  # fmt: skip
+    )
 
 
 def x08() -> ExpertCase:
@@ -204,7 +205,7 @@ def x08() -> ExpertCase:
             move("approve_without_asking", "the figures are right but policy says ask first", p, Decision("approve", BASE_F)),
             move("original_figures", "relies on EBITDA as first reported", p, Decision("approve", first), request=("restatement_reconciliation",)),
         ),
-    )  # fmt: skip
+    )
 
 
 def x09() -> ExpertCase:
@@ -219,7 +220,7 @@ def x09() -> ExpertCase:
         golds=(move("request_then_approve", "completes the TTM, then approves", p, Decision("approve", BASE_F),
                     request=("missing_quarter",), delivered=("2024Q4",)),),
         wrong_moves=(move("annualise", "annualises three quarters instead of asking", p, Decision("approve", BASE_F)),),
-    )  # fmt: skip
+    )
 
 
 def x10() -> ExpertCase:
@@ -235,7 +236,7 @@ def x10() -> ExpertCase:
             move("escalate", "the committee cannot decide without the quarter either", p,
                  Decision("escalate", BASE_F, reasons=("other",)), request=("missing_quarter",)),
         ),
-    )  # fmt: skip
+    )
 
 
 def x11() -> ExpertCase:
@@ -262,7 +263,8 @@ def x11() -> ExpertCase:
         p, Assessment(classes=("approve",), figures=f),
         golds=(move("approve_capped", "synergies capped at 20% of EBITDA, the recurring cost rejected", p, Decision("approve", f)),),
         wrong_moves=(move("management_ebitda", "takes management's adjusted EBITDA whole", p, Decision("approve", trusting)),),
-    )  # fmt: skip
+    )
+# fmt: on
 
 
 CASES_A = (x01, x02, x03, x04, x05, x06, x07, x08, x09, x10, x11)

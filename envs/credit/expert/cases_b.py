@@ -15,6 +15,7 @@ from envs.credit.expert.model import Decision, ExpertCase, figures, move
 NO_COVENANT_F = figures(11 * M, 4.0, 4.0, 2.5, 1.96, 1.92, 8 * M)
 
 
+# fmt: off
 def x12() -> ExpertCase:
     contracts = BorrowerAnswer(
         item="customer_contracts", available=True, text="The master services agreement runs to 2029."
@@ -34,7 +35,7 @@ def x12() -> ExpertCase:
                  request=("customer_contracts",)),
         ),
         wrong_moves=(move("approve", "ignores the 45% customer", p, Decision("approve", BASE_F)),),
-    )  # fmt: skip
+    )
 
 
 def x13() -> ExpertCase:
@@ -55,7 +56,7 @@ def x13() -> ExpertCase:
                  Decision("escalate", NO_COVENANT_F, reasons=("covenant_lite",),
                           memo="Adjusted EBITDA USD 11,000,000; total leverage 4.00x; interest coverage 2.50x. For the committee.")),
         ),
-    )  # fmt: skip
+    )
 
 
 def x14() -> ExpertCase:
@@ -69,13 +70,13 @@ def x14() -> ExpertCase:
             move("approve", "good ratios do not clear the sponsor", p, Decision("approve", BASE_F)),
             move("vague_reason", "the committee is not told why", p, Decision("escalate", BASE_F, reasons=("other",))),
         ),
-    )  # fmt: skip
+    )
 
 
 def x15() -> ExpertCase:
     # EUR at 1.25: 4 x 2.0m = 8.0m + 0.8m = 8.8m EUR = 11.0m USD; capex, taxes, cash likewise: the reference figures.
     h = Hand(q_ebitda=(2.0 * M,) * 4, q_capex=0.2 * M, q_taxes=0.1 * M, q_wc=0.04 * M, cash=2.4 * M, currency="EUR", fx=1.25,
-             addbacks=(LEGAL.model_copy(update={"amount": 0.8 * M}), TRADE_SHOW.model_copy(update={"amount": 0.24 * M})))  # fmt: skip
+             addbacks=(LEGAL.model_copy(update={"amount": 0.8 * M}), TRADE_SHOW.model_copy(update={"amount": 0.24 * M})))
     p = package(h, "PKG-X15")
     # Unconverted: 8.8m against USD debt: 5.00x, 2.00x, FCCR (8.8 - 1.2) / 4.84 = 1.57, DSCR 7.44 / 4.84 = 1.54, liquidity 2.4 + 5.0.
     raw = figures(
@@ -92,7 +93,7 @@ def x15() -> ExpertCase:
             move("unconverted", "divides USD debt by EUR EBITDA", p,
                  Decision("approve_with_conditions", raw, (cond("currency_hedge", "Hedge 75% of EUR earnings", 75.0),))),
         ),
-    )  # fmt: skip
+    )
 
 
 def x16() -> ExpertCase:
@@ -107,7 +108,7 @@ def x16() -> ExpertCase:
         p, Assessment(classes=("approve",), figures=BASE_F, may_ask=("fiscal_year_bridge",)),
         golds=(move("approve", "the four quarters are the TTM, whatever the year end", p, Decision("approve", BASE_F)),),
         wrong_moves=(move("stub_year", "takes the stub as the year", p, Decision("escalate", stub, reasons=("thin_covenant_headroom",))),),
-    )  # fmt: skip
+    )
 
 
 def x17() -> ExpertCase:
@@ -135,7 +136,7 @@ def x17() -> ExpertCase:
         ),
         wrong_moves=(move("more_equity", "equity does not make EBITDA positive", p,
                           Decision("approve_with_conditions", f, (cond("more_equity", "Sponsor equity of at least 60%", 60.0),))),),
-    )  # fmt: skip
+    )
 
 
 def x18() -> ExpertCase:
@@ -149,14 +150,14 @@ def x18() -> ExpertCase:
         golds=(move("more_equity", "more equity, less debt service", p,
                     Decision("approve_with_conditions", f, (cond("more_equity", "Sponsor equity of at least 55% of sources", 55.0),))),),
         wrong_moves=(move("approve", "misses the capex and amortisation", p, Decision("approve", f)),),
-    )  # fmt: skip
+    )
 
 
 def x19() -> ExpertCase:
     bank = ExistingDebt(debt_id="D-1", lender="Regional Bank", seniority="senior_secured", outstanding=20 * M, currency="USD",
-                        rate_pct=6.0, annual_principal=1.0 * M, refinanced=True)  # fmt: skip
+                        rate_pct=6.0, annual_principal=1.0 * M, refinanced=True)
     note = ExistingDebt(debt_id="D-2", lender="Seller note", seniority="subordinated", outstanding=11 * M, currency="USD",
-                        rate_pct=10.0, annual_principal=0.0)  # fmt: skip
+                        rate_pct=10.0, annual_principal=0.0)
     covenants = (("max_total_leverage", 5.0), ("min_interest_coverage", 2.0), ("max_senior_leverage", 4.0))
     p = package(Hand(facility=33 * M, debts=(bank, note), covenants=covenants), "PKG-X19")  # type: ignore[arg-type]
     # 33.0m + 11.0m note = 44.0m: 4.00x; senior 33.0 / 11.0 = 3.00x; interest 3.3 + 1.1 = 4.4m; principal 0.33m:
@@ -192,7 +193,7 @@ def x19() -> ExpertCase:
         p, Assessment(classes=("approve",), figures=f),
         golds=(move("approve", "the note counts in total, not senior, debt; the refinanced loan in neither", p, Decision("approve", f)),),
         wrong_moves=(move("double_count", "counts the loan the facility repays", p, Decision("escalate", double, reasons=("thin_covenant_headroom",))),),
-    )  # fmt: skip
+    )
 
 
 def x20() -> ExpertCase:
@@ -218,7 +219,7 @@ def x20() -> ExpertCase:
             move("contracts_for_no_reason", "asks for customer contracts nothing in the package calls for", p, Decision("approve", BASE_F),
                  request=("customer_contracts",)),
         ),
-    )  # fmt: skip
+    )
 
 
 def x21() -> ExpertCase:
@@ -230,7 +231,7 @@ def x21() -> ExpertCase:
         golds=(move("approve", "outside the two-year look-back: nothing to ask", p, Decision("approve", BASE_F)),),
         wrong_moves=(move("needless_request", "asks the borrower for what policy does not need", p, Decision("approve", BASE_F),
                           request=("restatement_reconciliation",)),),
-    )  # fmt: skip
+    )
 
 
 def x22() -> ExpertCase:
@@ -247,7 +248,8 @@ def x22() -> ExpertCase:
         p, Assessment(classes=("approve",), figures=f),
         golds=(move("approve", "the drawn revolver is debt and not liquidity", p, Decision("approve", f)),),
         wrong_moves=(move("whole_revolver", "counts the whole revolver as liquidity", p, Decision("approve", undrawn)),),
-    )  # fmt: skip
+    )
+# fmt: on
 
 
 CASES_B = (x12, x13, x14, x15, x16, x17, x18, x19, x20, x21, x22)

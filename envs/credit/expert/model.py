@@ -33,10 +33,15 @@ def figures(
 ) -> Figures:
     """Hand figures; `headroom` by covenant metric."""
     return Figures(
-        adjusted_ebitda=adj, total_leverage=tl, senior_leverage=sl, interest_coverage=ic, fixed_charge_coverage=fccr,
-        dscr=dscr, liquidity=liq,
+        adjusted_ebitda=adj,
+        total_leverage=tl,
+        senior_leverage=sl,
+        interest_coverage=ic,
+        fixed_charge_coverage=fccr,
+        dscr=dscr,
+        liquidity=liq,
         covenant_headroom=tuple(CovenantHeadroom(metric=m, headroom_pct=v) for m, v in headroom.items()),
-    )  # fmt: skip
+    )
 
 
 @dataclass(frozen=True)
@@ -67,14 +72,25 @@ def reads(pkg: CreditPackage) -> list[tuple[str, dict[str, Any]]]:
     """Every read an analyst makes of the package."""
     pid = pkg.package_id
     out: list[tuple[str, dict[str, Any]]] = [
-        ("get_package", {"package_id": pid}), ("get_fund_policy", {}), ("get_term_sheet", {"package_id": pid}),
-        ("get_existing_debt", {"package_id": pid}), ("get_ebitda_bridge", {"package_id": pid}),
-    ]  # fmt: skip
+        ("get_package", {"package_id": pid}),
+        ("get_fund_policy", {}),
+        ("get_term_sheet", {"package_id": pid}),
+        ("get_existing_debt", {"package_id": pid}),
+        ("get_ebitda_bridge", {"package_id": pid}),
+    ]
     return out + [("get_financial_statements", {"package_id": pid, "period": p.label}) for p in pkg.periods]
 
 
-def move(name: str, why: str, pkg: CreditPackage, decision: Decision, *, request: tuple[InformationItem, ...] = (),
-         delivered: tuple[str, ...] = (), skip_reads: bool = False) -> Move:  # fmt: skip
+def move(
+    name: str,
+    why: str,
+    pkg: CreditPackage,
+    decision: Decision,
+    *,
+    request: tuple[InformationItem, ...] = (),
+    delivered: tuple[str, ...] = (),
+    skip_reads: bool = False,
+) -> Move:
     """A trajectory: the reads, the request (and the delivered periods read), then the decision."""
     steps = [] if skip_reads else reads(pkg)
     if request:
@@ -95,12 +111,32 @@ def move(name: str, why: str, pkg: CreditPackage, decision: Decision, *, request
     f = decision.figures
     if decision.klass == "escalate" and f is not None:
         text = decision.memo or memo(pkg, f, "escalate to investment committee", "Reserved to the committee.")
-        steps.append((ESCALATE, {"package_id": pkg.package_id, "reasons": list(decision.reasons), "recommended_decision": "approve_with_conditions",
-                                 "figures": f.model_dump(mode="json"), "memo": text}))  # fmt: skip
+        steps.append(
+            (
+                ESCALATE,
+                {
+                    "package_id": pkg.package_id,
+                    "reasons": list(decision.reasons),
+                    "recommended_decision": "approve_with_conditions",
+                    "figures": f.model_dump(mode="json"),
+                    "memo": text,
+                },
+            )
+        )
     elif decision.klass != "request_information" and f is not None:
         text = decision.memo or memo(pkg, f, decision.klass, "See the figures and conditions.")
-        steps.append((RECORD, {"package_id": pkg.package_id, "decision": decision.klass, "figures": f.model_dump(mode="json"),
-                               "conditions": list(decision.conditions), "memo": text}))  # fmt: skip
+        steps.append(
+            (
+                RECORD,
+                {
+                    "package_id": pkg.package_id,
+                    "decision": decision.klass,
+                    "figures": f.model_dump(mode="json"),
+                    "conditions": list(decision.conditions),
+                    "memo": text,
+                },
+            )
+        )
     calls = tuple(
         ToolCall(call_id=f"{name}-{n}", name=tool, arguments=args) for n, (tool, args) in enumerate(steps, 1)
     )
