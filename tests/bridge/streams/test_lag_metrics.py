@@ -82,7 +82,10 @@ def test_a_running_worker_reports_its_lag_on_its_metrics_port(
         archive = SqlEventArchive(url)
 
         def archived() -> bool:
-            return archive.exists() and sum(1 for _ in archive.iter_structured()) == len(episode.events)
+            stream = episode.events[0].episodeid
+            return archive.exists() and sum(1 for _ in archive.iter_structured(stream=stream)) == len(
+                episode.events
+            )
 
         wait_until(archived, "the episode archived", worker, timeout_s=90)
         got: dict[str, list[tuple[dict[str, str], float]]] = {}
@@ -95,7 +98,10 @@ def test_a_running_worker_reports_its_lag_on_its_metrics_port(
                 return False
             return got.get("loopline_projector_lag_events_total") == [({}, 0.0)]
 
-        wait_until(caught_up, "no lag on /metrics", worker, timeout_s=30)
+        try:
+            wait_until(caught_up, "no lag on /metrics", worker, timeout_s=30)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\nlast scrape: {sorted(got)}") from None
         assert got["loopline_projector_lag_up"] == [({}, 1.0)]
         assert sorted(labels["partition"] for labels, _ in got["loopline_projector_lag_events"]) == ["0", "1"]
     finally:
