@@ -14,7 +14,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from bridge.store import ArchiveRecord, SqlEventArchive
+from bridge.store.tallies import archived_offsets
 from bridge.streams.config import StreamsConfig
+from bridge.streams.lag import kafka_watermarks
 from bridge.streams.metrics import serve_metrics, streams_registry
 from tests.bridge.store.builders import typical_episode
 from tests.bridge.streams.broker import WorkerProcess, produce, wait_until
@@ -89,21 +91,35 @@ def test_a_running_worker_reports_its_lag_on_its_metrics_port(
 
         wait_until(archived, "the episode archived", worker, timeout_s=90)
         got: dict[str, list[tuple[dict[str, str], float]]] = {}
+        marks = kafka_watermarks(kafka_config, unique_topic)
+        expected: dict[str, float] = {}
 
-        def caught_up() -> bool:
-            nonlocal got
+        def agrees() -> bool:
+            # the lag the running worker reports is the one its topic and archive show right now
+            nonlocal got, expected
             try:
                 got = _families(f"http://127.0.0.1:{port}/metrics")
             except httpx.HTTPError:
                 return False
-            return got.get("loopline_projector_lag_events_total") == [({}, 0.0)]
+            done = archived_offsets(archive.engine, unique_topic)
+            expected = {
+                str(p): float(max(0, high - max(done.get(p, low - 1) + 1, low)))
+                for p, (low, high) in marks().items()
+            }
+            reported = {
+                labels["partition"]: value for labels, value in got.get("loopline_projector_lag_events", [])
+            }
+            return reported == expected
 
         try:
-            wait_until(caught_up, "no lag on /metrics", worker, timeout_s=30)
+            wait_until(agrees, "the reported lag to match the topic and the archive", worker, timeout_s=30)
         except AssertionError as exc:
-            raise AssertionError(f"{exc}\nlast scrape: {sorted(got)}") from None
-        assert got["loopline_projector_lag_up"] == [({}, 1.0)]
-        assert sorted(labels["partition"] for labels, _ in got["loopline_projector_lag_events"]) == ["0", "1"]
+            raise AssertionError(
+                f"{exc}\nlast scrape: {got.get('loopline_projector_lag_events')} vs {expected}"
+            ) from None
+        assert got["loopline_projector_lag_up"] == [({}, 1.0)] and sorted(expected) == ["0", "1"]
+        assert got["loopline_projector_lag_events_total"] == [({}, sum(expected.values()))]
+        assert sum(expected.values()) <= 1, "at most a trailing dead letter is left behind"
     finally:
         worker.stop()
 
