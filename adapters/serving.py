@@ -6,15 +6,23 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Literal
 
 import uvicorn
 
 
 @contextmanager
-def serve_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0, *, name: str = "asgi") -> Iterator[str]:
-    """Serve `app` on `host` (a free port when 0) until the block exits; yields the base URL."""
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off"))
+def serve_in_thread(
+    app: Any,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    name: str = "asgi",
+    lifespan: Literal["on", "off"] = "off",
+) -> Iterator[str]:
+    """Serve `app` on `host` (a free port when 0) until the block exits; yields the base URL.
+    `lifespan="on"` runs the app's start-up and shutdown (the MCP app's session manager needs it)."""
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan=lifespan))
     thread = threading.Thread(target=server.run, name=name, daemon=True)
     thread.start()
     deadline = time.monotonic() + 15

@@ -13,6 +13,7 @@ from loopline.commands import bridge as bridge_cmd
 from loopline.commands import demo as demo_cmd
 from loopline.commands import envs as envs_cmd
 from loopline.commands import inspect as inspect_cmd
+from loopline.commands import interop as interop_cmd
 from loopline.commands import promote as promote_cmd
 from loopline.commands import sandbox as sandbox_cmd
 from loopline.commands import schemas as schemas_cmd
@@ -45,6 +46,8 @@ app.add_typer(promote_cmd.app, name="promote")
 app.add_typer(train_cmd.app, name="train")
 serve_policy_cmd.register(app, train_cmd.app)
 app.add_typer(adapters_cmd.app, name="adapters")
+app.add_typer(interop_cmd.export_app, name="export")
+app.add_typer(interop_cmd.import_app, name="import")
 
 
 def main() -> None:

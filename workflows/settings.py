@@ -48,6 +48,9 @@ class WorkflowsSettings(BaseSettings):
         default="gpu", min_length=1, description="The queue of training activities (improvement cycle)."
     )
     activity_threads: int = Field(default=4, ge=1, le=64, description="Threads for synchronous activities.")
+    workflows_metrics_port: int | None = Field(
+        default=None, ge=0, le=65535, description="Prometheus `/metrics` port of the worker; unset: off."
+    )
     environment: Literal["dev", "test", "staging", "production"] = Field(
         default="dev", description="Outside dev/test, Temporal and the archive must be given."
     )

@@ -5,12 +5,12 @@ activities (`cpu`), and optionally the edge-case starter beside it (`loopline wo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import Interceptor, Worker
 
 from adapters.drafting.store import DraftStore
 from bridge.store import SqlEpisodeReader, SqlEventArchive
@@ -18,6 +18,7 @@ from envs.tasksets import TaskSetRegistry
 from workflows.health import Probes
 from workflows.improvement.activities import ImprovementActivities
 from workflows.improvement.workflows import ImprovementCycleWorkflow
+from workflows.metrics import worker_metrics
 from workflows.promotion.activities import PromotionActivities, Publisher
 from workflows.promotion.client import connect
 from workflows.promotion.models import ReviewTimers
@@ -56,7 +57,11 @@ def improvement_functions(activities: ImprovementActivities) -> list[Callable[..
 
 
 def build_worker(
-    client: Client, activities: PromotionActivities, queue: str = "cpu", threads: int = 4
+    client: Client,
+    activities: PromotionActivities,
+    queue: str = "cpu",
+    threads: int = 4,
+    interceptors: Sequence[Interceptor] = (),
 ) -> Worker:
     """A worker for `queue`; synchronous activities run in a pool of `threads`."""
     return Worker(
@@ -65,6 +70,7 @@ def build_worker(
         workflows=WORKFLOWS,
         activities=[*activity_functions(activities), *improvement_functions(ImprovementActivities())],
         activity_executor=ThreadPoolExecutor(threads, thread_name_prefix="activity"),
+        interceptors=interceptors,
     )
 
 
@@ -129,7 +135,8 @@ async def _serve(
     timers = ReviewTimers(
         reminder_after_s=settings.review_reminder_s, escalate_after_s=settings.review_escalate_s
     )
-    async with build_worker(client, activities, settings.task_queue, settings.activity_threads):
+    interceptors = worker_metrics(settings.workflows_metrics_port, activities.store, settings.health_bind)
+    async with build_worker(client, activities, settings.task_queue, settings.activity_threads, interceptors):
         probes.ready = True
         jobs = []
         if with_starter:

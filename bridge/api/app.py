@@ -10,6 +10,10 @@ this process's services through the dependencies in `bridge.api.deps`.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -22,7 +26,7 @@ from bridge.api.invalid import invalid_request
 from bridge.api.labels import label_router
 from bridge.api.owners import EpisodeOwners
 from bridge.api.review import Reviewing, review_router
-from bridge.api.routes import episodes, gateway, operator, outcomes, read
+from bridge.api.routes import episodes, gateway, metrics, operator, outcomes, read
 from bridge.api.runs import RunRegistry
 from bridge.api.services import BridgeServices
 from bridge.api.sessions import GatewaySessions, SessionError
@@ -61,10 +65,29 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
         app.add_exception_handler(unavailable, recording_unavailable)
     for router in (operator.ops, episodes.router, gateway.router, outcomes.router, read.router):
         app.include_router(router)
+    app.include_router(metrics.router)
+    mount_mcp(app, services, tokens)
     app.include_router(label_router(services.labelling, services.reader))
     app.include_router(review_router(services.review, services.reader))
     app.include_router(operator.router)
     return app
+
+
+def mount_mcp(app: FastAPI, services: BridgeServices, tokens: TokenTable) -> None:
+    """The MCP endpoint at `/mcp/` over the gateway's sessions (`bridge.api.mcp_server`); its
+    session manager runs in the app's lifespan."""
+    from bridge.api.mcp_server import mcp_app
+
+    mcp = mcp_app(services, app.state.sessions, tokens, app.state.owners, path="/")
+    app.mount("/mcp", mcp)
+    inner = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(outer: Any) -> AsyncIterator[Any]:
+        async with mcp.router.lifespan_context(mcp), inner(outer) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan
 
 
 def review_app(reviewing: Reviewing, reader: EpisodeStore, tokens: TokenTable) -> FastAPI:

@@ -13,6 +13,7 @@ from adapters import Toolbox
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
+from bridge.api.traces import TraceContexts
 from bridge.runtime import EpisodeRunner
 from bridge.store.reader import EpisodeStore
 from engine import Recorder
@@ -52,5 +53,11 @@ class BridgeServices:
     work_item_problem: Callable[[WorkItem], str | None] | None = None
     """Why the domain cannot work a work item (naming the field), or None: checked before an
     episode starts, so a bad item is a 422, not a failure inside a policy or a tool."""
+    metrics: Any = None
+    """The process's Prometheus registry for `/metrics` (`bridge.metrics.bridge_registry`); None:
+    the process collectors only."""
+    traces: TraceContexts = field(default_factory=TraceContexts)
+    """The `traceparent` of each new episode (the caller's header, or the episode's own); the
+    composition root's `recorders` takes it from here."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""

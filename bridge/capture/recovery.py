@@ -59,6 +59,9 @@ def close_interrupted(outbox: SqliteOutbox, redactor: Redactor, source: str, rea
             continue
         events = outbox.events(row.episode_id)
         head = outbox.stream_head(row.episode_id)
-        recorder = EpisodeRecorder(row.episode_id, sink=outbox, redactor=redactor, source=source, head=head)
+        trace = next((e["traceparent"] for e in events if e.get("traceparent")), None)
+        recorder = EpisodeRecorder(
+            row.episode_id, sink=outbox, redactor=redactor, source=source, head=head, traceparent=trace
+        )
         written.append(recorder.interrupted(interruption(events, reason)))
     return written

@@ -125,6 +125,7 @@ class CaptureService:
             source=self.config.source,
             details_model=details_model,
             known=known,
+            traceparent=next((d["traceparent"] for d in docs if d.get("traceparent")), None),
         )
 
     def stop_taking_events(self, reason: str) -> None:

@@ -30,11 +30,13 @@ def record_outcome(
     clock: Callable[[], datetime] = utc_now,
     id_factory: Callable[[], str] = new_id,
     known: KnownPhi | None = None,
+    traceparent: str | None = None,
 ) -> Event:
     """Append `outcome.observed` to an episode recorded earlier, continuing its hash chain from
     `store`'s head (`UnknownStream` if it holds nothing of the episode); when another writer
     appended meanwhile, the fork is refused and the append retried on the new head. `known`: the
-    PHI the episode showed (`CaptureService.record_outcome` rebuilds it), scrubbed from free text."""
+    PHI the episode showed (`CaptureService.record_outcome` rebuilds it), scrubbed from free text;
+    `traceparent`: the episode's trace context, as its earlier events carry it."""
     if attempts < 1:
         raise ValueError("attempts must be at least 1")
     for attempt in range(attempts):
@@ -48,6 +50,7 @@ def record_outcome(
             clock=clock,
             id_factory=id_factory,
             known=known,
+            traceparent=traceparent,
         )
         try:
             return recorder.outcome_observed(outcome, details_model=details_model)

@@ -35,6 +35,7 @@ from schemas.events import (
     HumanIntervened,
     OutcomeObserved,
 )
+from schemas.traceparent import episode_traceparent
 
 HumanAction = Literal["approve", "reject", "override", "takeover", "annotate"]
 
@@ -71,7 +72,9 @@ class EpisodeRecorder(ChainRecorder):
             clock=clock,
             id_factory=id_factory,
         )
-        self._sink, self._redactor, self._traceparent = sink, redactor, traceparent
+        # Every event names the episode's trace: the caller's context, or the episode's own.
+        self._traceparent = traceparent or episode_traceparent(episode_id)
+        self._sink, self._redactor = sink, redactor
         self._args_models = dict(args_models or {})
         self._snapshot_redact = snapshot_redact
         self._known = known if known is not None else KnownPhi()  # what the episode showed so far

@@ -43,6 +43,9 @@ class StreamsConfig(BaseModel):
     web_port: int | None = Field(
         default=None, ge=1, le=65535, description="Faust web (metrics) port; None: off."
     )
+    metrics_port: int | None = Field(
+        default=None, ge=0, le=65535, description="Prometheus `/metrics` port (projector lag); None: off."
+    )
     tls_files: tuple[Path, Path, Path] | None = Field(
         default=None, description="(CA, client certificate, client key) PEM files for TLS to the brokers."
     )

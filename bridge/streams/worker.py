@@ -7,6 +7,7 @@ import faust
 from bridge.store import SqlEventArchive
 from bridge.streams.app import make_app
 from bridge.streams.config import StreamsConfig
+from bridge.streams.metrics import serve_metrics, streams_registry
 
 
 def run_worker(config: StreamsConfig, *, loglevel: str = "info") -> None:
@@ -14,5 +15,7 @@ def run_worker(config: StreamsConfig, *, loglevel: str = "info") -> None:
     archive = SqlEventArchive(config.db_url)
     archive.create_schema()
     archive.engine.dispose()  # the agents' work opens its own connections (in child processes)
+    if config.metrics_port is not None:
+        serve_metrics(streams_registry(config, archive.engine), config.metrics_port, config.web_bind)
     worker = faust.Worker(make_app(config), loglevel=loglevel, quiet=True)
     worker.execute_from_commandline()

@@ -13,7 +13,9 @@ from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
 from bridge.api.services import BridgeServices
+from bridge.api.traces import TraceContexts
 from bridge.capture import CaptureConfig, CaptureService
+from bridge.metrics.bridge_registry import bridge_registry
 from bridge.phi import OPERATOR_ROLE, VaultUnavailable
 from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy
@@ -125,8 +127,12 @@ def domain_services(
     snapshot = capture.redactor.snapshot_redactor(domain.world_model)
     reader = SqlEpisodeReader(archive.engine)
 
+    traces = TraceContexts()
+
     def recorders(episode_id: str) -> Recorder:
-        return capture.recorder(episode_id, args_models=args_models, snapshot_redact=snapshot)
+        return capture.recorder(
+            episode_id, args_models=args_models, snapshot_redact=snapshot, traceparent=traces.take(episode_id)
+        )
 
     return BridgeServices(
         runner=EpisodeRunner(policy, toolbox, recorders, config, rules=domain.rules, router=router),
@@ -142,6 +148,8 @@ def domain_services(
         unavailable=(CaptureUnavailable, VaultUnavailable),
         labelling=Labelling.open(archive.engine),
         work_item_problem=domain.work_item_problem,
+        metrics=bridge_registry(capture.health, capture.outbox.path, archive.engine),
+        traces=traces,
     )
 
 

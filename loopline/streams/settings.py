@@ -46,6 +46,9 @@ class StreamsSettings(BaseSettings):
     streams_web_port: int | None = Field(
         default=None, ge=1, le=65535, description="Faust web port; unset: off."
     )
+    streams_metrics_port: int | None = Field(
+        default=None, ge=0, le=65535, description="Prometheus `/metrics` port of the worker; unset: off."
+    )
     streams_web_bind: str = Field(
         default="127.0.0.1", min_length=1, description="Address the faust web port binds (0.0.0.0 in a pod)."
     )
@@ -121,6 +124,7 @@ class StreamsSettings(BaseSettings):
             batch_size=self.streams_batch_size,
             offload=self.streams_offload,
             web_port=self.streams_web_port,
+            metrics_port=self.streams_metrics_port,
             web_bind=self.streams_web_bind,
             dedup_window_s=self.dedup_window_s,
             detect=self.detect_config(),

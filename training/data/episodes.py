@@ -4,7 +4,8 @@ A gold (or alternative) trajectory of a task is replayed in a fresh environment,
 rendered with `adapters.chat`, the runtime's own rendering: the system prompt, the work item, one
 assistant message per tool call, one `tool` message per result. An episode the escalate tool ends
 stops there, as the runtime stops; any other ends with the assistant's closing text, which is how a
-model tells the runtime it is done.
+model tells the runtime it is done. Each call is written with every key its strict schema requires
+(`training.data.strict_calls`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from schemas.tasks import Task
 from schemas.tools import ToolCall
 from training.data.rows import ChatRow, RowMeta
 from training.data.sources import task_family
+from training.data.strict_calls import strict_arguments
 
 DONE_MESSAGE = "case worked"
 """The closing text of an episode that ends without a hand-off (the reference specialist's words)."""
@@ -52,10 +54,13 @@ def solution_row(
     observation = env.reset(task, seed=seed)
     prompt = system_prompt(DEFAULT_SYSTEM_PROMPT, task.work_item, escalate_tool(domain))
     messages: list[Message] = [{"role": "system", "content": prompt}, work_item_message(task.work_item)]
+    specs = {spec.name: spec for spec in domain.tool_specs()}
     for call in calls:
         if env.done:
             break
-        messages.append(tool_calls_message(None, [(call.call_id, call.name, arguments_text(call.arguments))]))
+        spec = specs.get(call.name)
+        arguments = call.arguments if spec is None else strict_arguments(spec, call.arguments)
+        messages.append(tool_calls_message(None, [(call.call_id, call.name, arguments_text(arguments))]))
         after, _ = env.step(call)
         assert after.result is not None  # a tool call always has a result
         messages.append(tool_message(after.result))

@@ -45,6 +45,7 @@ from schemas.events import (
 from schemas.tools import ToolOutcome, ToolResult
 from training.data.episodes import DONE_MESSAGE, escalate_tool
 from training.data.rows import ChatRow, RowMeta
+from training.data.strict_calls import strict_arguments
 
 FAMILY = "production"
 """The family of production rows (their work items carry no task family)."""
@@ -153,9 +154,9 @@ def episode_row(stream: Sequence[Event]) -> ChatRow:
         data = event.data
         if isinstance(data, ToolCalled):
             call = data.call
-            messages.append(
-                tool_calls_message(None, [(call.call_id, call.name, arguments_text(call.arguments))])
-            )
+            spec = specs.get(call.name)
+            arguments = call.arguments if spec is None else strict_arguments(spec, call.arguments)
+            messages.append(tool_calls_message(None, [(call.call_id, call.name, arguments_text(arguments))]))
         elif isinstance(data, ToolReturned):
             messages.append(
                 tool_message(

@@ -21,6 +21,7 @@ from bridge.api.deps import (
 from bridge.api.models import EpisodeRun, StartEpisode
 from bridge.api.responses import GUARDED, WITH_BODY, also, merge, not_found
 from bridge.api.services import BridgeServices
+from bridge.api.traces import TraceparentHeader
 from engine import EpisodeResult
 from schemas import new_id
 
@@ -56,13 +57,19 @@ def run_view(result: EpisodeResult) -> EpisodeRun:
 
 @router.post("/v1/episodes", response_model=EpisodeRun, responses=merge(STARTED, WITH_BODY))
 def start_episode(
-    body: StartEpisode, caller: AgentCaller, services: ServicesDep, runs: RunsDep, owners: OwnersDep
+    body: StartEpisode,
+    caller: AgentCaller,
+    services: ServicesDep,
+    runs: RunsDep,
+    owners: OwnersDep,
+    traceparent: TraceparentHeader = None,
 ) -> Any:
     """Run the deployed policy on a work item; `wait=false` answers 202 at once. A work item the
     domain cannot work is refused with 422 naming the field."""
     refuse_unworkable(services, body.work_item)
     episode_id = new_id()
     owners.add(episode_id, caller.id)
+    services.traces.expect(episode_id, traceparent)
     future = services.executor.submit(
         services.runner.run, body.work_item, episode_id=episode_id, payload_model=services.payload_model
     )

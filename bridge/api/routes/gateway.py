@@ -15,6 +15,7 @@ from bridge.api.models import (
     Recorded,
 )
 from bridge.api.responses import GUARDED, WITH_BODY, merge, not_found, refused
+from bridge.api.traces import TraceparentHeader
 from schemas import ToolResult, new_id
 
 router = APIRouter(prefix="/v1/gateway/episodes", tags=["gateway"], responses=merge(GUARDED, WITH_BODY))
@@ -29,11 +30,13 @@ def open_gateway_episode(
     services: ServicesDep,
     sessions: SessionsDep,
     owners: OwnersDep,
+    traceparent: TraceparentHeader = None,
 ) -> GatewayEpisode:
     """Open an episode whose tool calls an external agent sends through the bridge (422 naming
     the field for a work item the domain cannot work)."""
     refuse_unworkable(services, body.work_item)
     episode_id = new_id()
+    services.traces.expect(episode_id, traceparent)
     sessions.open(
         episode_id,
         services.recorders(episode_id),

@@ -10,6 +10,7 @@ import typer
 from loopline.commands.train.bootstrap import bootstrap
 from loopline.commands.train.dataset import dataset
 from loopline.commands.train.evaluate import eval_, gate, report
+from loopline.commands.train.export import export
 from loopline.commands.train.rft import rft
 from loopline.commands.train.sft import sft
 
@@ -21,3 +22,4 @@ app.command("eval")(eval_)
 app.command()(gate)
 app.command()(report)
 app.command()(rft)
+app.command()(export)

@@ -48,6 +48,13 @@ def dataset(
             help="JSONL of archived events: verifier-passed, outcome-confirmed episodes are learned (repeatable).",
         ),
     ] = None,
+    from_archive: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--from-archive",
+            help="SQL URL of the event archive: its verifier-passed, outcome-confirmed episodes are learned.",
+        ),
+    ] = None,
     root: Root = DEFAULT_ROOT,
     out: Annotated[
         Path | None, typer.Option("--out", help="Datasets folder (default STATE/datasets).")
@@ -55,6 +62,7 @@ def dataset(
     state: State = DEFAULT_STATE,
 ) -> None:
     """Build a PHI-safe chat dataset (messages + tools) from task sets, with a replay mix and a manifest."""
+    from loopline.interop.archive import archive_episodes
     from training.data import DatasetSpec, build_dataset, write_dataset
     from training.data.builder import DatasetError
     from training.data.production import EpisodeSourceError, episode_set, read_events
@@ -69,7 +77,7 @@ def dataset(
     try:
         found = tuple(
             episode_set(read_events(path), label=f"episodes:{path.name}") for path in episodes or []
-        )
+        ) + tuple(archive_episodes(url) for url in from_archive or [])
         spec = DatasetSpec(
             name=name,
             primary=tuple(primary),
