@@ -91,7 +91,7 @@ class HackableByRule(Model):
     above_nothing: int
     """Tasks on which some exploit scored above doing nothing (the rule)."""
     above_nothing_untagged: list[str] = Field(default_factory=list)
-    """Those not tagged as decided by the visible facts: each one is a bar missed."""
+    """Those not tagged as decided by the visible facts: the project's rule counts each one."""
     wrong_outcome: int = 0
     """Tasks on which some exploit won with an outcome no gold reaches (the narrower count)."""
 
@@ -125,3 +125,7 @@ class VerifierCard(Model):
     """Business-outcome correlation from the archive, when one was given."""
     failing: list[str] = Field(default_factory=list)
     """Every bar the admitted verifier misses, in words; empty when it meets them all."""
+    open_bars: list[str] = Field(default_factory=list)
+    """The project's rules the admitted verifier does not meet yet and the card does not enforce
+    yet (the hackable rule: any exploit above doing nothing on a task the visible facts do not
+    decide), in words."""

@@ -105,6 +105,8 @@ def sections(card: VerifierCard) -> list[Table | Text]:
                 f"{rule.wrong_outcome} with an outcome no gold trajectory reaches (the narrower count)"
             )
         )
+    for line in card.open_bars:
+        out.append(Text(f"{card.admitted}, not yet a bar: {line}", style="yellow"))
     if card.blind is not None:
         out.extend(blind_tables(card.blind))
 
