@@ -131,9 +131,12 @@ class McpBridge:
             raise McpRefused("404: no open episode on this MCP session; call open_episode first")
         if name == "escalate":
             event = self.sessions.escalate(
-                episode_id, caller.id, str(arguments.get("reason", "")),
-                recommendation=arguments.get("recommendation"), queue=arguments.get("queue"),
-            )  # fmt: skip
+                episode_id,
+                caller.id,
+                str(arguments.get("reason", "")),
+                recommendation=arguments.get("recommendation"),
+                queue=arguments.get("queue"),
+            )
             return {"episode_id": episode_id, "event_id": event.id, "seq": event.seq}
         if name == "close_episode":
             status = arguments.get("status", "completed")

@@ -51,9 +51,11 @@ class ServeMetrics:
             buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
         )
         self.tokens = Counter(
-            "loopline_policy_tokens", "Tokens, by model and kind (prompt, completion).", ["model", "kind"],
+            "loopline_policy_tokens",
+            "Tokens, by model and kind (prompt, completion).",
+            ["model", "kind"],
             registry=self.registry,
-        )  # fmt: skip
+        )
         self.invalid_calls = Counter(
             "loopline_policy_invalid_tool_calls",
             "Tool calls a model wrote that the request's tools refuse (reported, never presented).",
