@@ -99,7 +99,7 @@ def observe(messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> 
                 turn = len(obs.turns) + 1
                 names[str(call.get("id"))] = (turn, function["name"])
                 obs.turns.append(TurnInfo(function["name"], "pending"))
-                arguments = _loads(function.get("arguments"))
+                arguments = without_nulls(_loads(function.get("arguments")))
                 if isinstance(arguments, dict):
                     raw += _flatten(arguments, f"call.{function['name']}", turn=turn, tool=function["name"])
         elif role == "tool":
@@ -117,6 +117,18 @@ def observe(messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> 
     obs.service_date = _service_date(raw)
     obs.items = [_dated(i, obs.today, obs.service_date) for i in raw] + _derived(raw, obs.service_date)
     return obs
+
+
+def without_nulls(value: Any) -> Any:
+    """Call arguments without their null-valued keys, at every depth. A row written for strict mode
+    carries every key its tool's strict schema requires, an optional one left out as null; those
+    nulls say nothing about the case, so the policy sees a call the same whether it was written
+    short or strict (its templates keep them: the calls it writes stay strict)."""
+    if isinstance(value, Mapping):
+        return {key: without_nulls(inner) for key, inner in value.items() if inner is not None}
+    if isinstance(value, list):
+        return [without_nulls(inner) for inner in value]
+    return value
 
 
 def _loads(text: Any) -> Any:
