@@ -8,10 +8,9 @@ within a row cover the brief's branches (auth on file or not, proof of filing or
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
-from adapters.rcm.models import PayerSequence
 from envs.rcm import intents as want
 from envs.rcm.casekit import (
     Builder,
@@ -27,40 +26,13 @@ from envs.rcm.casekit import (
     visit,
 )
 from envs.rcm.charts import ABN_REASONS, abn_text, necessity_letter, timely_filing_proof
+from envs.rcm.deciding import contract_read, no_auth_path
 from envs.rcm.vocab import COMMERCIAL, NEEDS_AUTH, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
-from envs.verifiers.evidence import VISIBLE_TAG, DecidingFact
+from envs.verifiers.evidence import VISIBLE_TAG
 
 VISIBLE_SHARE = f"{VISIBLE_TAG}patient-share-on-the-835"
 """Tag of a task the 835 alone decides: a PR deductible, coinsurance or copay is the patient's."""
-
-
-def contract_read(ctx: Ctx, claim_id: str) -> DecidingFact:
-    """The payer's rules (its fee schedule) read before a contractual write-off: only they show that
-    the payer allowed the contracted rate, not less."""
-    return want.rules_read(
-        ctx.payer_id,
-        "the fee schedule shows the payer allowed the contracted rate",
-        claim_id,
-        *want.WRITE_OFF,
-    )
-
-
-def no_auth_path(ctx: Ctx, claim_id: str) -> tuple[DecidingFact, ...]:
-    """What closes every path but a write-off of an unauthorized service: the payer's retro window,
-    and no authorization on file."""
-    return (
-        want.rules_read(
-            ctx.payer_id, "the payer's retro-authorization window has closed", claim_id, *want.WRITE_OFF
-        ),
-        want.seen(
-            "authorizations",
-            "no authorization for the service is on file",
-            "get_authorizations",
-            claim_id,
-            before=want.WRITE_OFF,
-        ),
-    )
 
 
 # -- CARC 16, 4, 31: corrected claims -----------------------------------------------------------------
@@ -197,7 +169,7 @@ def authorization(ctx: Ctx, carc: str, *, on_file: bool = True) -> Case:
         intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
     else:
         intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit).citing(
-            *no_auth_path(ctx, claim.claim_id)
+            *no_auth_path(ctx.payer_id, claim.claim_id)
         )
     if rng.random() < 0.3:  # an unrelated authorization on file, for another service
         b.authorization(ctx.patient, ctx.payer_id, [rng.choice(NEEDS_AUTH)], dos - timedelta(days=40))
@@ -468,7 +440,7 @@ def carc45(ctx: Ctx) -> Case:
         b.contract(ctx.payer_id, code, claim.total_charge - contractual)
     b.remit(claim, produced, {1: [("CO", "45", contractual)]})
     intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit).citing(
-        contract_read(ctx, claim.claim_id)
+        contract_read(ctx.payer_id, claim.claim_id)
     )
     return ctx.case(claim, intent, f"variant:{'fee_schedule' if on_file else 'no_fee_schedule'}")
 
@@ -525,129 +497,3 @@ PAYER_FOR: dict[str, tuple[str, ...]] = {
     "50": ("MCR", "MCR", "ACME", "BLUE", "NWND"),
 }
 """Rows whose story needs particular payers (COB with Medicare as secondary, ABN waivers)."""
-
-
-def invalid_abn(ctx: Ctx) -> Case:
-    """CO-50 on a GA line whose ABN does not count: signed after the service, a routine form naming
-    no service, one for another service, or never signed. The patient owes nothing: write it off."""
-    rng, b = ctx.rng, ctx.b
-    code = rng.choice(("82607", "97110", "93000", "20610", "72148"))
-    dos, produced = recent(ctx)
-    claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(code, ("GA",))], dos)
-    record(ctx, claim, coded(claim))
-    b.deny(claim, produced, "50")
-    before = {d.document_id for d in b.documents.values()}
-    flaw = rng.choice(("signed_after", "generic", "other_service", "unsigned"))
-    reason = rng.choice(ABN_REASONS)
-    title = "Advance Beneficiary Notice (CMS-R-131)"
-    if flaw == "signed_after":
-        after = dos + timedelta(days=rng.randrange(1, 6))
-        b.document(
-            ctx.patient,
-            claim,
-            "abn_waiver",
-            title,
-            abn_text(code, reason),
-            day=after,
-            codes=(code,),
-            reason=reason,
-        )
-    elif flaw == "generic":
-        b.document(ctx.patient, claim, "abn_waiver", "ABN (check-in form)", abn_text(), day=dos)
-    elif flaw == "other_service":
-        other = rng.choice([c for c in ("82607", "97110", "93000", "20610", "72148") if c != code])
-        b.document(
-            ctx.patient,
-            None,
-            "abn_waiver",
-            title,
-            abn_text(other, reason),
-            day=dos - timedelta(days=rng.randrange(20, 200)),
-            codes=(other,),
-            reason=reason,
-        )
-    else:
-        b.document(
-            ctx.patient,
-            claim,
-            "abn_waiver",
-            title,
-            abn_text(code, reason),
-            day=dos,
-            codes=(code,),
-            reason=reason,
-            signed=False,
-        )
-    abn = next(d for d in b.documents.values() if d.document_id not in before)
-    flawed = want.read_doc(
-        abn.document_id,
-        f"the ABN on file does not count ({flaw.replace('_', ' ')})",
-        claim.claim_id,
-        *want.WRITE_OFF,
-    )
-    intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
-    return ctx.case(claim, intent.citing(flawed), f"abn:{flaw}")
-
-
-def cob_secondary(ctx: Ctx) -> Case:
-    """The primary paid with a contractual adjustment and a patient share (deductible, coinsurance or
-    copay), and the patient has an active secondary: a spouse's commercial plan, or Medicare behind
-    the employer plan of a working beneficiary (Medicare Secondary Payer). The contractual part is
-    written off; the patient's share goes to the secondary on a claim carrying the primary's
-    adjudication, not to the patient."""
-    rng, b = ctx.rng, ctx.b
-    medicare = rng.random() < 0.5
-    secondary = "MCR" if medicare else rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
-    if medicare:  # a beneficiary over 65 still working: the employer plan pays first
-        plans: list[tuple[str, PayerSequence, date, date | None]] = [
-            (ctx.payer_id, "primary", b.ago(rng.randrange(900, 3000)), None),
-            ("MCR", "secondary", b.ago(rng.randrange(200, 800)), None),
-        ]
-        ctx = replace(ctx, patient=b.person(plans, senior=True))
-    else:  # a spouse's plan behind the patient's own
-        b.cover(ctx.patient, secondary, "secondary", b.ago(rng.randrange(200, 1500)))
-    dos, produced = recent(ctx)
-    claim = b.claim(ctx.patient, ctx.payer_id, [visit(ctx, (*OFFICE_VISITS, "97110", "20610"))], dos)
-    charge = claim.total_charge
-    allowed = round(charge * rng.uniform(0.55, 0.85), 2)
-    carc = rng.choice(("1", "2", "2", "3"))
-    share = {
-        "1": round(allowed * rng.uniform(0.3, 0.9), 2),
-        "2": round(allowed * 0.2, 2),
-        "3": float(rng.choice((20, 30, 40))),
-    }[carc]
-    contractual = round(charge - allowed, 2)
-    b.remit(claim, produced, {1: [("CO", "45", contractual), ("PR", carc, share)]})
-    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit).citing(
-        contract_read(ctx, claim.claim_id)
-    ) + want.bill_secondary(claim.claim_id, ctx.payer_id, secondary)
-    return ctx.case(claim, intent, f"secondary:{'msp' if medicare else 'spouse'}", f"share:{carc}")
-
-
-def duplicate_in_process(ctx: Ctx) -> Case:
-    """CO-18 whose original was accepted and is still in process (no remittance yet): close the
-    duplicate; nothing to resubmit, replace or appeal."""
-    rng, b = ctx.rng, ctx.b
-    dos, produced = recent(ctx)
-    spec = LineSpec(rng.choice(OFFICE_VISITS), charge=float(rng.randrange(120, 300)))
-    original = b.claim(ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=1))
-    b.claims[original.claim_id] = original.model_copy(update={"status": rng.choice(("accepted", "pending"))})
-    claim = b.claim(
-        ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=rng.randrange(3, 7))
-    )
-    b.deny(claim, produced, "18")
-    return ctx.case(claim, want.close_duplicate(claim.claim_id, in_process=True))
-
-
-def auth_of_another_payer(ctx: Ctx) -> Case:
-    """CO-15 where the only approved authorization for the service is the patient's secondary payer's:
-    its number means nothing to this payer (a replacement carrying it is rejected at the front end),
-    so the case is worked as one with no authorization on file."""
-    rng, b = ctx.rng, ctx.b
-    other = rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
-    b.cover(ctx.patient, other, "secondary", b.ago(rng.randrange(400, 1500)))
-    case = authorization(ctx, "15", on_file=False)
-    claim = case.world.claims[case.claim_id]
-    b.authorization(ctx.patient, other, [claim.lines[0].procedure_code], claim.first_service_date)
-    case.world = b.build()
-    return case

@@ -10,25 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 
 from adapters.rcm.codes import CARC
-from adapters.rcm.models import Claim
+from adapters.rcm.models import Claim, PayerSequence
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx, coded, recent, record, swap, visit
-from envs.rcm.cases import (
-    BASE,
-    VISIBLE_SHARE,
-    auth_of_another_payer,
-    cob_secondary,
-    contract_read,
-    duplicate_in_process,
-    invalid_abn,
-    no_auth_path,
-    underpaid,
-)
-from envs.rcm.charts import INJECTIONS, necessity_letter
+from envs.rcm.cases import BASE, VISIBLE_SHARE, authorization, underpaid
+from envs.rcm.charts import ABN_REASONS, INJECTIONS, abn_text, necessity_letter
 from envs.rcm.dated import rule_change_dated, rule_change_midqueue
+from envs.rcm.deciding import contract_read, no_auth_path
 from envs.rcm.faults import Fault
 from envs.rcm.queues import work_queue
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
@@ -40,6 +31,132 @@ DEACTIVATED = ("D1", "D7", "D14", "D18", "D23")
 NEVER_ASSIGNED = ("Z3", "Z9")
 """Values that were never CARCs (no Z series exists): a payer's typo or a private code."""
 RETIRED_OR_UNKNOWN = DEACTIVATED + NEVER_ASSIGNED
+
+
+def invalid_abn(ctx: Ctx) -> Case:
+    """CO-50 on a GA line whose ABN does not count: signed after the service, a routine form naming
+    no service, one for another service, or never signed. The patient owes nothing: write it off."""
+    rng, b = ctx.rng, ctx.b
+    code = rng.choice(("82607", "97110", "93000", "20610", "72148"))
+    dos, produced = recent(ctx)
+    claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(code, ("GA",))], dos)
+    record(ctx, claim, coded(claim))
+    b.deny(claim, produced, "50")
+    before = {d.document_id for d in b.documents.values()}
+    flaw = rng.choice(("signed_after", "generic", "other_service", "unsigned"))
+    reason = rng.choice(ABN_REASONS)
+    title = "Advance Beneficiary Notice (CMS-R-131)"
+    if flaw == "signed_after":
+        after = dos + timedelta(days=rng.randrange(1, 6))
+        b.document(
+            ctx.patient,
+            claim,
+            "abn_waiver",
+            title,
+            abn_text(code, reason),
+            day=after,
+            codes=(code,),
+            reason=reason,
+        )
+    elif flaw == "generic":
+        b.document(ctx.patient, claim, "abn_waiver", "ABN (check-in form)", abn_text(), day=dos)
+    elif flaw == "other_service":
+        other = rng.choice([c for c in ("82607", "97110", "93000", "20610", "72148") if c != code])
+        b.document(
+            ctx.patient,
+            None,
+            "abn_waiver",
+            title,
+            abn_text(other, reason),
+            day=dos - timedelta(days=rng.randrange(20, 200)),
+            codes=(other,),
+            reason=reason,
+        )
+    else:
+        b.document(
+            ctx.patient,
+            claim,
+            "abn_waiver",
+            title,
+            abn_text(code, reason),
+            day=dos,
+            codes=(code,),
+            reason=reason,
+            signed=False,
+        )
+    abn = next(d for d in b.documents.values() if d.document_id not in before)
+    flawed = want.read_doc(
+        abn.document_id,
+        f"the ABN on file does not count ({flaw.replace('_', ' ')})",
+        claim.claim_id,
+        *want.WRITE_OFF,
+    )
+    intent = want.write_off(claim.claim_id, "not_medically_necessary", claim.total_charge, b.limit)
+    return ctx.case(claim, intent.citing(flawed), f"abn:{flaw}")
+
+
+def cob_secondary(ctx: Ctx) -> Case:
+    """The primary paid with a contractual adjustment and a patient share (deductible, coinsurance or
+    copay), and the patient has an active secondary: a spouse's commercial plan, or Medicare behind
+    the employer plan of a working beneficiary (Medicare Secondary Payer). The contractual part is
+    written off; the patient's share goes to the secondary on a claim carrying the primary's
+    adjudication, not to the patient."""
+    rng, b = ctx.rng, ctx.b
+    medicare = rng.random() < 0.5
+    secondary = "MCR" if medicare else rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
+    if medicare:  # a beneficiary over 65 still working: the employer plan pays first
+        plans: list[tuple[str, PayerSequence, date, date | None]] = [
+            (ctx.payer_id, "primary", b.ago(rng.randrange(900, 3000)), None),
+            ("MCR", "secondary", b.ago(rng.randrange(200, 800)), None),
+        ]
+        ctx = replace(ctx, patient=b.person(plans, senior=True))
+    else:  # a spouse's plan behind the patient's own
+        b.cover(ctx.patient, secondary, "secondary", b.ago(rng.randrange(200, 1500)))
+    dos, produced = recent(ctx)
+    claim = b.claim(ctx.patient, ctx.payer_id, [visit(ctx, (*OFFICE_VISITS, "97110", "20610"))], dos)
+    charge = claim.total_charge
+    allowed = round(charge * rng.uniform(0.55, 0.85), 2)
+    carc = rng.choice(("1", "2", "2", "3"))
+    share = {
+        "1": round(allowed * rng.uniform(0.3, 0.9), 2),
+        "2": round(allowed * 0.2, 2),
+        "3": float(rng.choice((20, 30, 40))),
+    }[carc]
+    contractual = round(charge - allowed, 2)
+    b.remit(claim, produced, {1: [("CO", "45", contractual), ("PR", carc, share)]})
+    intent = want.write_off(claim.claim_id, "contractual", contractual, b.limit).citing(
+        contract_read(ctx.payer_id, claim.claim_id)
+    ) + want.bill_secondary(claim.claim_id, ctx.payer_id, secondary)
+    return ctx.case(claim, intent, f"secondary:{'msp' if medicare else 'spouse'}", f"share:{carc}")
+
+
+def duplicate_in_process(ctx: Ctx) -> Case:
+    """CO-18 whose original was accepted and is still in process (no remittance yet): close the
+    duplicate; nothing to resubmit, replace or appeal."""
+    rng, b = ctx.rng, ctx.b
+    dos, produced = recent(ctx)
+    spec = LineSpec(rng.choice(OFFICE_VISITS), charge=float(rng.randrange(120, 300)))
+    original = b.claim(ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=1))
+    b.claims[original.claim_id] = original.model_copy(update={"status": rng.choice(("accepted", "pending"))})
+    claim = b.claim(
+        ctx.patient, ctx.payer_id, [spec], dos, submitted=dos + timedelta(days=rng.randrange(3, 7))
+    )
+    b.deny(claim, produced, "18")
+    return ctx.case(claim, want.close_duplicate(claim.claim_id, in_process=True))
+
+
+def auth_of_another_payer(ctx: Ctx) -> Case:
+    """CO-15 where the only approved authorization for the service is the patient's secondary payer's:
+    its number means nothing to this payer (a replacement carrying it is rejected at the front end),
+    so the case is worked as one with no authorization on file."""
+    rng, b = ctx.rng, ctx.b
+    other = rng.choice([p for p in COMMERCIAL if p != ctx.payer_id])
+    b.cover(ctx.patient, other, "secondary", b.ago(rng.randrange(400, 1500)))
+    case = authorization(ctx, "15", on_file=False)
+    claim = case.world.claims[case.claim_id]
+    b.authorization(ctx.patient, other, [claim.lines[0].procedure_code], claim.first_service_date)
+    case.world = b.build()
+    return case
 
 
 def _change_rule(ctx: Ctx, **rules: object) -> None:
@@ -61,7 +178,7 @@ def multi_carc(ctx: Ctx) -> Case:
     contractual = round(claim.total_charge - allowed, 2)
     intent = want.transfer(claim.claim_id, "coinsurance") + want.write_off(
         claim.claim_id, "contractual", contractual, ctx.b.limit
-    ).citing(contract_read(ctx, claim.claim_id))
+    ).citing(contract_read(ctx.payer_id, claim.claim_id))
     return ctx.case(claim, intent)
 
 
@@ -149,7 +266,7 @@ def retro_window_shortened(ctx: Ctx) -> Case:
         intent = want.appeal(claim.claim_id, "medical_necessity", [record_id, lmn.document_id])
         return ctx.case(claim, intent.citing(closed))
     intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit)
-    return ctx.case(claim, intent.citing(*no_auth_path(ctx, claim.claim_id)))
+    return ctx.case(claim, intent.citing(*no_auth_path(ctx.payer_id, claim.claim_id)))
 
 
 def unknown_carc(ctx: Ctx) -> Case:

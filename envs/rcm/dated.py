@@ -16,8 +16,8 @@ from datetime import date, timedelta
 from adapters.rcm.models import Claim
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx, QueueItem, coded, record
-from envs.rcm.cases import no_auth_path
 from envs.rcm.charts import necessity_letter
+from envs.rcm.deciding import no_auth_path
 from envs.rcm.faults import Publication
 from envs.rcm.intents import Intent
 from envs.rcm.queues import EASY, _listing, _patient
@@ -58,7 +58,7 @@ def _retro(ctx: Ctx, before: bool) -> Case:
         )
         return ctx.case(claim, want.retro_auth(claim.claim_id, approved=True).citing(still_open))
     intent = want.write_off(claim.claim_id, "no_authorization", claim.total_charge, b.limit)
-    return ctx.case(claim, intent.citing(*no_auth_path(ctx, claim.claim_id)))
+    return ctx.case(claim, intent.citing(*no_auth_path(ctx.payer_id, claim.claim_id)))
 
 
 def _appeal(ctx: Ctx, before: bool) -> Case:

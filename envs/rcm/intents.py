@@ -12,6 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+# The deciding-fact builders are part of the vocabulary case builders write intents in (`want.seen`).
+from envs.rcm.deciding import WRITE_OFF as WRITE_OFF
+from envs.rcm.deciding import grounded as grounded
+from envs.rcm.deciding import read_doc as read_doc
+from envs.rcm.deciding import rules_read as rules_read
+from envs.rcm.deciding import seen as seen
 from envs.verifiers.evidence import DecidingFact
 from schemas.tasks import Assertion, CallConstraint, Resolution
 
@@ -88,76 +94,6 @@ class Intent:
 
 def need(tool: str, why: str = "", /, **arguments: Any) -> CallConstraint:
     return CallConstraint(tool=tool, arguments=arguments, reason=why)
-
-
-def seen(
-    name: str,
-    why: str,
-    tool: str | None,
-    claim_id: str,
-    /,
-    *,
-    before: tuple[str, ...] = (),
-    returns: tuple[str, ...] = (),
-    result: dict[str, Any] | None = None,
-    **arguments: Any,
-) -> DecidingFact:
-    """A deciding fact about `claim_id`: `tool(arguments)` returned it (the values in `returns`)
-    before any of the writes `before` (every write when empty) on that claim."""
-    return DecidingFact(
-        name=name,
-        reason=why,
-        tool=tool,
-        arguments=arguments,
-        returns=returns,
-        result=result or {},
-        before=before,
-        before_arguments={"claim_id": claim_id},
-    )
-
-
-def read_doc(doc: str, why: str, claim_id: str, *before: str) -> DecidingFact:
-    """The document `doc` was read in full before the writes `before` on the claim."""
-    return seen(f"read:{doc.lower()}", why, "read_document", claim_id, before=before, document_id=doc)
-
-
-def rules_read(payer_id: str, why: str, claim_id: str, *before: str) -> DecidingFact:
-    """The payer's rules were read before the writes `before` on the claim."""
-    return seen(
-        f"rules:{payer_id.lower()}", why, "get_payer_rules", claim_id, before=before, payer_id=payer_id
-    )
-
-
-WRITE_OFF = ("post_write_off", "escalate_to_human")
-"""The writes that decide a write-off: posting it, or asking a supervisor to approve it."""
-
-_SOURCES = {"member_id": "check_eligibility", "prior_auth_number": "get_authorizations"}
-"""Where a corrected field's right value is read; every other field comes from the chart."""
-
-
-def grounded(claim_id: str, tool: str, constraints: dict[str, Any]) -> tuple[DecidingFact, ...]:
-    """For each corrected value, a read that returned it before the corrected claim went out."""
-    facts = []
-    for path, want in constraints.items():
-        values = (
-            want if isinstance(want, list) else [want.get("$contains")] if isinstance(want, dict) else [want]
-        )
-        texts = tuple(str(v) for v in values if isinstance(v, str | int) and not isinstance(v, bool))
-        if not texts:
-            continue
-        field = path.removeprefix("corrections.")
-        source = _SOURCES.get(field, "read_document")
-        facts.append(
-            seen(
-                f"source_of:{field}",
-                f"the corrected {field} ({', '.join(texts)}) is what the {source} answer shows",
-                source,
-                claim_id,
-                before=(tool,),
-                returns=texts,
-            )
-        )
-    return tuple(facts)
 
 
 def fact(name: str, reason: str, collection: str, /, count: int | None = 1, **where: Any) -> Assertion:
