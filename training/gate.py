@@ -2,7 +2,8 @@
 
 Rules are per suite, in points of pass@1: a least gain (the promoted suite must improve by at
 least X points) and a largest loss (the base suite may not drop by more than Y points). By default
-a gain must hold at its interval's lower bound and a loss is judged at the point estimate; both
+a gain must hold at its interval's lower bound and a loss at its interval's bound too (the loss the
+evaluation cannot rule out), and no family of the base suite may drop more than 10 points; each
 can be switched. With `verifier_card` on (the default), every verifier that scored the evaluation
 must have a verifier card that meets its bars and has not regressed against the card recorded with
 the champion's verdict (`training.card_rule`). The verdict lists every check with the numbers it
@@ -32,8 +33,9 @@ class GateRule(BaseModel):
     """Largest drop allowed, in points of pass@1."""
     gain_at: Literal["point", "ci_low"] = "ci_low"
     """Judge the gain at the point estimate or at the interval's lower bound."""
-    loss_at: Literal["point", "ci_low"] = "point"
-    """Judge the loss at the point estimate or at the interval's lower bound (stricter)."""
+    loss_at: Literal["point", "ci_low"] = "ci_low"
+    """Judge the loss at the interval's lower bound (the default: a drop the evaluation cannot
+    rule out counts) or at the point estimate (laxer)."""
     max_family_loss: float | None = None
     """Largest drop allowed in any one family of the suite, in points of pass@1 at the point
     estimate (families are small, so this is a coarse guard against a loss the total hides)."""
@@ -62,10 +64,11 @@ class GateVerdict(BaseModel):
 DEFAULT_RULES = GateRules(
     rules=[
         GateRule(suite="promoted", min_gain=40.0),
-        GateRule(suite="base", max_loss=2.0),
+        GateRule(suite="base", max_loss=2.0, max_family_loss=10.0),
     ]
 )
-"""The issue's bar: +40 points on the promoted suite, at most -2 on the base suite."""
+"""+40 points on the promoted suite and at most -2 on the base suite, both at the bound of the 95%
+interval, and no base family down by more than 10 points (at its point estimate)."""
 
 
 def judge(

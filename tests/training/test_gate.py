@@ -55,10 +55,27 @@ def test_a_candidate_that_learns_the_promoted_tasks_and_keeps_the_base_passes() 
         candidate="c",
         champion="b",
         seeds=[0],
-        suites=[_suite("base", 0.98, 0.97), _suite("promoted", 0.2, 0.9)],
+        suites=[_suite("base", 0.98, 0.98), _suite("promoted", 0.2, 0.9)],
     )
     verdict = judge(report, DEFAULT_RULES)
     assert verdict.passed and verdict.reasons == []
+
+
+def test_a_base_loss_whose_bound_passes_the_bar_is_rejected_though_its_point_estimate_is_within() -> None:
+    report = EvalReport(
+        candidate="c",
+        champion="b",
+        seeds=[0],
+        suites=[_suite("base", 0.98, 0.97), _suite("promoted", 0.2, 0.9)],
+    )
+    base = report.suite("base")
+    assert -100 * base.delta <= 2.0 < -100 * base.ci_low  # a 1-point drop that could be 3
+    verdict = judge(report, DEFAULT_RULES)
+    assert not verdict.passed
+    (reason,) = verdict.reasons
+    assert reason.startswith("base: drop +") and "exceeds the allowed 2.0" in reason
+    lax = GateRules(rules=[GateRule(suite="base", max_loss=2.0, loss_at="point")])
+    assert judge(report, lax).passed
 
 
 def test_a_base_regression_stops_the_candidate_with_the_numbers() -> None:
@@ -70,8 +87,13 @@ def test_a_base_regression_stops_the_candidate_with_the_numbers() -> None:
     )
     verdict = judge(report, DEFAULT_RULES)
     assert not verdict.passed
-    (reason,) = verdict.reasons
-    assert reason.startswith("base: drop +38.0 points exceeds the allowed 2.0") and "38 pass->fail" in reason
+    reason, family = verdict.reasons
+    assert (
+        reason.startswith("base: drop +")
+        and "exceeds the allowed 2.0" in reason
+        and "38 pass->fail" in reason
+    )
+    assert family.startswith("base: families dropping more than 10.0 points")
 
 
 def test_a_gain_judged_at_its_lower_bound_needs_enough_tasks() -> None:
@@ -127,8 +149,9 @@ def test_a_family_loss_the_suite_total_hides_stops_the_candidate_when_asked() ->
         ]
     report = EvalReport(candidate="c", champion="b", seeds=[0], suites=[pair(runs[0], runs[1])])
     assert report.suites[0].delta == 0.0
-    assert judge(report, GateRules(rules=[GateRule(suite="base", max_loss=2.0)])).passed
-    verdict = judge(report, GateRules(rules=[GateRule(suite="base", max_loss=2.0, max_family_loss=5.0)]))
+    assert judge(report, GateRules(rules=[GateRule(suite="base", max_loss=2.0, loss_at="point")])).passed
+    point_total = GateRule(suite="base", max_loss=2.0, loss_at="point", max_family_loss=5.0)
+    verdict = judge(report, GateRules(rules=[point_total]))
     assert not verdict.passed
     assert verdict.reasons == [
         "base: families dropping more than 5.0 points: a +80.0 (100.0% -> 20.0%, 10 tasks)"

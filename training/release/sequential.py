@@ -7,14 +7,15 @@ about which is better; in a discordant pair the canary wins with probability
 theta = psi / (1 + psi), where psi is the odds ratio of passing (canary over champion), whatever the two
 pass rates are. Wald's sequential probability ratio test on the discordant pairs compares
 
-    H_good: psi = 1        (the canary is as good as the champion)   → promote
-    H_bad:  psi = psi_bad    (e.g. 1/3: a third of the champion's odds) → roll back
+    H_good: psi = psi_good   (default 1: the canary is as good as the champion) → promote
+    H_bad:  psi = psi_bad    (default 1/2: half the champion's odds)            → roll back
 
 stopping when the log-likelihood ratio crosses log((1 - beta) / alpha) (promote) or log(beta / (1 - alpha))
 (roll back). alpha bounds the chance of promoting a bad canary and beta of rolling back a good one
-(Wald's bounds; the simulation tests measure both). The test is valid whenever it is looked at,
-so it runs after every episode. With `max_pairs` discordant pairs and no decision, it rolls back:
-a canary that cannot show it is as good is not promoted.
+(Wald's bounds). The test is valid whenever it is looked at, so it runs after every episode. With
+`max_pairs` discordant pairs and no decision, it rolls back: a canary that cannot show it is as good
+is not promoted. `training.release.operating` computes the exact chance of each ending for any
+psi (the table in docs/release.md).
 """
 
 from __future__ import annotations
@@ -31,18 +32,22 @@ Decision = Literal["promote", "continue", "roll_back"]
 class SprtSettings:
     """The test's hypotheses and error rates."""
 
-    bad_odds_ratio: float = 1 / 3
+    bad_odds_ratio: float = 0.5
     """psi_bad: the canary's odds of passing relative to the champion's that count as worse."""
+    good_odds_ratio: float = 1.0
+    """psi_good: the odds ratio that counts as good enough to promote (1: as good as the champion)."""
     alpha: float = 0.05
     """Largest chance of promoting a canary at psi_bad."""
     beta: float = 0.05
     """Largest chance of rolling back a canary as good as the champion."""
-    max_pairs: int = 200
+    max_pairs: int = 100
     """Discordant pairs after which an undecided canary is rolled back."""
 
     def __post_init__(self) -> None:
         if not 0 < self.bad_odds_ratio < 1:
             raise ValueError("bad_odds_ratio must lie between 0 and 1 (worse than the champion)")
+        if not self.bad_odds_ratio < self.good_odds_ratio:
+            raise ValueError("good_odds_ratio must be above bad_odds_ratio")
         if not (0 < self.alpha < 0.5 and 0 < self.beta < 0.5):
             raise ValueError("alpha and beta must lie between 0 and 0.5")
         if self.max_pairs < 1:
@@ -61,14 +66,30 @@ class SprtSettings:
     @property
     def win_step(self) -> float:
         """What a discordant pair the canary wins adds."""
-        theta_bad = self.bad_odds_ratio / (1 + self.bad_odds_ratio)
-        return math.log(0.5 / theta_bad)
+        return math.log(_theta(self.good_odds_ratio) / _theta(self.bad_odds_ratio))
 
     @property
     def loss_step(self) -> float:
         """What a discordant pair the champion wins adds (negative)."""
-        theta_bad = self.bad_odds_ratio / (1 + self.bad_odds_ratio)
-        return math.log(0.5 / (1 - theta_bad))
+        return math.log((1 - _theta(self.good_odds_ratio)) / (1 - _theta(self.bad_odds_ratio)))
+
+    def llr(self, wins: int, losses: int) -> float:
+        """The log-likelihood ratio after `wins` and `losses` discordant pairs."""
+        return wins * self.win_step + losses * self.loss_step
+
+    def crossing(self, wins: int, losses: int) -> Decision:
+        """The decision at this point of the path, before any later pair is seen."""
+        llr = self.llr(wins, losses)
+        if llr >= self.upper:
+            return "promote"
+        if llr <= self.lower or wins + losses >= self.max_pairs:
+            return "roll_back"
+        return "continue"
+
+
+def _theta(odds_ratio: float) -> float:
+    """The chance the canary wins a discordant pair at this odds ratio."""
+    return odds_ratio / (1 + odds_ratio)
 
 
 @dataclass(frozen=True)
@@ -110,7 +131,6 @@ def sprt(
     """Run the test over the outcomes so far (each list in finishing order), stopping at the first
     crossing; the decision is reproducible from the same outcomes."""
     s = settings or SprtSettings()
-    llr = 0.0
     wins = losses = 0
     decision: Decision = "continue"
     pairs = min(len(canary), len(champion))
@@ -121,19 +141,12 @@ def sprt(
             continue
         if c:
             wins += 1
-            llr += s.win_step
         else:
             losses += 1
-            llr += s.loss_step
-        if llr >= s.upper:
-            decision = "promote"
+        decision = s.crossing(wins, losses)
+        if decision != "continue":
             break
-        if llr <= s.lower:
-            decision = "roll_back"
-            break
-        if wins + losses >= s.max_pairs:
-            decision = "roll_back"
-            break
+    llr = s.llr(wins, losses)
     canary_rate = _rate(canary[:used]) if used else "n/a"
     champion_rate = _rate(champion[:used]) if used else "n/a"
     if decision == "promote":

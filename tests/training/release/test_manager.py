@@ -76,7 +76,7 @@ def test_a_good_canary_is_promoted_by_the_test_and_the_old_champion_retired(
     manager.register(_adapter(tmp_path, "v2"), base_model="m", gate_passed=True)
     manager.deploy_canary("v2", 0.3)
     assert manager.routing().canary_share == 0.3
-    for i in range(12):
+    for i in range(20):
         manager.observe(f"ep-c{i}", "v2", passed=True)
         manager.observe(f"ep-h{i}", "v1", passed=i % 2 == 0)
     result = manager.decide("v2")
