@@ -28,6 +28,14 @@ from training.release.sequential import SprtSettings  # noqa: E402
 
 PSIS = (1 / 3, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 WITHIN = (20, 40, 100)
+COLUMNS = (
+    "psi",
+    "promoted",
+    "rolled_back_worse",
+    "rolled_back_undecided",
+    "mean_pairs",
+    "promoted_within_40",
+)
 
 
 def rows(settings: SprtSettings) -> list[dict[str, float]]:
@@ -57,29 +65,10 @@ def main() -> None:
         "previous_rows": rows(previous),
     }
     table = Table(title="canary test, default settings (exact)")
-    for name in (
-        "psi",
-        "promoted",
-        "rolled_back_worse",
-        "rolled_back_undecided",
-        "mean_pairs",
-        "promoted_within_40",
-    ):
+    for name in COLUMNS:
         table.add_column(name)
     for row in result["rows"]:
-        table.add_row(
-            *(
-                f"{row[c]}"
-                for c in (
-                    "psi",
-                    "promoted",
-                    "rolled_back_worse",
-                    "rolled_back_undecided",
-                    "mean_pairs",
-                    "promoted_within_40",
-                )
-            )
-        )
+        table.add_row(*(f"{row[c]}" for c in COLUMNS))
     Console().print(table)
     out = ROOT / "bench" / "results" / "sprt.json"
     out.write_text(json.dumps(result, indent=2) + "\n")
