@@ -33,6 +33,13 @@ def demo(
         bool,
         typer.Option(help="Run the improvement stage: a LoRA cycle, a second day, the canary's decision."),
     ] = True,
+    corrupt: Annotated[
+        bool,
+        typer.Option(
+            help="The improvement cycle trains a deliberately bad adapter, forced through the gate; "
+            "the demo succeeds only when the canary's test rolls it back."
+        ),
+    ] = False,
 ) -> None:
     """Work a denial queue through the bridge against a faulty live system; capture, project, detect, audit;
     then check the verifier that scores training (a small verifier card); then promote the run's edge cases
@@ -54,9 +61,17 @@ def demo(
             review=review,
             domain=domain,
             improvement=improvement,
+            corrupt=corrupt,
         )
     except StackError as exc:
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None
-    if not result.audit_ok or result.archived < result.events or not result.verifier_bars_met:
+    if result.improvement_problems:
+        console.print("[red]the improvement stage did not close the loop; exit 1[/]")
+    if (
+        not result.audit_ok
+        or result.archived < result.events
+        or not result.verifier_bars_met
+        or result.improvement_problems
+    ):
         raise typer.Exit(1)

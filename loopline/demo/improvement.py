@@ -54,6 +54,8 @@ DEMO_RULES = GateRules(
 )
 """The demo's gate on its small suites: +40 points on the new families, at most one base task in three lost."""
 BASE_NAME = "demo-champion"
+MIN_GAIN_POINTS = 40.0
+"""What the stage claims: the adapter passes at least 40 points more of the day's new cases."""
 
 
 @dataclass
@@ -61,6 +63,8 @@ class ImprovementSummary:
     """What the stage showed."""
 
     adapter_id: str
+    forced: bool = False
+    """The cycle was forced through the gate on purpose (`--corrupt`)."""
     gate_passed: bool = False
     decision: str = ""
     reason: str = ""
@@ -71,6 +75,29 @@ class ImprovementSummary:
     canary_episodes: int = 0
     trail: list[str] = field(default_factory=list)
     seconds: float = 0.0
+
+    def problems(self) -> list[str]:
+        """Why the stage did not show what it claims (empty when it did): a good cycle is passed by
+        the gate, served by the canary, gains on the new cases and is promoted; a forced bad one is
+        rolled back."""
+        if self.forced:
+            if self.decision != "roll_back":
+                return [f"the forced bad adapter was not rolled back (decision {self.decision or 'none'})"]
+            return []
+        out = []
+        if not self.gate_passed:
+            out.append(f"the gate stopped the cycle: {self.reason or 'no reason recorded'}")
+        if self.canary_episodes == 0:
+            out.append("the canary served no episode of the second day")
+        gain = 100 * (self.after - self.before)
+        if gain < MIN_GAIN_POINTS:
+            out.append(
+                f"the adapter gained {gain:+.0f} points on the day's new cases "
+                f"({self.before:.0%} -> {self.after:.0%}); the stage claims at least +{MIN_GAIN_POINTS:.0f}"
+            )
+        if self.gate_passed and self.decision != "promote":
+            out.append(f"the sequential test did not promote the adapter ({self.decision or 'no decision'})")
+        return out
 
 
 def day_two(seed: int = 0, per_carc: int = 10, skip: int = 2) -> list[Task]:
@@ -258,7 +285,7 @@ def improvement_stage(
     store = SqlReleaseStore(data.settings.release_db_url)
     store.create_schema()
     manager = ReleaseManager(store)
-    summary = ImprovementSummary(adapter_id=cycle_id)
+    summary = ImprovementSummary(adapter_id=cycle_id, forced=corrupt)
     day = day_two()
     new_cases = [t for t in day if task_family(t) in NEW_FAMILIES]
     app = create_app(lambda adapter, name: load_policy(base, adapter, name=name), BASE_NAME)
@@ -284,7 +311,9 @@ def improvement_stage(
 
 def print_summary(console: Console, summary: ImprovementSummary) -> None:
     """The stage's lines in the demo's report."""
-    gate = "passed" if summary.gate_passed else "[red]stopped it[/] (forced through)"
+    gate = "passed" if summary.gate_passed else "[red]stopped it[/]"
+    if summary.forced:
+        gate += " (forced through on purpose: --corrupt)"
     console.print(
         f"improvement: adapter {summary.adapter_id}, gate {gate}; second day {summary.day2_episodes} episodes, "
         f"{summary.canary_episodes} served by the canary"
@@ -298,3 +327,5 @@ def print_summary(console: Console, summary: ImprovementSummary) -> None:
     console.print(
         "release events: " + ", ".join(t.removeprefix("loopline.").removesuffix(".v1") for t in summary.trail)
     )
+    for problem in summary.problems():
+        console.print(f"[red]the loop did not close:[/] {problem}")

@@ -89,6 +89,8 @@ class DemoResult:
     promoted: list[str] = field(default_factory=list)
     seconds: float = 0.0
     improvement: str = ""
+    improvement_problems: list[str] = field(default_factory=list)
+    """Why the improvement stage did not show what it claims (empty when it did or did not run)."""
     started: float = field(default_factory=time.monotonic)
 
 
@@ -155,6 +157,7 @@ def run_demo(
     review: bool = False,
     domain: str = "rcm",
     improvement: bool = True,
+    corrupt: bool = False,
 ) -> DemoResult:
     """Start (or reuse) the embedded stack, run the pipeline on it, stop what was started."""
     scenario = DOMAINS.get(domain).demo
@@ -176,6 +179,7 @@ def run_demo(
             rule_change=scenario.rule_change,
             domain=domain,
             improvement_state=state_dir if improvement and scenario.improvement else None,
+            corrupt=corrupt,
         )
     finally:
         if not keep_stack and not stack.already_running:
@@ -194,6 +198,7 @@ def run_pipeline(
     rule_change: RuleChange | None = None,
     domain: str = "rcm",
     improvement_state: Path | None = None,
+    corrupt: bool = False,
 ) -> DemoResult:
     """The whole production path against the broker `kafka` names; files go under `workdir`.
     `rule_change` is made in the sandbox before the queue is worked (the payer's new rule); `domain`
@@ -256,21 +261,32 @@ def run_pipeline(
         truth = parts.world if rule_change is None else rule_change.apply(parts.world)
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
         if improvement_state is not None:
-            _improvement(console, temporal_address, workdir, improvement_state, result)
+            _improvement(console, temporal_address, workdir, improvement_state, result, corrupt=corrupt)
     return result
 
 
 def _improvement(
-    console: Console, temporal_address: str, workdir: Path, state: Path, result: DemoResult
+    console: Console,
+    temporal_address: str,
+    workdir: Path,
+    state: Path,
+    result: DemoResult,
+    *,
+    corrupt: bool = False,
 ) -> None:
     """Stage 9: an improvement cycle and a second production day with a canary (docs/release.md)."""
     from loopline.demo.improvement import improvement_stage, print_summary
 
     summary = improvement_stage(
-        console, temporal_address=temporal_address, workdir=workdir / "improvement", state=state
+        console,
+        temporal_address=temporal_address,
+        workdir=workdir / "improvement",
+        state=state,
+        corrupt=corrupt,
     )
     print_summary(console, summary)
     result.improvement = summary.decision
+    result.improvement_problems = summary.problems()
     result.seconds = time.monotonic() - result.started
 
 
