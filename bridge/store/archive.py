@@ -236,6 +236,19 @@ class SqlEventArchive:
         with self.engine.connect() as conn:
             return int(conn.execute(query).scalar_one())
 
+    def arrival_lags(self, source: str) -> list[float]:
+        """Seconds from each of `source`'s events' time to its archiving, sorted (capture latency:
+        outbox, relay, broker and projector together)."""
+        query = sa.select(A.c.time, A.c.archived_at).where(A.c.source == source)
+        with self.engine.connect() as conn:
+            lags = [(_utc(archived) - _utc(made)).total_seconds() for made, archived in conn.execute(query)]
+        return sorted(max(0.0, lag) for lag in lags)
+
+
+def _utc(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes; the archive writes UTC."""
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
 
 def _pages(conn: sa.Connection, batch_size: int, stream: str | None) -> Iterator[tuple[str, dict[str, Any]]]:
     """Keyset pages over (stream, seq, position): constant memory, stable under concurrent appends."""

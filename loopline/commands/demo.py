@@ -68,6 +68,8 @@ def demo(
         raise typer.Exit(1) from None
     if result.improvement_problems:
         console.print("[red]the improvement stage did not close the loop; exit 1[/]")
+    if result.report is not None:
+        console.print(f"report: {result.report} (open it in a browser; it needs no network)")
     if (
         not result.audit_ok
         or result.archived < result.events

@@ -26,8 +26,9 @@ import time
 import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from rich.console import Console
@@ -37,11 +38,13 @@ from bridge.runtime.canary import bucket
 from envs.rcm.tasks import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.card.evidence import REPO_CARD, card_evidence
+from loopline.demo.charts import FamilyRates, Rate
 from loopline.demo.served import ServedPolicy
 from schemas.tasks import Task
 from training.data.sources import task_family
 from training.gate import GateRule, GateRules
 from training.release.manager import ReleaseManager
+from training.release.sequential import llr_path
 from training.release.store import SqlReleaseStore
 from workflows.improvement.models import CycleInput, CycleResult, CycleSettings, Suite, TaskSource
 
@@ -74,6 +77,14 @@ class ImprovementSummary:
     day2_episodes: int = 0
     canary_episodes: int = 0
     trail: list[str] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    """The adapter's stream in the release store: lineage, evaluation, canary and decision."""
+    families: list[FamilyRates] = field(default_factory=list)
+    """Every family of the second day, champion and adapter on the same cases."""
+    day: list[tuple[str, str, str, bool]] = field(default_factory=list)
+    """(case id, family, served name, passed) for each second-day episode, as routed."""
+    path: list[float] = field(default_factory=list)
+    """The sequential test's log-likelihood ratio after each discordant pair."""
     seconds: float = 0.0
 
     def problems(self) -> list[str]:
@@ -208,12 +219,33 @@ def run_day(
     return out
 
 
-def pass_rate(url: str, model: str, tasks: list[Task]) -> float:
-    """Share of `tasks` the served `model` passes."""
+def passes(url: str, model: str, tasks: list[Task]) -> dict[str, list[bool]]:
+    """Per family, whether the served `model` passes each of `tasks`."""
     from training.evaluate import run_suite
 
-    run = run_suite(ServedPolicy(f"{url}/v1", model), "new", tasks, [0])
-    return sum(t.passed for t in run.trials) / max(1, len(run.trials))
+    out: dict[str, list[bool]] = {}
+    for trial in run_suite(ServedPolicy(f"{url}/v1", model), "day-2", tasks, [0]).trials:
+        out.setdefault(trial.family, []).append(trial.passed)
+    return out
+
+
+def family_rates(before: dict[str, list[bool]], after: dict[str, list[bool]]) -> list[FamilyRates]:
+    """Both models' pass rates per family, new families first."""
+    order = sorted(before, key=lambda f: (f not in NEW_FAMILIES, f))
+    return [
+        FamilyRates(
+            family=f,
+            before=Rate(sum(before[f]), len(before[f])),
+            after=Rate(sum(after.get(f, [])), len(after.get(f, []))),
+        )
+        for f in order
+    ]
+
+
+def _share(rates: list[FamilyRates], families: tuple[str, ...], pick: str) -> float:
+    chosen = [getattr(r, pick) for r in rates if r.family in families]
+    total = sum(r.total for r in chosen)
+    return sum(r.passed for r in chosen) / total if total else 0.0
 
 
 async def _cycle(
@@ -294,18 +326,26 @@ def improvement_stage(
             f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases"
         )
         result, served = asyncio.run(_cycle(temporal_address, data, manager, url, day, console))
-        summary.before = pass_rate(url, BASE_NAME, new_cases)
+        before = passes(url, BASE_NAME, day)
+        after: dict[str, list[bool]] = {}
         record = store.get(cycle_id)
         if record is not None and record.served_name in [
             m["id"] for m in httpx.get(f"{url}/v1/models").json()["data"]
         ]:
-            summary.after = pass_rate(url, record.served_name, new_cases)
+            after = passes(url, record.served_name, day)
+    summary.families = family_rates(before, after)
+    summary.before = _share(summary.families, NEW_FAMILIES, "before")
+    summary.after = _share(summary.families, NEW_FAMILIES, "after")
+    summary.day = [(t.task_id, task_family(t), model, passed) for t, model, passed in served]
+    canary_outcomes, champion_outcomes = store.observations(cycle_id)
+    summary.path = llr_path(canary_outcomes, champion_outcomes)
     summary.gate_passed, summary.decision, summary.reason = result.gate_passed, result.decision, result.reason
     summary.new_cases, summary.day2_episodes = len(new_cases), len(served)
     summary.canary_episodes = sum(model != BASE_NAME for _, model, _ in served)
-    summary.trail = [e["type"] for e in manager.events(cycle_id)]
+    summary.events = manager.events(cycle_id)
+    summary.trail = [e["type"] for e in summary.events]
     summary.seconds = time.monotonic() - started
-    (workdir / f"{cycle_id}.json").write_text(json.dumps(summary.__dict__, indent=1))
+    (workdir / f"{cycle_id}.json").write_text(json.dumps(asdict(summary), indent=1, default=str))
     return summary
 
 

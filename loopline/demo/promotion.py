@@ -24,7 +24,7 @@ from typing import Any
 from rich.console import Console
 
 from adapters.drafting.draft import TaskDraft
-from adapters.drafting.store import PENDING, DraftStore
+from adapters.drafting.store import PENDING, DraftStore, PromotionStatus
 from envs.domain import promotion
 from workflows.promotion.candidate import suggested_spec
 from workflows.promotion.client import TemporalReviewDesk
@@ -50,6 +50,8 @@ class PromotionSummary:
     duplicates: int = 0
     task_set_version: int | None = None
     task_set: str | None = None
+    statuses: list[PromotionStatus] = field(default_factory=list)
+    """Every draft's status at the end of the stage."""
 
 
 def true_resolution(truth: Truth, draft: TaskDraft) -> str:
@@ -182,7 +184,8 @@ def promotion_stage(
             page.__exit__(None, None, None)
         desk.close()
         halt()
-    for row in store.statuses():
+    summary.statuses = store.statuses()
+    for row in summary.statuses:
         summary.drafts += 1
         if row.stage == "published" and row.task_id:
             summary.published.append(row.task_id)

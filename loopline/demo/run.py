@@ -59,12 +59,13 @@ from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.card.build import build_card, write_json
 from loopline.card.render import render
-from loopline.demo import report
+from loopline.demo import html_report, report
 from loopline.demo.domains import DemoDomain, demo_domain
 from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.settings import StackSettings
+from training.release.sequential import SprtSettings
 
 if TYPE_CHECKING:
     from loopline.demo.promotion import Truth
@@ -89,6 +90,10 @@ class DemoResult:
     promoted: list[str] = field(default_factory=list)
     seconds: float = 0.0
     improvement: str = ""
+    report: Path | None = None
+    """The HTML report (`report/index.html` under the work folder)."""
+    page: html_report.ReportInputs | None = None
+    """What the report is made of, filled stage by stage."""
     improvement_problems: list[str] = field(default_factory=list)
     """Why the improvement stage did not show what it claims (empty when it did or did not run)."""
     started: float = field(default_factory=time.monotonic)
@@ -252,6 +257,17 @@ def run_pipeline(
     result.audit_ok = audit.ok
     result.seconds = time.monotonic() - started
     report.print_report(console, reader, result.episodes, audit, result)
+    result.page = html_report.collect(
+        reader,
+        result.episodes,
+        domain=domain,
+        seconds=result.seconds,
+        events=result.events,
+        archived=result.archived,
+        outcomes=result.outcomes,
+        audit=audit,
+        source=settings.source,
+    )
     (workdir / "report.json").write_text(json.dumps(report.as_json(reader, result), indent=2, default=str))
     console.print(
         f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
@@ -262,6 +278,8 @@ def run_pipeline(
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
         if improvement_state is not None:
             _improvement(console, temporal_address, workdir, improvement_state, result, corrupt=corrupt)
+    result.page.seconds = time.monotonic() - result.started
+    result.report = html_report.write(result.page, workdir / "report")
     return result
 
 
@@ -287,6 +305,22 @@ def _improvement(
     print_summary(console, summary)
     result.improvement = summary.decision
     result.improvement_problems = summary.problems()
+    if result.page is not None:
+        result.page.improvement = html_report.ImprovementView(
+            adapter_id=summary.adapter_id,
+            gate="passed"
+            if summary.gate_passed
+            else "stopped it" + (" (forced through: --corrupt)" if summary.forced else ""),
+            decision=summary.decision,
+            reason=summary.reason,
+            problems=result.improvement_problems,
+            families=summary.families,
+            day=summary.day,
+            trail=summary.events,
+            path=summary.path,
+            upper=SprtSettings().upper,
+            lower=SprtSettings().lower,
+        )
     result.seconds = time.monotonic() - result.started
 
 
@@ -327,6 +361,8 @@ def _promotion(
     finally:
         publisher.close()
     result.promoted = summary.published
+    if result.page is not None:
+        result.page.drafts = summary.statuses
     who = "a person" if review else "the [magenta]simulated reviewer[/]"
     console.print(
         f"promotion: {summary.drafts} drafts, reviewed by {who}: {len(summary.published)} published "
@@ -351,6 +387,8 @@ def _verifier_card(
     render(card, console)
     write_json(card, workdir / "verifier_card.json")
     result.verifier_bars_met = not card.failing
+    if result.page is not None:
+        result.page.card = card
     console.print(
         f"verifier card: {workdir / 'verifier_card.json'} (all task sets: `loopline verifiers report`)"
     )

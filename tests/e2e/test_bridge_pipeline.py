@@ -130,3 +130,40 @@ def test_the_demo_ends_with_a_verifier_card_that_meets_its_bars(pipeline: DemoRe
     card = json.loads((pipeline.workdir / "verifier_card.json").read_text())
     assert pipeline.verifier_bars_met and card["failing"] == []
     assert card["outcomes"]["note"] == "no scored production episodes with outcomes"
+
+
+def test_the_report_opens_in_chromium_with_every_section_filled_from_the_run(pipeline: DemoResult) -> None:
+    from playwright.sync_api import sync_playwright
+
+    assert pipeline.report is not None and pipeline.report == pipeline.workdir / "report" / "index.html"
+    html = pipeline.report.read_text()
+    assert "http://" not in html and "https://" not in html.replace(
+        "http://www.w3.org", ""
+    )  # nothing to fetch
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-background-networking",
+    ]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=flags, headless=True)
+        page = browser.new_page()
+        requests: list[str] = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(pipeline.report.as_uri())
+        assert requests == [pipeline.report.as_uri()]
+        summary = page.inner_text("#summary")
+        assert f"{pipeline.events} / {pipeline.archived}" in summary and "every hash chain intact" in summary
+        assert page.locator("#episodes details").count() == len(pipeline.episodes) == 23
+        for link in page.locator("#episodes-by-status a").all():  # every count leads to its episodes
+            target = link.get_attribute("href") or ""
+            assert target.startswith("#") and page.locator(target).count() == 1
+        assert page.locator("#tool-calls tr").count() > 1
+        assert "p50" in page.inner_text("#latency")
+        assert f"detected {pipeline.edge_cases}" in page.inner_text("#edge-cases")
+        card = page.inner_text("#verifier-card")
+        assert ("Every bar met." in card) == pipeline.verifier_bars_met and "expert set" in card
+        assert "did not run" in page.inner_text("#improvement")  # this run had no Temporal stage
+        browser.close()

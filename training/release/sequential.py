@@ -176,3 +176,20 @@ def sprt(
 
 def _rate(outcomes: Sequence[bool]) -> str:
     return f"{100 * sum(outcomes) / len(outcomes):.0f}%"
+
+
+def llr_path(
+    canary: Sequence[bool], champion: Sequence[bool], settings: SprtSettings | None = None
+) -> list[float]:
+    """The log-likelihood ratio after each discordant pair, up to the decision (what `sprt` walked)."""
+    s = settings or SprtSettings()
+    wins = losses = 0
+    path: list[float] = []
+    for c, h in zip(canary, champion, strict=False):
+        if c == h:
+            continue
+        wins, losses = wins + c, losses + (not c)
+        path.append(s.llr(wins, losses))
+        if s.crossing(wins, losses) != "continue":
+            break
+    return path

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from training.release.sequential import SprtSettings, sprt
+from training.release.sequential import SprtSettings, llr_path, sprt
 
 
 def _arm(rng: random.Random, rate: float, n: int) -> list[bool]:
@@ -87,3 +87,11 @@ def test_a_much_worse_canary_is_almost_always_rolled_back() -> None:
 def test_settings_that_make_no_sense_are_refused(bad: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         SprtSettings(**bad)  # type: ignore[arg-type]
+
+
+def test_the_path_ends_where_the_test_decided() -> None:
+    canary, champion = [True] * 30, [False] * 30
+    path = llr_path(canary, champion)
+    result = sprt(canary, champion)
+    assert path[-1] == result.llr >= result.upper and len(path) == result.canary_wins
+    assert all(a < b for a, b in zip(path, path[1:], strict=False))
