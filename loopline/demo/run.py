@@ -192,6 +192,24 @@ def run_demo(
                 down(stack_settings)
 
 
+KEPT_ACROSS_RUNS = ("promotion",)
+"""What a new demo run keeps of the last one: the promotion stage's drafts and published task sets,
+which the stack's Temporal remembers (one workflow per edge case, ever), so a second run on the same
+stack shows what the first promoted instead of deleting it."""
+
+
+def fresh_workdir(workdir: Path) -> None:
+    """Empty `workdir` for a new run, keeping `KEPT_ACROSS_RUNS`."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    for entry in workdir.iterdir():
+        if entry.name in KEPT_ACROSS_RUNS:
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
 def run_pipeline(
     console: Console,
     kafka: KafkaSettings,
@@ -210,8 +228,7 @@ def run_pipeline(
     picks the work queue and the live system (`loopline.demo.domains`)."""
     started = time.monotonic()
     result = DemoResult(workdir=workdir)
-    shutil.rmtree(workdir, ignore_errors=True)
-    workdir.mkdir(parents=True)
+    fresh_workdir(workdir)
     result.topic = f"loopline.demo{time.strftime('%Y%m%d%H%M%S')}{os.getpid()}.events.v1"
     result.db_url = db_url = f"sqlite:///{workdir / 'archive.db'}"
     vocabulary = workdir / "training-vocabulary.json"

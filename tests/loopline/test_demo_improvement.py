@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 from envs.rcm.tasks import generate_base
 from loopline.demo.improvement import BASE_FAMILIES, NEW_FAMILIES, ImprovementSummary, day_two
+from loopline.demo.run import fresh_workdir
 from training.data.sources import task_family
 
 
@@ -51,3 +53,14 @@ def test_a_forced_bad_adapter_closes_only_when_it_is_rolled_back() -> None:
     assert replace(bad, decision="promote").problems() == [
         "the forced bad adapter was not rolled back (decision promote)"
     ]
+
+
+def test_a_new_run_keeps_only_what_promotion_published(tmp_path: Path) -> None:
+    work = tmp_path / "demo"
+    (work / "promotion" / "tasksets").mkdir(parents=True)
+    (work / "promotion" / "tasksets" / "v1.json").write_text("{}")
+    (work / "bridge").mkdir()
+    (work / "archive.db").write_text("old")
+    fresh_workdir(work)
+    assert sorted(p.name for p in work.iterdir()) == ["promotion"]
+    assert (work / "promotion" / "tasksets" / "v1.json").read_text() == "{}"

@@ -91,6 +91,19 @@ async def test_the_simulated_reviewer_publishes_what_matches_the_ground_truth(
     tasks = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("rcm-promoted").tasks
     assert sorted(t.task_id for t in tasks) == sorted(summary.published)
     assert all(t.provenance.reviewer == SIMULATED for t in tasks)
+    again = await _in_thread(  # a second demo on the same stack: nothing new, nothing lost
+        lambda: promotion_stage(
+            Console(file=io.StringIO()),
+            temporal_address=dev_server.client.service_client.config.target_host,
+            db_url=f"sqlite:///{tmp_path / 'archive.db'}",
+            workdir=tmp_path / "demo",
+            truth=seed_world(),
+            timeout_s=120,
+        )
+    )
+    assert (again.drafts, sorted(again.published)) == (summary.drafts, sorted(summary.published))
+    kept = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("rcm-promoted").tasks
+    assert sorted(t.task_id for t in kept) == sorted(t.task_id for t in tasks)
 
 
 async def _in_thread(job):  # type: ignore[no-untyped-def]
