@@ -1,0 +1,172 @@
+"""The review decision as a form: what the reviewer chose, checked here and turned into a spec. Pure.
+
+The form asks for the decision (approve the suggested resolution, or reject the draft), whether
+the source episode handled the case right (that answer is the reviewer's label of the episode, so
+expert agreement is measured on reviewers), the reason, whether the case must end in a hand-off to
+a person, and which of the domain's write tools must not be used (checkboxes; the suggestion marks
+none: what must not happen is the reviewer's call, not the reference specialist's trajectory). The
+spec is the suggested one with the reviewer's choices applied. Raw JSON stays as an advanced view:
+when its box is ticked, the JSON is the spec and the choices above it are not applied.
+
+Every problem is reported at once, in words, and nothing is sent until there are none.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from adapters.credit.tools import CREDIT_TOOLS, ESCALATE
+from adapters.rcm.tools import RCM_TOOLS
+from adapters.spec import ToolSpec
+from bridge.store.labels import LabelValue
+from schemas.tasks import CallConstraint, VerifierSpec
+from schemas.tools import SideEffect
+
+MAX_REASON = 4000
+FORBIDDEN_REASON = "the reviewer marked it: a specialist must not use it on this case"
+ESCALATION = {"required": True, "ruled_out": False, "either": None}
+"""The hand-off choice → `VerifierSpec.must_escalate`."""
+
+DOMAIN_TOOLS: Mapping[str, Sequence[ToolSpec[Any, Any]]] = {"rcm": RCM_TOOLS, "credit": CREDIT_TOOLS}
+"""Each domain's tools, whose writes the form offers to forbid."""
+ESCALATE_TOOLS: Mapping[str, str] = {"rcm": "escalate_to_human", "credit": ESCALATE}
+"""Each domain's hand-off tool."""
+
+
+def write_tools(domain: str, tools: Mapping[str, Sequence[ToolSpec[Any, Any]]] = DOMAIN_TOOLS) -> list[str]:
+    """The tools of `domain` that change the world, in the domain's order."""
+    return [spec.name for spec in tools.get(domain, ()) if spec.side_effect is not SideEffect.READ]
+
+
+@dataclass(frozen=True)
+class Choices:
+    """What the form shows checked, before the reviewer changes anything."""
+
+    forbidden: frozenset[str]
+    escalation: str
+    spec_json: str
+
+
+def choices(spec: VerifierSpec | None) -> Choices:
+    """The form's defaults for a spec (the suggestion, or the spec under review)."""
+    if spec is None:
+        return Choices(frozenset(), "either", "")
+    escalation = next(k for k, v in ESCALATION.items() if v == spec.must_escalate)
+    text = json.dumps(spec.model_dump(mode="json"), indent=2, sort_keys=True)
+    return Choices(frozenset(c.tool for c in spec.forbidden_calls), escalation, text)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A decision that passed every check."""
+
+    action: Literal["approve", "reject"]
+    judgement: LabelValue
+    """The reviewer's label of the source episode."""
+    reason: str
+    spec: VerifierSpec | None
+    """The spec to validate and publish with (approvals)."""
+
+
+class FormProblems(ValueError):
+    """Everything wrong with a submitted form, each in one line."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = tuple(problems)
+
+
+def _one(fields: Mapping[str, Sequence[str]], name: str) -> str:
+    values = fields.get(name) or [""]
+    return values[0].strip()
+
+
+def decide(
+    fields: Mapping[str, Sequence[str]],
+    *,
+    suggested: VerifierSpec | None,
+    gold_tools: frozenset[str],
+    offered: Sequence[str],
+    escalate_tool: str = "",
+) -> Decision:
+    """The decision a submitted form states; raises `FormProblems` listing every problem.
+
+    `offered` are the tools the form offers to forbid; `gold_tools` those the reference specialist's
+    resolution uses (forbidding one would make the suggested resolution fail its own gate)."""
+    problems: list[str] = []
+    action = _one(fields, "decision")
+    if action not in ("approve", "reject"):
+        problems.append("choose a decision: approve the resolution, or reject the draft")
+    judgement = _one(fields, "judgement")
+    if judgement not in ("pass", "fail"):
+        problems.append("say whether the episode handled the case right (yes or no)")
+    reason = _one(fields, "reason")
+    if not reason:
+        problems.append("give a reason another billing specialist can check")
+    elif len(reason) > MAX_REASON:
+        problems.append(f"the reason is longer than {MAX_REASON} characters")
+    spec: VerifierSpec | None = None
+    if action == "approve":
+        if _one(fields, "use_json") == "on":
+            spec = _from_json(_one(fields, "spec_json"), problems)
+        else:
+            spec = _from_choices(fields, suggested, gold_tools, offered, escalate_tool, problems)
+    if problems:
+        raise FormProblems(problems)
+    assert action in ("approve", "reject") and judgement in ("pass", "fail")
+    return Decision(action, judgement, reason, spec)  # type: ignore[arg-type]
+
+
+def _from_json(text: str, problems: list[str]) -> VerifierSpec | None:
+    try:
+        return VerifierSpec.model_validate(json.loads(text))
+    except json.JSONDecodeError as exc:
+        problems.append(f"the spec JSON does not parse: {exc.msg} at line {exc.lineno}")
+    except ValidationError as exc:
+        for error in exc.errors()[:5]:
+            where = ".".join(str(p) for p in error["loc"]) or "spec"
+            problems.append(f"spec JSON, {where}: {error['msg']}")
+    return None
+
+
+def _from_choices(
+    fields: Mapping[str, Sequence[str]],
+    suggested: VerifierSpec | None,
+    gold_tools: frozenset[str],
+    offered: Sequence[str],
+    escalate_tool: str,
+    problems: list[str],
+) -> VerifierSpec | None:
+    forbidden = [value.strip() for value in fields.get("forbid", ())]
+    for tool in forbidden:
+        if tool not in offered:
+            problems.append(f"{tool!r} is not a tool this domain's form offers")
+        elif tool in gold_tools:
+            problems.append(
+                f"{tool} is part of the suggested resolution: forbidding it fails the resolution you approve"
+            )
+    escalation = _one(fields, "escalation")
+    if escalation not in ESCALATION:
+        problems.append("choose whether the case must be handed to a person")
+    elif escalation == "ruled_out" and escalate_tool in gold_tools:
+        problems.append("the suggested resolution hands the case to a person: a hand-off cannot be ruled out")
+    elif escalation == "required" and escalate_tool not in gold_tools:
+        problems.append("the suggested resolution hands nothing to a person: a hand-off cannot be required")
+    if suggested is None:
+        problems.append("there is no suggested resolution yet: reject the draft, or give the spec as JSON")
+        return None
+    if problems:
+        return None
+    return suggested.model_copy(
+        update={
+            "forbidden_calls": tuple(
+                CallConstraint(tool=tool, reason=FORBIDDEN_REASON) for tool in dict.fromkeys(forbidden)
+            ),
+            "must_escalate": ESCALATION[escalation],
+        }
+    )
