@@ -12,6 +12,7 @@ from adapters.serving import serve_in_thread
 from bridge.api.auth import Role, TokenTable
 from bridge.api.labels import label_router
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
+from loopline.card.agreement import archived_agreement
 from schemas import EpisodeChain
 from schemas.events import VerifierScored
 from schemas.verdicts import Verdict
@@ -184,3 +185,27 @@ def test_a_label_is_the_callers_and_names_in_the_body_cannot_add_reviewers(bridg
     assert reviewer.post("/v1/labels", json=_label("ep-1", "fail")).status_code == 200
     listed = reviewer.get("/v1/labels", params={"subject": "ep-1"}).json()
     assert [(x["reviewer"], x["label"]) for x in listed] == [("ana", "fail")]
+
+
+def test_one_token_cannot_move_the_agreement_figures_by_posting_under_other_names(bridge: Bridge) -> None:
+    ids = [f"ep-{i:02}" for i in range(10)]
+    _scored_episodes(bridge, *ids)  # rcm.v2 passes the even ones
+    url = str(bridge.archive.engine.url)
+    reviewer = bridge.client("reviewer-token")
+    for name in (f"invented-{n}" for n in range(9)):  # the attack: every episode, "agreeing", under 9 names
+        for i, episode_id in enumerate(ids):
+            posted = reviewer.post(
+                "/v1/labels", json=_label(episode_id, "pass" if i % 2 == 0 else "fail", reviewer=name)
+            )
+            assert posted.status_code == 422
+    assert archived_agreement(url).labels == 0
+    for _ in range(3):  # relabelling as oneself counts once per episode
+        for episode_id in ids:
+            assert reviewer.post("/v1/labels", json=_label(episode_id, "pass")).status_code in (200, 201)
+    report = archived_agreement(url, min_labels=1)
+    assert report.labels == 10 and [(r.reviewer, r.labels) for r in report.reviewers] == [("ana", 10)]
+    [summary] = report.verifiers
+    assert summary.agreement.n == 10 and summary.agreement.kappa == 0.0
+    bridge.client("other-reviewer-token").post("/v1/labels", json=_label("ep-00", "pass"))
+    between = archived_agreement(url, min_labels=1).between_reviewers
+    assert between is not None and between.n == 1
