@@ -285,8 +285,10 @@ def moment(seq: int, time: str, kind: str, data: Mapping[str, Any]) -> Moment:
     if kind == "model.responded":
         said = str(data.get("content") or "").strip()
         asked = ", ".join(str(c.get("name")) for c in _list(data.get("tool_calls")) if isinstance(c, Mapping))
-        text = said or (f"asks for {asked}" if asked else str(data.get("invalid_reason") or "no reply"))
-        return Moment(seq, time, "agent", text[:2000], problem=bool(data.get("invalid_reason")))
+        if said or data.get("invalid_reason"):
+            text = said or f"unusable reply: {data.get('invalid_reason')}"
+            return Moment(seq, time, "agent", text[:2000], problem=bool(data.get("invalid_reason")))
+        return Moment(seq, time, "agent asks", f"for {asked}" if asked else "nothing")
     if kind == "escalated":
         parts = [str(data.get("reason", ""))]
         if data.get("queue"):

@@ -40,7 +40,18 @@ ESCALATE_TOOLS: Mapping[str, str] = {"rcm": "escalate_to_human", "credit": ESCAL
 
 def write_tools(domain: str, tools: Mapping[str, Sequence[ToolSpec[Any, Any]]] = DOMAIN_TOOLS) -> list[str]:
     """The tools of `domain` that change the world, in the domain's order."""
-    return [spec.name for spec in tools.get(domain, ()) if spec.side_effect is not SideEffect.READ]
+    return [name for name, _ in described_writes(domain, tools)]
+
+
+def described_writes(
+    domain: str, tools: Mapping[str, Sequence[ToolSpec[Any, Any]]] = DOMAIN_TOOLS
+) -> list[tuple[str, str]]:
+    """`write_tools` with the first sentence of each tool's description."""
+    return [
+        (spec.name, spec.description.split(". ")[0].rstrip("."))
+        for spec in tools.get(domain, ())
+        if spec.side_effect is not SideEffect.READ
+    ]
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,7 @@ def queue(rows: Sequence[DraftSummary], *, every: bool, viewer: Viewer) -> str:
 def timeline(case: DraftCase) -> list[Moment]:
     """The source episode's events, one plain line each."""
     return [
-        moment(e.seq, e.time.isoformat(timespec="seconds"), e.type, e.structured.get("data") or {})
+        moment(e.seq, e.time.strftime("%Y-%m-%d %H:%M:%S"), e.type, e.structured.get("data") or {})
         for e in case.timeline
     ]
 
@@ -109,7 +109,7 @@ def draft(
     *,
     viewer: Viewer,
     choices: Choices,
-    offered: Sequence[str],
+    offered: Sequence[tuple[str, str]],
     duplicates: Sequence[Duplicate] = (),
     message: str = "",
     problems: Sequence[str] = (),

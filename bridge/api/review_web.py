@@ -137,7 +137,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             case,
             viewer=viewer(session),
             choices=review_form.choices(case.spec or case.suggested_spec),
-            offered=review_form.write_tools(case.draft.domain),
+            offered=review_form.described_writes(case.draft.domain),
             duplicates=cases.duplicates(case.draft),
             message=message,
             problems=problems,
@@ -170,7 +170,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             )
         except review_form.FormProblems as exc:
             page = render(session, draft_id, "not sent: the form has problems", exc.problems)
-            return HTMLResponse(page, status.HTTP_422_UNPROCESSABLE_ENTITY)
+            return HTMLResponse(page, status.HTTP_422_UNPROCESSABLE_CONTENT)
         approval = rejection = None
         if decision.action == "approve":
             approval = Approval(spec=decision.spec, note=decision.reason, judgement=decision.judgement)

@@ -1,0 +1,156 @@
+"""The review page's pure parts: the case in a specialist's words, and the decision form's checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jinja2 import Environment
+
+from bridge.api import review_page
+from bridge.api.review_case import case_facts, codes_in_words, moment
+from bridge.api.review_form import FORBIDDEN_REASON, FormProblems, choices, decide, write_tools
+from schemas.tasks import Assertion, OutcomeSpec, VerifierSpec
+
+WORLD: dict[str, Any] = {
+    "today": "2025-08-22",
+    "payers": {"ACME": {"name": "Acme Health PPO", "rules": {"timely_filing_days": 90, "appeal_window_days": 30, "retro_auth_window_days": 14}}},
+    "claims": {"CLM-1": {"claim_id": "CLM-1", "payer_id": "ACME", "payer_sequence": "primary", "status": "denied",
+                         "lines": [{"line_number": 1, "procedure_code": "99214", "modifiers": ["25"], "units": 1,
+                                    "charge": 1250.0, "place_of_service": "11", "service_date": "2025-06-01"}]}},
+    "remittances": {"ERA-1": {"remittance_id": "ERA-1", "claim_id": "CLM-1", "payer_id": "ACME", "claim_status_code": "4",
+                              "total_charge": 1250.0, "paid_amount": 0.0, "production_date": "2025-07-01",
+                              "lines": [{"line_number": 1, "procedure_code": "99214", "charge": 1250.0, "paid": 0.0,
+                                         "adjustments": [{"group_code": "CO", "reason_code": "50", "amount": 1250.0}],
+                                         "remark_codes": ["N211"]}]}},
+    "documents": {"DOC-1": {"document_id": "DOC-1", "kind": "lmn", "title": "Letter of medical necessity",
+                            "document_date": "2025-06-02", "signed": True, "text": "The patient needs this visit."}},
+}  # fmt: skip
+
+
+def test_a_payers_redenial_shows_its_codes_in_words_not_only_its_kind() -> None:
+    event = moment(
+        7,
+        "t",
+        "loopline.outcome.observed.v1",
+        {"kind": "denied", "reason_codes": ["CO-50", "N211"], "amount": 1250},
+    )
+    assert event.what == "outcome" and event.problem
+    assert "payer codes CO-50 (These are non-covered services" in event.detail and "N211 (" in event.detail
+    assert "$1,250.00" in event.detail
+    assert codes_in_words(["ZZ-999"]) == "ZZ-999"  # an unknown code is shown, never guessed
+
+
+def test_a_failed_call_and_what_the_episode_concluded_from_it_are_shown_together() -> None:
+    failed = moment(
+        3, "t", "loopline.tool.failed.v1",
+        {"name": "check_eligibility", "error": {"kind": "http", "status_code": 503, "retryable": True, "message": "payer portal down"}},
+    )  # fmt: skip
+    assert (
+        failed.problem
+        and failed.detail == "check_eligibility failed: http (HTTP 503), retryable: payer portal down"
+    )
+    ended = moment(
+        9,
+        "t",
+        "loopline.episode.ended.v1",
+        {"status": "completed", "final_message": "no other coverage: billed the patient"},
+    )
+    asks = moment(2, "t", "loopline.model.responded.v1", {"tool_calls": [{"name": "check_eligibility"}]})
+    facts = case_facts(WORLD, [asks, failed, ended])
+    assert facts.conclusion == [
+        "call failed: check_eligibility failed: http (HTTP 503), retryable: payer portal down",
+        "episode ended: completed: no other coverage: billed the patient",
+    ]
+
+
+def test_the_remittance_claim_deadlines_and_documents_are_tables_and_text() -> None:
+    facts = case_facts(WORLD, [])
+    [era] = facts.remittances
+    assert era.summary.rows[0][2] == "4: Denied" and era.summary.rows[0][3] == "$1,250.00"
+    [line] = era.lines.rows
+    assert (
+        line[1] == "99214"
+        and line[5].startswith("CO-50 $1,250.00: These are non-covered")
+        and line[6].startswith("N211: Alert")
+    )
+    assert facts.claim_lines.rows == [("CLM-1", "1", "99214 25", "1", "$1,250.00", "11", "2025-06-01")]
+    [rules] = facts.rules.rows
+    assert rules[2] == "90 days from service: 2025-08-30 (8 days left)"
+    assert rules[3] == "30 days from the remittance: 2025-07-31 (passed 22 days ago)"
+    [doc] = facts.documents
+    assert doc.text == "The patient needs this visit." and "signed" in doc.facts
+    assert case_facts({"periods": []}, []).remittances == []  # another domain's world: no rcm tables
+
+
+def test_every_value_is_escaped_by_the_templates() -> None:
+    html = review_page.login("<script>alert(1)</script>")
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert isinstance(review_page._ENV, Environment) and review_page._ENV.autoescape is True
+
+
+SUGGESTED = VerifierSpec(
+    verifier="rcm.v2",
+    outcome=OutcomeSpec(
+        must=(Assertion(name="appeal", reason="appeal", collection="appeals", where={"new": True}),)
+    ),
+    must_escalate=False,
+)
+OFFERED = write_tools("rcm")
+
+
+def _form(**fields: str | list[str]) -> dict[str, list[str]]:
+    return {k: v if isinstance(v, list) else [v] for k, v in fields.items()}
+
+
+def test_the_spec_is_the_suggestion_with_the_forms_choices() -> None:
+    assert choices(SUGGESTED).forbidden == frozenset() and choices(SUGGESTED).escalation == "ruled_out"
+    form = _form(decision="approve", judgement="fail", reason="appeal with the LMN", escalation="either",
+                 forbid=["post_write_off", "transfer_to_patient_responsibility"])  # fmt: skip
+    made = decide(form, suggested=SUGGESTED, gold_tools=frozenset({"submit_appeal"}), offered=OFFERED)
+    assert made.action == "approve" and made.judgement == "fail" and made.spec is not None
+    assert [(c.tool, c.reason) for c in made.spec.forbidden_calls] == [
+        ("post_write_off", FORBIDDEN_REASON), ("transfer_to_patient_responsibility", FORBIDDEN_REASON)
+    ]  # fmt: skip
+    assert made.spec.must_escalate is None and made.spec.outcome == SUGGESTED.outcome
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"decision": "publish"}, "choose a decision"),
+        ({"judgement": "maybe"}, "say whether the episode handled the case right"),
+        ({"reason": "  "}, "give a reason"),
+        ({"reason": "x" * 4001}, "longer than 4000"),
+        ({"forbid": "submit_appeal"}, "submit_appeal is part of the suggested resolution"),
+        ({"forbid": "drop_table"}, "'drop_table' is not a tool"),
+        ({"escalation": "required"}, "hands nothing to a person"),
+        ({"escalation": "sometimes"}, "choose whether the case must be handed"),
+        ({"use_json": "on", "spec_json": "{"}, "the spec JSON does not parse"),
+        ({"use_json": "on", "spec_json": '{"verifier": 3}'}, "spec JSON, verifier"),
+    ],
+)
+def test_a_form_problem_is_said_in_words(fields: dict[str, str], problem: str) -> None:
+    base = {"decision": "approve", "judgement": "pass", "reason": "fine", "escalation": "ruled_out"}
+    with pytest.raises(FormProblems) as raised:
+        decide(
+            _form(**(base | fields)),
+            suggested=SUGGESTED,
+            gold_tools=frozenset({"submit_appeal"}),
+            offered=OFFERED,
+            escalate_tool="escalate_to_human",
+        )
+    assert any(problem in p for p in raised.value.problems), raised.value.problems
+
+
+def test_every_problem_is_listed_at_once_and_a_rejection_needs_no_spec() -> None:
+    with pytest.raises(FormProblems) as raised:
+        decide({}, suggested=None, gold_tools=frozenset(), offered=OFFERED)
+    assert len(raised.value.problems) == 3
+    made = decide(
+        _form(decision="reject", judgement="pass", reason="not a real case"),
+        suggested=None,
+        gold_tools=frozenset(),
+        offered=OFFERED,
+    )
+    assert made.action == "reject" and made.spec is None
