@@ -20,6 +20,7 @@ CSRF token, a POST from another origin is refused, and sign-in attempts are rate
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal, Protocol
@@ -41,6 +42,7 @@ from bridge.api.auth import Caller, Role, require
 from bridge.api.labels import Labelling
 from bridge.api.models import Body
 from bridge.api.responses import GUARDED, WITH_BODY, conflict, merge, not_found
+from bridge.api.review_domain import ReviewDomain
 from bridge.api.review_page import Duplicate
 from bridge.api.review_sessions import ReviewSessions
 from bridge.store.labels import ExpertLabel, LabelValue
@@ -80,6 +82,8 @@ class Reviewing:
     store: DraftStore
     desk: ReviewDesk | None = None
     sessions: ReviewSessions = field(default_factory=ReviewSessions)
+    domains: Mapping[str, ReviewDomain] = field(default_factory=dict)
+    """Each domain's write tools, hand-off tool and code tables (from the composition root)."""
 
 
 class DraftSummary(Body):
@@ -171,6 +175,11 @@ class ReviewCases:
     def sessions(self) -> ReviewSessions:
         """The page's sessions (a bridge without drafts still signs reviewers in)."""
         return self.reviewing.sessions if self.reviewing is not None else _NO_DRAFTS_SESSIONS
+
+    def domain(self, name: str) -> ReviewDomain:
+        """What the page knows of a domain (nothing, for a domain it was not given)."""
+        known = self.reviewing.domains if self.reviewing is not None else {}
+        return known.get(name, ReviewDomain())
 
     def case(self, draft_id: str) -> DraftCase:
         """One draft with everything a reviewer judges it by; 404 when unknown."""

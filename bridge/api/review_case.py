@@ -5,7 +5,8 @@ their descriptions, amounts, remark codes), each claim with its lines, the payer
 deadlines they set, and the clinical documents with their text. The episode's events become one
 plain line each: a failed call with its error, an outcome with its kind and reason codes (a payer's
 re-denial says which codes), the agent's reasoning, escalation and final message. Worlds without
-these collections (another domain) show none of the tables; the raw world stays on the page.
+these collections (another domain) show none of the tables; the raw world stays on the page. The
+code tables are the domain's (`bridge.api.review_domain.Codes`); a code they lack is shown as is.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from adapters.rcm.codes import CARC, CLAIM_STATUS_CODES, GROUP_CODES, RARC
+from bridge.api.review_domain import Codes
 
 
 @dataclass(frozen=True)
@@ -78,29 +79,29 @@ def money(value: Any) -> str:
         return str(value)
 
 
-def adjustment(row: Mapping[str, Any]) -> str:
+def adjustment(row: Mapping[str, Any], codes: Codes) -> str:
     """`CO-50 $39.00: These are non-covered services … (CO: contractual obligation …)`."""
     group, code = str(row.get("group_code", "")), str(row.get("reason_code", ""))
-    meaning = CARC.get(code, "no description (unknown or retired code)")
-    return f"{group}-{code} {money(row.get('amount'))}: {meaning} ({group}: {GROUP_CODES.get(group, 'unknown group')})"
+    meaning = codes.carc.get(code, "no description (unknown or retired code)")
+    return f"{group}-{code} {money(row.get('amount'))}: {meaning} ({group}: {codes.groups.get(group, 'unknown group')})"
 
 
-def remark(code: str) -> str:
-    """`N115: description`."""
-    return f"{code}: {RARC.get(code, 'no description')}"
+def remark(code: str, codes: Codes) -> str:
+    """`N211: description`."""
+    return f"{code}: {codes.rarc.get(code, 'no description')}"
 
 
-def codes_in_words(codes: Iterable[str]) -> str:
-    """Reason codes such as `CO-50` or `N115` with their descriptions, `; `-joined."""
+def codes_in_words(reasons: Iterable[str], codes: Codes) -> str:
+    """Reason codes such as `CO-50` or `N211` with their descriptions, `; `-joined."""
     out = []
-    for code in codes:
+    for code in reasons:
         group, _, carc = code.partition("-")
-        if carc and carc in CARC:
-            out.append(f"{code} ({CARC[carc]}; {GROUP_CODES.get(group, group)})")
-        elif code in CARC:
-            out.append(f"{code} ({CARC[code]})")
-        elif code in RARC:
-            out.append(f"{code} ({RARC[code]})")
+        if carc and carc in codes.carc:
+            out.append(f"{code} ({codes.carc[carc]}; {codes.groups.get(group, group)})")
+        elif code in codes.carc:
+            out.append(f"{code} ({codes.carc[code]})")
+        elif code in codes.rarc:
+            out.append(f"{code} ({codes.rarc[code]})")
         else:
             out.append(code)
     return "; ".join(out)
@@ -117,7 +118,7 @@ def _list(value: Any) -> list[Any]:
     return list(value) if isinstance(value, list | tuple) else []
 
 
-def _remittance(era: Mapping[str, Any]) -> Remittance:
+def _remittance(era: Mapping[str, Any], codes: Codes) -> Remittance:
     status = str(era.get("claim_status_code", ""))
     summary = Table(
         (
@@ -134,12 +135,12 @@ def _remittance(era: Mapping[str, Any]) -> Remittance:
             (
                 str(era.get("claim_id", "")),
                 str(era.get("payer_id", "")),
-                f"{status}: {CLAIM_STATUS_CODES.get(status, 'unknown status')}",
+                f"{status}: {codes.claim_status.get(status, 'unknown status')}",
                 money(era.get("total_charge")),
                 money(era.get("paid_amount")),
                 money(era.get("patient_responsibility_amount")),
                 str(era.get("production_date", "")),
-                "; ".join(adjustment(a) for a in _list(era.get("claim_adjustments"))) or "none",
+                "; ".join(adjustment(a, codes) for a in _list(era.get("claim_adjustments"))) or "none",
             )
         ],
     )
@@ -152,8 +153,8 @@ def _remittance(era: Mapping[str, Any]) -> Remittance:
                 str(line.get("service_date", "")),
                 money(line.get("charge")),
                 money(line.get("paid")),
-                "; ".join(adjustment(a) for a in _list(line.get("adjustments"))) or "none",
-                "; ".join(remark(str(r)) for r in _list(line.get("remark_codes"))) or "none",
+                "; ".join(adjustment(a, codes) for a in _list(line.get("adjustments"))) or "none",
+                "; ".join(remark(str(r), codes) for r in _list(line.get("remark_codes"))) or "none",
             )
         )
     return Remittance(str(era.get("remittance_id", "")), summary, lines)
@@ -207,7 +208,7 @@ def _rules(world: Mapping[str, Any], claims: Sequence[Mapping[str, Any]]) -> Tab
     return table
 
 
-def case_facts(world: Mapping[str, Any], timeline: Sequence[Moment]) -> CaseFacts:
+def case_facts(world: Mapping[str, Any], timeline: Sequence[Moment], codes: Codes) -> CaseFacts:
     """The draft's world and its episode, as the page shows them."""
     claims = _mapping(world, "claims")
     claim_table = Table(("claim", "patient", "payer", "status", "submitted", "diagnoses", "prior auth"))
@@ -254,7 +255,7 @@ def case_facts(world: Mapping[str, Any], timeline: Sequence[Moment]) -> CaseFact
     ]
     conclusion = [m.what + ": " + m.detail for m in timeline if m.what in _CONCLUDING]
     return CaseFacts(
-        remittances=[_remittance(e) for e in _mapping(world, "remittances")],
+        remittances=[_remittance(e, codes) for e in _mapping(world, "remittances")],
         claims=claim_table,
         claim_lines=line_table,
         rules=_rules(world, claims),
@@ -266,7 +267,7 @@ def case_facts(world: Mapping[str, Any], timeline: Sequence[Moment]) -> CaseFact
 _CONCLUDING = ("call failed", "agent", "escalated", "episode ended", "outcome")
 
 
-def moment(seq: int, time: str, kind: str, data: Mapping[str, Any]) -> Moment:
+def moment(seq: int, time: str, kind: str, data: Mapping[str, Any], codes: Codes) -> Moment:
     """One archived event in words: what happened and the facts that matter for judging it."""
     kind = kind.removeprefix("loopline.").rsplit(".v", 1)[0]
     if kind == "tool.called" and isinstance(data.get("call"), Mapping):
@@ -300,9 +301,9 @@ def moment(seq: int, time: str, kind: str, data: Mapping[str, Any]) -> Moment:
         final = data.get("final_message")
         return Moment(seq, time, "episode ended", f"{data.get('status')}" + (f": {final}" if final else ""))
     if kind == "outcome.observed":
-        codes = codes_in_words(map(str, _list(data.get("reason_codes"))))
+        words = codes_in_words(map(str, _list(data.get("reason_codes"))), codes)
         amount = f", {money(data.get('amount'))}" if data.get("amount") is not None else ""
-        detail = f"{data.get('kind')}{amount}" + (f"; payer codes {codes}" if codes else "; no reason codes")
+        detail = f"{data.get('kind')}{amount}" + (f"; payer codes {words}" if words else "; no reason codes")
         return Moment(seq, time, "outcome", detail, problem=str(data.get("kind")) in ("denied", "redenied"))
     for key in ("status", "rule", "reason", "kind"):
         if key in data:

@@ -16,42 +16,17 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import ValidationError
 
-from adapters.credit.tools import CREDIT_TOOLS, ESCALATE
-from adapters.rcm.tools import RCM_TOOLS
-from adapters.spec import ToolSpec
 from bridge.store.labels import LabelValue
 from schemas.tasks import CallConstraint, VerifierSpec
-from schemas.tools import SideEffect
 
 MAX_REASON = 4000
 FORBIDDEN_REASON = "the reviewer marked it: a specialist must not use it on this case"
 ESCALATION = {"required": True, "ruled_out": False, "either": None}
 """The hand-off choice → `VerifierSpec.must_escalate`."""
-
-DOMAIN_TOOLS: Mapping[str, Sequence[ToolSpec[Any, Any]]] = {"rcm": RCM_TOOLS, "credit": CREDIT_TOOLS}
-"""Each domain's tools, whose writes the form offers to forbid."""
-ESCALATE_TOOLS: Mapping[str, str] = {"rcm": "escalate_to_human", "credit": ESCALATE}
-"""Each domain's hand-off tool."""
-
-
-def write_tools(domain: str, tools: Mapping[str, Sequence[ToolSpec[Any, Any]]] = DOMAIN_TOOLS) -> list[str]:
-    """The tools of `domain` that change the world, in the domain's order."""
-    return [name for name, _ in described_writes(domain, tools)]
-
-
-def described_writes(
-    domain: str, tools: Mapping[str, Sequence[ToolSpec[Any, Any]]] = DOMAIN_TOOLS
-) -> list[tuple[str, str]]:
-    """`write_tools` with the first sentence of each tool's description."""
-    return [
-        (spec.name, spec.description.split(". ")[0].rstrip("."))
-        for spec in tools.get(domain, ())
-        if spec.side_effect is not SideEffect.READ
-    ]
 
 
 @dataclass(frozen=True)

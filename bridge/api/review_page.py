@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from bridge.api.review_case import Moment, Table, case_facts, moment
+from bridge.api.review_domain import Codes, ReviewDomain
 from bridge.api.review_form import Choices
 
 if TYPE_CHECKING:
@@ -80,10 +81,10 @@ def queue(rows: Sequence[DraftSummary], *, every: bool, viewer: Viewer) -> str:
     )
 
 
-def timeline(case: DraftCase) -> list[Moment]:
+def timeline(case: DraftCase, codes: Codes) -> list[Moment]:
     """The source episode's events, one plain line each."""
     return [
-        moment(e.seq, e.time.strftime("%Y-%m-%d %H:%M:%S"), e.type, e.structured.get("data") or {})
+        moment(e.seq, e.time.strftime("%Y-%m-%d %H:%M:%S"), e.type, e.structured.get("data") or {}, codes)
         for e in case.timeline
     ]
 
@@ -109,20 +110,20 @@ def draft(
     *,
     viewer: Viewer,
     choices: Choices,
-    offered: Sequence[tuple[str, str]],
+    domain: ReviewDomain,
     duplicates: Sequence[Duplicate] = (),
     message: str = "",
     problems: Sequence[str] = (),
 ) -> str:
     """One draft as a billing specialist reads it, and the decision form while it waits."""
-    moments = timeline(case)
+    moments = timeline(case, domain.codes)
     suggestion = case.suggestion
     return render(
         "draft.html",
         title=f"Draft {case.draft.draft_id}: claim {case.draft.work_item.item_id}",
         d=case.draft,
         s=case.status,
-        facts=case_facts(case.draft.world, moments),
+        facts=case_facts(case.draft.world, moments, domain.codes),
         timeline=moments,
         calls=calls(case),
         report=case.report,
@@ -131,7 +132,7 @@ def draft(
         duplicates=duplicates,
         can_decide=case.status.stage in ("awaiting_review", "returned"),
         choices=choices,
-        offered=offered,
+        offered=domain.writes,
         gold_tools=frozenset(c.name for c in suggestion.gold) if suggestion else frozenset(),
         escalation_choices=ESCALATION_CHOICES,
         world_json=json.dumps(case.draft.world, indent=2, sort_keys=True, default=str),

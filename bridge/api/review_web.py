@@ -137,7 +137,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             case,
             viewer=viewer(session),
             choices=review_form.choices(case.spec or case.suggested_spec),
-            offered=review_form.described_writes(case.draft.domain),
+            domain=cases.domain(case.draft.domain),
             duplicates=cases.duplicates(case.draft),
             message=message,
             problems=problems,
@@ -157,7 +157,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             return refused
         assert session is not None
         case = cases.case(draft_id)
-        domain = case.draft.domain
+        domain = cases.domain(case.draft.domain)
         try:
             decision = review_form.decide(
                 fields,
@@ -165,8 +165,8 @@ def review_pages(cases: ReviewCases) -> APIRouter:
                 gold_tools=frozenset(c.name for c in case.suggestion.gold)
                 if case.suggestion
                 else frozenset(),
-                offered=review_form.write_tools(domain),
-                escalate_tool=review_form.ESCALATE_TOOLS.get(domain, ""),
+                offered=domain.write_tools,
+                escalate_tool=domain.escalate_tool,
             )
         except review_form.FormProblems as exc:
             page = render(session, draft_id, "not sent: the form has problems", exc.problems)

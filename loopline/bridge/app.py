@@ -224,7 +224,9 @@ def review_services(settings: BridgeSettings) -> Reviewing | None:
             f"({type(exc).__name__}: {exc}); start it (`loopline up`) or unset the address to run "
             "the bridge without review"
         ) from None
-    return Reviewing(store, desk)
+    from loopline.bridge.review_domains import review_domains
+
+    return Reviewing(store, desk, domains=review_domains())
 
 
 def release_router(settings: BridgeSettings) -> CanaryRouter | None:

@@ -9,9 +9,11 @@ from jinja2 import Environment
 
 from bridge.api import review_page
 from bridge.api.review_case import case_facts, codes_in_words, moment
-from bridge.api.review_form import FORBIDDEN_REASON, FormProblems, choices, decide, write_tools
+from bridge.api.review_form import FORBIDDEN_REASON, FormProblems, choices, decide
+from loopline.bridge.review_domains import review_domains
 from schemas.tasks import Assertion, OutcomeSpec, VerifierSpec
 
+RCM = review_domains()["rcm"]
 WORLD: dict[str, Any] = {
     "today": "2025-08-22",
     "payers": {"ACME": {"name": "Acme Health PPO", "rules": {"timely_filing_days": 90, "appeal_window_days": 30, "retro_auth_window_days": 14}}},
@@ -34,17 +36,19 @@ def test_a_payers_redenial_shows_its_codes_in_words_not_only_its_kind() -> None:
         "t",
         "loopline.outcome.observed.v1",
         {"kind": "denied", "reason_codes": ["CO-50", "N211"], "amount": 1250},
+        RCM.codes,
     )
     assert event.what == "outcome" and event.problem
     assert "payer codes CO-50 (These are non-covered services" in event.detail and "N211 (" in event.detail
     assert "$1,250.00" in event.detail
-    assert codes_in_words(["ZZ-999"]) == "ZZ-999"  # an unknown code is shown, never guessed
+    assert codes_in_words(["ZZ-999"], RCM.codes) == "ZZ-999"  # an unknown code is shown, never guessed
 
 
 def test_a_failed_call_and_what_the_episode_concluded_from_it_are_shown_together() -> None:
     failed = moment(
         3, "t", "loopline.tool.failed.v1",
         {"name": "check_eligibility", "error": {"kind": "http", "status_code": 503, "retryable": True, "message": "payer portal down"}},
+        RCM.codes,
     )  # fmt: skip
     assert (
         failed.problem
@@ -55,9 +59,12 @@ def test_a_failed_call_and_what_the_episode_concluded_from_it_are_shown_together
         "t",
         "loopline.episode.ended.v1",
         {"status": "completed", "final_message": "no other coverage: billed the patient"},
+        RCM.codes,
     )
-    asks = moment(2, "t", "loopline.model.responded.v1", {"tool_calls": [{"name": "check_eligibility"}]})
-    facts = case_facts(WORLD, [asks, failed, ended])
+    asks = moment(
+        2, "t", "loopline.model.responded.v1", {"tool_calls": [{"name": "check_eligibility"}]}, RCM.codes
+    )
+    facts = case_facts(WORLD, [asks, failed, ended], RCM.codes)
     assert facts.conclusion == [
         "call failed: check_eligibility failed: http (HTTP 503), retryable: payer portal down",
         "episode ended: completed: no other coverage: billed the patient",
@@ -65,7 +72,7 @@ def test_a_failed_call_and_what_the_episode_concluded_from_it_are_shown_together
 
 
 def test_the_remittance_claim_deadlines_and_documents_are_tables_and_text() -> None:
-    facts = case_facts(WORLD, [])
+    facts = case_facts(WORLD, [], RCM.codes)
     [era] = facts.remittances
     assert era.summary.rows[0][2] == "4: Denied" and era.summary.rows[0][3] == "$1,250.00"
     [line] = era.lines.rows
@@ -80,7 +87,9 @@ def test_the_remittance_claim_deadlines_and_documents_are_tables_and_text() -> N
     assert rules[3] == "30 days from the remittance: 2025-07-31 (passed 22 days ago)"
     [doc] = facts.documents
     assert doc.text == "The patient needs this visit." and "signed" in doc.facts
-    assert case_facts({"periods": []}, []).remittances == []  # another domain's world: no rcm tables
+    assert (
+        case_facts({"periods": []}, [], RCM.codes).remittances == []
+    )  # another domain's world: no rcm tables
 
 
 def test_every_value_is_escaped_by_the_templates() -> None:
@@ -96,7 +105,7 @@ SUGGESTED = VerifierSpec(
     ),
     must_escalate=False,
 )
-OFFERED = write_tools("rcm")
+OFFERED = RCM.write_tools
 
 
 def _form(**fields: str | list[str]) -> dict[str, list[str]]:

@@ -30,7 +30,6 @@ from adapters.surrogates import TOKEN
 from bridge.api.app import create_app
 from bridge.api.auth import Identity, Role, TokenTable
 from bridge.api.review import Reviewing
-from bridge.api.review_form import write_tools
 from bridge.api.review_sessions import COOKIE, ReviewSessions
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
@@ -39,6 +38,7 @@ from engine import EpisodeConfig, ScriptedPolicy, say
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services
+from loopline.bridge.review_domains import review_domains
 from schemas import Event
 from tests.workflows.episodes import raw_phi, record, redactor
 from workflows.promotion.activities import PromotionActivities
@@ -53,7 +53,7 @@ FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
-TOKENS = {
+TOKENS: dict[str, Role | Identity] = {
     "agent-token": Role.AGENT,
     "reviewer-token": Identity(Role.REVIEWER, "Dana Whitfield"),
     "other-reviewer-token": Identity(Role.REVIEWER, "Sam Okafor"),
@@ -142,7 +142,7 @@ async def desk(
     review_desk = TemporalReviewDesk(temporal_env.client.service_client.config.target_host, store)
     clock = Clock()
     sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock)
-    services = dataclasses.replace(services, review=Reviewing(store, review_desk, sessions))
+    services = dataclasses.replace(services, review=Reviewing(store, review_desk, sessions, review_domains()))
     app = create_app(services, TokenTable.from_tokens(TOKENS))
     assert services.labelling is not None
     async with build_worker(client, activities, queue=task_queue, threads=2):
@@ -228,7 +228,7 @@ async def test_a_form_with_problems_lists_them_and_sends_nothing(desk: Desk, bro
     page = await browser.new_page()
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
-    [used, *_] = [t for t in write_tools("rcm") if t in _gold_tools(desk, draft_id)]
+    [used, *_] = [t for t in review_domains()["rcm"].write_tools if t in _gold_tools(desk, draft_id)]
     await page.check("#decision-approve")
     await page.check(f"#forbid-{used}")
     await page.click("#decide")
