@@ -81,6 +81,22 @@ def queue(rows: Sequence[DraftSummary], *, every: bool, viewer: Viewer) -> str:
     )
 
 
+def console(rows: Sequence[DraftSummary], *, viewer: Viewer, can_review: bool) -> str:
+    """Every draft and its state, with a count per stage (operators and reviewers)."""
+    stages: dict[str, int] = {}
+    for row in rows:
+        stages[row.status.stage] = stages.get(row.status.stage, 0) + 1
+    return render(
+        "console.html",
+        title="Loopline console: task drafts",
+        rows=rows,
+        stages=sorted(stages.items()),
+        can_review=can_review,
+        reviewer=viewer.name,
+        csrf=viewer.csrf,
+    )
+
+
 def timeline(case: DraftCase, codes: Codes) -> list[Moment]:
     """The source episode's events, one plain line each."""
     return [

@@ -1,4 +1,5 @@
-"""The review page's routes (`/review/...`): sign-in and sign-out, the queue, a draft, its decision.
+"""The review page's routes (`/review/...`): sign-in and sign-out, the queue, a draft, its decision,
+and the console (every draft and its state) for operators and reviewers.
 
 Every page needs a live session (`bridge.api.review_sessions`); without one it sends the browser to
 sign in, and a decision posted without one is not recorded. Every POST is refused (403) when its
@@ -23,7 +24,9 @@ from bridge.api.review_page import Viewer
 from bridge.api.review_sessions import COOKIE, ReviewSession, same_origin
 from bridge.store.reader import EpisodeStore
 
-NOT_A_REVIEWER = "That token is not a reviewer's."
+NOT_A_REVIEWER = "That token is not a reviewer's or an operator's."
+SIGN_IN_ROLES = frozenset({Role.REVIEWER, Role.OPERATOR})
+"""Who may sign in: reviewers (the review pages and the console) and operators (the console only)."""
 CROSS_SITE = "refused: this form was posted from another site"
 NO_CSRF = "refused: the form does not carry this session's token (reload the page and try again)"
 
@@ -61,6 +64,15 @@ def review_pages(cases: ReviewCases) -> APIRouter:
     def session_of(request: Request) -> ReviewSession | None:
         return sessions.get(request.cookies.get(COOKIE))
 
+    def reviewer_of(request: Request) -> tuple[ReviewSession | None, Response | None]:
+        """A reviewer's session, or where to send the browser instead (sign-in; an operator: the console)."""
+        session = session_of(request)
+        if session is None:
+            return None, _see("/review/login")
+        if session.caller.role is not Role.REVIEWER:
+            return None, _see("/review/console")
+        return session, None
+
     def viewer(session: ReviewSession) -> Viewer:
         return Viewer(session.caller.identity, session.csrf)
 
@@ -95,11 +107,11 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         token = ((await _form(request)).get("token") or [""])[0]
         table: TokenTable = request.app.state.tokens
         caller = table.caller_of(token)
-        if caller is None or caller.role is not Role.REVIEWER:
+        if caller is None or caller.role not in SIGN_IN_ROLES:
             sessions.failed(client)
             return _see("/review/login?failed=true")
         session = sessions.start(caller)
-        response = _see("/review")
+        response = _see("/review" if caller.role is Role.REVIEWER else "/review/console")
         response.set_cookie(
             COOKIE,
             session.id,
@@ -122,11 +134,20 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         response.delete_cookie(COOKIE, path="/review")
         return response
 
-    @router.get("/review", response_class=HTMLResponse)
-    def queue_page(request: Request, all: bool = False) -> Response:
+    @router.get("/review/console", response_class=HTMLResponse)
+    def console_page(request: Request) -> Response:
         session = session_of(request)
         if session is None:
             return _see("/review/login")
+        rows = cases.summaries(True)
+        can_review = session.caller.role is Role.REVIEWER
+        return HTMLResponse(review_page.console(rows, viewer=viewer(session), can_review=can_review))
+
+    @router.get("/review", response_class=HTMLResponse)
+    def queue_page(request: Request, all: bool = False) -> Response:
+        session, elsewhere = reviewer_of(request)
+        if session is None:
+            return elsewhere or _see("/review/login")
         return HTMLResponse(review_page.queue(cases.summaries(all), every=all, viewer=viewer(session)))
 
     def render(
@@ -145,9 +166,9 @@ def review_pages(cases: ReviewCases) -> APIRouter:
 
     @router.get("/review/drafts/{draft_id}", response_class=HTMLResponse)
     def draft_page(request: Request, draft_id: str) -> Response:
-        session = session_of(request)
+        session, elsewhere = reviewer_of(request)
         if session is None:
-            return _see("/review/login")
+            return elsewhere or _see("/review/login")
         return HTMLResponse(render(session, draft_id))
 
     @router.post("/review/drafts/{draft_id}/decide")
@@ -156,6 +177,9 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         if refused is not None:
             return refused
         assert session is not None
+        if session.caller.role is not Role.REVIEWER:
+            page = review_page.refused("refused: only a reviewer decides drafts", viewer(session))
+            return HTMLResponse(page, status.HTTP_403_FORBIDDEN)
         case = cases.case(draft_id)
         domain = cases.domain(case.draft.domain)
         try:

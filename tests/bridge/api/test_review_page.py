@@ -57,6 +57,7 @@ TOKENS: dict[str, Role | Identity] = {
     "agent-token": Role.AGENT,
     "reviewer-token": Identity(Role.REVIEWER, "Dana Whitfield"),
     "other-reviewer-token": Identity(Role.REVIEWER, "Sam Okafor"),
+    "operator-token": Identity(Role.OPERATOR, "Olu Adeyemi"),
 }
 TTL_S = 600.0
 
@@ -406,7 +407,57 @@ async def test_an_agent_token_cannot_sign_in_and_failed_sign_ins_are_limited(des
         signed = await http.post("/review/login", data={"token": "reviewer-token"})
         assert signed.status_code == 303 and signed.headers["location"] == "/review"
         assert "reviewer-token" not in signed.headers["set-cookie"]
+        assert "secure" not in signed.headers["set-cookie"].lower()  # plain http: no Secure flag
+        host = httpx.URL(desk.url).netloc.decode()
+        over_https = await http.post(
+            "/review/login",
+            data={"token": "reviewer-token"},
+            headers={"X-Forwarded-Proto": "https", "Origin": f"https://{host}"},  # behind a TLS proxy
+        )
+        assert over_https.status_code == 303 and "secure" in over_https.headers["set-cookie"].lower()
         cross = await http.post(
             "/review/login", data={"token": "reviewer-token"}, headers={"Origin": "http://attacker.example"}
         )
         assert cross.status_code == 403
+
+
+async def test_the_console_lists_every_draft_and_its_state_and_operators_only_see_it(
+    desk: Desk, browser: Browser
+) -> None:
+    published = await desk.promote("fa" * 16)
+    waiting = await desk.promote("fb" * 16)
+    async with httpx.AsyncClient(base_url=desk.url, timeout=60) as http:
+        answer = await http.post(
+            f"/v1/review/drafts/{published}/approve",
+            headers={"Authorization": "Bearer reviewer-token"},
+            json={},
+        )
+        assert answer.json()["stage"] == "published"
+    page = await browser.new_page()
+    await page.goto(f"{desk.url}/review/login")
+    await page.fill("#token", "operator-token")
+    await page.click("#sign-in")
+    await page.wait_for_selector("#console-drafts")
+    assert page.url.endswith("/review/console") and await page.inner_text("#who") == "Olu Adeyemi"
+    stages = await page.inner_text("#stages")
+    assert "awaiting_review\t1" in stages and "published\t1" in stages
+    row = await page.inner_text(f"#console-drafts tr:has-text('{published}')")
+    assert "Dana Whitfield" in row and "rcm-promoted v1" in row
+    assert waiting in await page.inner_text("#console-drafts")
+    assert await page.locator("#console-drafts a").count() == 0  # an operator does not open drafts to decide
+    await page.goto(f"{desk.url}/review/drafts/{waiting}")
+    assert page.url.endswith("/review/console")
+    csrf = await page.input_value("input[name=csrf]")
+    [cookie] = [c for c in await page.context.cookies() if c["name"] == COOKIE]
+    async with httpx.AsyncClient(base_url=desk.url, cookies={COOKIE: cookie["value"]}, timeout=60) as http:
+        refused = await http.post(
+            f"/review/drafts/{waiting}/decide",
+            data={
+                "csrf": csrf,
+                "decision": "reject",
+                "judgement": "pass",
+                "reason": "operators do not decide",
+            },
+        )
+        assert refused.status_code == 403 and "only a reviewer" in refused.text
+    assert desk.store.status(waiting).stage == "awaiting_review"  # type: ignore[union-attr]
