@@ -4,11 +4,15 @@ tables that put a remittance's codes into words."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.domain import ToolDomain
 from schemas.tools import SideEffect
+
+
+_FIRST_SENTENCE = re.compile(r"\.\s+(?=[A-Z])")
 
 
 @dataclass(frozen=True)
@@ -40,7 +44,7 @@ class ReviewDomain:
     def of(cls, tools: ToolDomain, codes: Codes | None = None) -> ReviewDomain:
         """From a domain's tools and rules, with its code tables."""
         writes = tuple(
-            (spec.name, spec.description.split(". ")[0].rstrip("."))
+            (spec.name, _FIRST_SENTENCE.split(spec.description, maxsplit=1)[0].rstrip("."))
             for spec in tools.tools
             if spec.side_effect is not SideEffect.READ
         )

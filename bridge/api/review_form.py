@@ -31,11 +31,15 @@ ESCALATION = {"required": True, "ruled_out": False, "either": None}
 
 @dataclass(frozen=True)
 class Choices:
-    """What the form shows checked, before the reviewer changes anything."""
+    """What the form shows filled in: the defaults for a spec, or what the reviewer sent."""
 
     forbidden: frozenset[str]
     escalation: str
     spec_json: str
+    decision: str = ""
+    judgement: str = ""
+    reason: str = ""
+    use_json: bool = False
 
 
 def choices(spec: VerifierSpec | None) -> Choices:
@@ -45,6 +49,19 @@ def choices(spec: VerifierSpec | None) -> Choices:
     escalation = next(k for k, v in ESCALATION.items() if v == spec.must_escalate)
     text = json.dumps(spec.model_dump(mode="json"), indent=2, sort_keys=True)
     return Choices(frozenset(c.tool for c in spec.forbidden_calls), escalation, text)
+
+
+def sent(fields: Mapping[str, Sequence[str]]) -> Choices:
+    """What a submitted form said, to show it again with its problems."""
+    return Choices(
+        forbidden=frozenset(v.strip() for v in fields.get("forbid", ())),
+        escalation=_one(fields, "escalation"),
+        spec_json=(fields.get("spec_json") or [""])[0],
+        decision=_one(fields, "decision"),
+        judgement=_one(fields, "judgement"),
+        reason=(fields.get("reason") or [""])[0],
+        use_json=_one(fields, "use_json") == "on",
+    )
 
 
 @dataclass(frozen=True)

@@ -151,13 +151,17 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         return HTMLResponse(review_page.queue(cases.summaries(all), every=all, viewer=viewer(session)))
 
     def render(
-        session: ReviewSession, draft_id: str, message: str = "", problems: tuple[str, ...] = ()
+        session: ReviewSession,
+        draft_id: str,
+        message: str = "",
+        problems: tuple[str, ...] = (),
+        filled: review_form.Choices | None = None,
     ) -> str:
         case = cases.case(draft_id)
         return review_page.draft(
             case,
             viewer=viewer(session),
-            choices=review_form.choices(case.spec or case.suggested_spec),
+            choices=filled or review_form.choices(case.spec or case.suggested_spec),
             domain=cases.domain(case.draft.domain),
             duplicates=cases.duplicates(case.draft),
             message=message,
@@ -193,7 +197,8 @@ def review_pages(cases: ReviewCases) -> APIRouter:
                 escalate_tool=domain.escalate_tool,
             )
         except review_form.FormProblems as exc:
-            page = render(session, draft_id, "not sent: the form has problems", exc.problems)
+            filled = review_form.sent(fields)
+            page = render(session, draft_id, "not sent: the form has problems", exc.problems, filled)
             return HTMLResponse(page, status.HTTP_422_UNPROCESSABLE_CONTENT)
         approval = rejection = None
         if decision.action == "approve":

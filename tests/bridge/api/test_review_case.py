@@ -163,3 +163,14 @@ def test_every_problem_is_listed_at_once_and_a_rejection_needs_no_spec() -> None
         offered=OFFERED,
     )
     assert made.action == "reject" and made.spec is None
+
+
+def test_each_domain_offers_its_own_writes_and_hand_off_and_the_bridge_names_none() -> None:
+    domains = review_domains()
+    credit = domains["credit"]
+    assert credit.escalate_tool == "escalate_to_committee" and "escalate_to_committee" in credit.write_tools
+    assert "get_remittance" not in RCM.write_tools and "submit_appeal" in RCM.write_tools
+    assert dict(RCM.writes)["close_claim"].startswith(
+        "Close a claim that needs no further work (e.g. a duplicate"
+    )
+    assert credit.codes.carc == {} and RCM.codes.carc["50"].startswith("These are non-covered")

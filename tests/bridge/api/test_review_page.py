@@ -224,7 +224,9 @@ async def test_a_specialist_decides_a_draft_with_the_form_alone_and_it_is_publis
     assert (label.reviewer, label.label, label.source) == ("Dana Whitfield", "fail", "reviewer")
 
 
-async def test_a_form_with_problems_lists_them_and_sends_nothing(desk: Desk, browser: Browser) -> None:
+async def test_a_form_with_problems_lists_them_sends_nothing_and_keeps_the_choices(
+    desk: Desk, browser: Browser
+) -> None:
     draft_id = await desk.promote("f4" * 16)
     page = await browser.new_page()
     await sign_in(page, desk.url)
@@ -238,6 +240,15 @@ async def test_a_form_with_problems_lists_them_and_sends_nothing(desk: Desk, bro
     assert "give a reason" in problems
     assert f"{used} is part of the suggested resolution" in problems
     assert await page.inner_text("#stage") == "awaiting_review" and desk.published == []
+    # What the specialist chose is kept; they correct it and send it again.
+    assert await page.is_checked("#decision-approve") and await page.is_checked(f"#forbid-{used}")
+    await page.uncheck(f"#forbid-{used}")
+    await page.check("#judgement-pass")
+    await page.fill("#reason", "the resolution fits the ABN on file")
+    await page.click("#decide")
+    await page.wait_for_selector("#message")
+    assert await page.inner_text("#stage") == "published"
+    assert await page.locator("#form-problems").count() == 0
 
 
 async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_rejection_ends_it(
