@@ -52,6 +52,12 @@ class Identity:
     role: Role
     name: str = ""
 
+    def __post_init__(self) -> None:
+        if len(self.name) > 128 or not self.name.isprintable() or self.name != self.name.strip():
+            raise ValueError(
+                f"a token's name must be at most 128 printable characters without surrounding blanks, got {self.name!r}"
+            )
+
 
 def token_digest(token: str) -> str:
     """The digest under which a token is configured."""

@@ -26,7 +26,7 @@ from datetime import UTC, datetime
 from typing import Literal, Protocol
 
 from fastapi import APIRouter, Depends, HTTPException, status
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from adapters.drafting.draft import TaskDraft
 from adapters.drafting.store import (
@@ -255,31 +255,35 @@ class ReviewCases:
                 status.HTTP_503_SERVICE_UNAVAILABLE, "no label store is configured here: send no judgement"
             )
         reviewer = caller.identity
+        label = None
+        if judgement is not None:  # built before the decision goes out, so a bad label sends nothing
+            episode = self.reader.get_episode(current.draft.source_episode_id)
+            said = (approval.note if approval else rejection.reason if rejection else "").strip()
+            try:
+                label = ExpertLabel(
+                    subject=current.draft.source_episode_id,
+                    reviewer=reviewer,
+                    label=judgement,
+                    reason=said or f"approved the resolution of draft {draft_id}",
+                    task_id=episode.episode.task_id if episode is not None else None,
+                    source="reviewer",
+                    labelled_at=datetime.now(UTC),
+                )
+            except ValidationError as exc:
+                detail = "; ".join(e["msg"] for e in exc.errors())
+                raise HTTPException(422, f"the judgement cannot be a label: {detail}") from None
         try:
             if approval is not None:
                 spec = approval.spec or current.suggested_spec
                 if spec is None:
                     raise HTTPException(status.HTTP_409_CONFLICT, "no suggested spec yet: send one")
                 outcome = desk.approve(draft_id, spec, reviewer, approval.note)
-                reason = approval.note or f"approved the resolution of draft {draft_id}"
             else:
                 assert rejection is not None
                 outcome = desk.reject(draft_id, reviewer, rejection.reason)
-                reason = rejection.reason
         except ValueError as exc:
             raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
-        label = None
-        if judgement is not None and self.labelling is not None:
-            episode = self.reader.get_episode(current.draft.source_episode_id)
-            label = ExpertLabel(
-                subject=current.draft.source_episode_id,
-                reviewer=reviewer,
-                label=judgement,
-                reason=reason,
-                task_id=episode.episode.task_id if episode is not None else None,
-                source="reviewer",
-                labelled_at=datetime.now(UTC),
-            )
+        if label is not None and self.labelling is not None:
             self.labelling.labels.put(label)
         report = self.reviewing.store.report(outcome.report_id) if outcome.report_id else None
         return ReviewAnswer(

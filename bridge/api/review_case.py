@@ -17,6 +17,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bridge.api.review_domain import Codes
+from schemas.tasks import VerifierSpec
 
 
 @dataclass(frozen=True)
@@ -309,3 +310,30 @@ def moment(seq: int, time: str, kind: str, data: Mapping[str, Any], codes: Codes
         if key in data:
             return Moment(seq, time, kind, f"{key}: {str(data[key])[:300]}")
     return Moment(seq, time, kind, "")
+
+
+def spec_checks(spec: VerifierSpec | None) -> Table:
+    """What a spec checks in the final world and the trajectory, one line each, in words."""
+    table = Table(("check", "in", "where", "how many"))
+    if spec is None:
+        return table
+    for rule in spec.outcome.must if spec.outcome else ():
+        where = ", ".join(f"{k}={v}" for k, v in sorted(rule.where.items())) or "any"
+        if rule.max_count == 0:
+            count = "none"
+        elif rule.max_count is not None and rule.max_count == rule.min_count:
+            count = f"exactly {rule.min_count}"
+        elif rule.max_count is not None:
+            count = f"{rule.min_count} to {rule.max_count}"
+        else:
+            count = f"at least {rule.min_count}"
+        if rule.total_of is not None and rule.total is not None:
+            count += f", {rule.total_of} totalling {money(rule.total)}"
+        table.rows.append((rule.reason, rule.collection, where, count))
+    for call in spec.forbidden_calls:
+        table.rows.append((call.reason or "must not be called", "calls", call.tool, "none"))
+    for call in spec.required_calls:
+        table.rows.append((call.reason or "must be called", "calls", call.tool, "at least 1"))
+    hand_off = {True: "required", False: "ruled out", None: "either"}[spec.must_escalate]
+    table.rows.append(("a hand-off to a person", "escalations", "", hand_off))
+    return table

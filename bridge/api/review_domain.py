@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from engine.domain import ToolDomain
 from schemas.tools import SideEffect
 
-
 _FIRST_SENTENCE = re.compile(r"\.\s+(?=[A-Z])")
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from bridge.api.review_case import Moment, Table, case_facts, moment
+from bridge.api.review_case import Moment, Table, case_facts, moment, spec_checks
 from bridge.api.review_domain import Codes, ReviewDomain
 from bridge.api.review_form import Choices
 
@@ -148,6 +148,7 @@ def draft(
         duplicates=duplicates,
         can_decide=case.status.stage in ("awaiting_review", "returned"),
         choices=choices,
+        checks=spec_checks(case.spec or case.suggested_spec),
         offered=domain.writes,
         gold_tools=frozenset(c.name for c in suggestion.gold) if suggestion else frozenset(),
         escalation_choices=ESCALATION_CHOICES,

@@ -8,7 +8,8 @@ import pytest
 from jinja2 import Environment
 
 from bridge.api import review_page
-from bridge.api.review_case import case_facts, codes_in_words, moment
+from bridge.api.auth import Identity, Role
+from bridge.api.review_case import case_facts, codes_in_words, moment, spec_checks
 from bridge.api.review_form import FORBIDDEN_REASON, FormProblems, choices, decide
 from loopline.bridge.review_domains import review_domains
 from schemas.tasks import Assertion, OutcomeSpec, VerifierSpec
@@ -174,3 +175,30 @@ def test_each_domain_offers_its_own_writes_and_hand_off_and_the_bridge_names_non
         "Close a claim that needs no further work (e.g. a duplicate"
     )
     assert credit.codes.carc == {} and RCM.codes.carc["50"].startswith("These are non-covered")
+
+
+def test_a_spec_is_shown_in_words() -> None:
+    spec = SUGGESTED.model_copy(
+        update={
+            "outcome": OutcomeSpec(
+                must=(
+                    Assertion(name="wo", reason="written off", collection="write_offs", where={"claim_id": "CLM-1"},
+                              min_count=1, total_of="amount", total=1250.0),
+                    Assertion(name="no_appeal", reason="no appeal", collection="appeals", where={"new": True},
+                              min_count=0, max_count=0),
+                )
+            )
+        }
+    )  # fmt: skip
+    assert spec_checks(spec).rows == [
+        ("written off", "write_offs", "claim_id=CLM-1", "at least 1, amount totalling $1,250.00"),
+        ("no appeal", "appeals", "new=True", "none"),
+        ("a hand-off to a person", "escalations", "", "ruled out"),
+    ]
+    assert spec_checks(None).rows == []
+
+
+def test_a_token_name_that_is_not_a_plain_name_is_refused_at_start() -> None:
+    with pytest.raises(ValueError, match="printable"):
+        Identity(Role.REVIEWER, "Dana\x00")
+    assert Identity(Role.REVIEWER, "Dana Whitfield").name == "Dana Whitfield"
