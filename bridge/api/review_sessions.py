@@ -116,9 +116,18 @@ class ReviewSessions:
             del self._failures[key]
 
 
-def same_origin(origin: str | None, scheme: str, host: str | None) -> bool:
-    """Whether a POST's `Origin` header is this site (`scheme://host`). A browser sends `Origin` on
-    every form POST; one without it (a non-browser client) is judged by the CSRF token alone."""
+def same_origin(origin: str | None, host: str | None) -> bool:
+    """Whether a POST's `Origin` header names this site's host (the `Host` it was sent to). The
+    scheme is not compared: behind a TLS-terminating proxy the bridge itself is reached over http.
+    A browser sends `Origin` on every form POST; a request without it (not a browser) is judged by
+    the CSRF token alone."""
     if origin is None:
         return True
-    return host is not None and origin.lower() == f"{scheme}://{host}".lower()
+    _, sep, netloc = origin.partition("://")
+    return bool(sep) and host is not None and netloc.lower() == host.lower()
+
+
+def over_https(scheme: str, forwarded_proto: str | None) -> bool:
+    """Whether the browser reached the page over https: directly, or through a proxy that says so
+    (`X-Forwarded-Proto`; trusting it can only make the cookie stricter)."""
+    return scheme == "https" or (forwarded_proto or "").split(",")[0].strip().lower() == "https"

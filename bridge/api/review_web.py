@@ -21,7 +21,7 @@ from bridge.api.auth import Role, TokenTable
 from bridge.api.labels import Labelling
 from bridge.api.review import Approval, Rejection, ReviewCases, Reviewing, review_api
 from bridge.api.review_page import Viewer
-from bridge.api.review_sessions import COOKIE, ReviewSession, same_origin
+from bridge.api.review_sessions import COOKIE, ReviewSession, over_https, same_origin
 from bridge.store.reader import EpisodeStore
 
 NOT_A_REVIEWER = "That token is not a reviewer's or an operator's."
@@ -41,7 +41,7 @@ async def _form(request: Request) -> dict[str, list[str]]:
 
 
 def _cross_site(request: Request) -> bool:
-    return not same_origin(request.headers.get("origin"), request.url.scheme, request.headers.get("host"))
+    return not same_origin(request.headers.get("origin"), request.headers.get("host"))
 
 
 def review_router(
@@ -118,7 +118,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             max_age=int(sessions.ttl_s),
             httponly=True,
             samesite="strict",
-            secure=request.url.scheme == "https",
+            secure=over_https(request.url.scheme, request.headers.get("x-forwarded-proto")),
             path="/review",
         )
         return response

@@ -8,9 +8,10 @@ import pytest
 from jinja2 import Environment
 
 from bridge.api import review_page
-from bridge.api.auth import Identity, Role
+from bridge.api.auth import Caller, Identity, Role
 from bridge.api.review_case import case_facts, codes_in_words, moment, spec_checks
 from bridge.api.review_form import FORBIDDEN_REASON, FormProblems, choices, decide
+from bridge.api.review_sessions import ReviewSessions, over_https, same_origin
 from loopline.bridge.review_domains import review_domains
 from schemas.tasks import Assertion, OutcomeSpec, VerifierSpec
 
@@ -202,3 +203,32 @@ def test_a_token_name_that_is_not_a_plain_name_is_refused_at_start() -> None:
     with pytest.raises(ValueError, match="printable"):
         Identity(Role.REVIEWER, "Dana\x00")
     assert Identity(Role.REVIEWER, "Dana Whitfield").name == "Dana Whitfield"
+
+
+def test_the_origin_check_compares_the_host_and_https_is_seen_through_a_proxy() -> None:
+    assert same_origin("https://review.example", "review.example")  # TLS ended at the proxy
+    assert same_origin("http://127.0.0.1:8700", "127.0.0.1:8700") and same_origin(None, "h")
+    assert not same_origin("https://attacker.example", "review.example")
+    assert not same_origin("null", "review.example") and not same_origin("https://x", None)
+    assert over_https("https", None) and over_https("http", "https, http") and not over_https("http", None)
+
+
+def test_sessions_expire_end_and_failed_sign_ins_are_counted_in_a_window() -> None:
+    now = [0.0]
+    sessions = ReviewSessions(ttl_s=10, max_attempts=2, window_s=5, clock=lambda: now[0])
+    caller = Caller(Role.REVIEWER, "caller-1", "ana")
+    first, second = sessions.start(caller), sessions.start(caller)
+    assert first.id != second.id and first.csrf != second.csrf and first.csrf_ok(first.csrf)
+    assert not first.csrf_ok(second.csrf) and not first.csrf_ok("")
+    sessions.end(second.id)
+    assert sessions.get(first.id) == first and sessions.get(second.id) is None and sessions.get(None) is None
+    now[0] = 10.0
+    assert sessions.get(first.id) is None  # expired
+    sessions.failed("10.0.0.1")
+    assert sessions.retry_after("10.0.0.1") is None
+    sessions.failed("10.0.0.1")
+    assert sessions.retry_after("10.0.0.1") == 5.0 and sessions.retry_after("10.0.0.2") is None
+    now[0] = 15.0
+    assert sessions.retry_after("10.0.0.1") is None
+    with pytest.raises(ValueError):
+        ReviewSessions(ttl_s=0)
