@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,8 @@ from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services
 from loopline.bridge.review_domains import review_domains
-from schemas import Event
+from schemas import EpisodeChain, Event
+from schemas.events import OutcomeObserved
 from tests.workflows.episodes import raw_phi, record, redactor
 from workflows.promotion.activities import PromotionActivities
 from workflows.promotion.client import TemporalReviewDesk, start_promotion
@@ -86,6 +88,7 @@ class Desk:
     published: list[dict[str, Any]]
     clock: Clock
     labels: SqlLabelStore
+    archive: SqlEventArchive
 
     async def promote(self, fingerprint: str) -> str:
         await start_promotion(
@@ -149,8 +152,9 @@ async def desk(
     async with build_worker(client, activities, queue=task_queue, threads=2):
         with serve_in_thread(app, name="bridge-review") as url:
             yield Desk(
-                url, client, store, registry, task_queue, episode, published, clock, services.labelling.labels
-            )
+                url, client, store, registry, task_queue, episode, published, clock, services.labelling.labels,
+                archive,
+            )  # fmt: skip
     review_desk.close()
 
 
@@ -472,3 +476,27 @@ async def test_the_console_lists_every_draft_and_its_state_and_operators_only_se
         )
         assert refused.status_code == 403 and "only a reviewer" in refused.text
     assert desk.store.status(waiting).stage == "awaiting_review"  # type: ignore[union-attr]
+
+
+async def test_a_payers_redenial_on_the_episode_shows_its_codes_in_words(
+    desk: Desk, browser: Browser
+) -> None:
+    # The business system reports that the payer denied the claim again, after the episode.
+    episode_id = desk.episode[0].episodeid
+    archive = desk.archive
+    next_seq, prevhash = archive.stream_tip(episode_id)
+    chain = EpisodeChain(
+        episode_id, tenant="acme", source="loopline://bridge/test", next_seq=next_seq, prevhash=prevhash
+    )
+    denied = OutcomeObserved(
+        kind="denied", item_id=TASK.work_item.item_id, observed_at=datetime.now(UTC), reason_codes=("CO-50",)
+    )
+    archive.append([ArchiveRecord.of(chain.append(denied))])
+    draft_id = await desk.promote("fc" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    row = await page.inner_text("#timeline tr.problem:has-text('outcome')")
+    assert "denied; payer codes CO-50 (These are non-covered services" in row
+    assert "kind: denied" not in await page.inner_text("#timeline")
+    assert "payer codes CO-50" in await page.inner_text("#conclusion")
