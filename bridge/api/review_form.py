@@ -69,8 +69,8 @@ class Decision:
     """A decision that passed every check."""
 
     action: Literal["approve", "reject"]
-    judgement: LabelValue
-    """The reviewer's label of the source episode."""
+    judgement: LabelValue | None
+    """The reviewer's label of the source episode (None where no label store is kept)."""
     reason: str
     spec: VerifierSpec | None
     """The spec to validate and publish with (approvals)."""
@@ -96,17 +96,19 @@ def decide(
     gold_tools: frozenset[str],
     offered: Sequence[str],
     escalate_tool: str = "",
+    judged: bool = True,
 ) -> Decision:
     """The decision a submitted form states; raises `FormProblems` listing every problem.
 
     `offered` are the tools the form offers to forbid; `gold_tools` those the reference specialist's
-    resolution uses (forbidding one would make the suggested resolution fail its own gate)."""
+    resolution uses (forbidding one would make the suggested resolution fail its own gate). Without
+    `judged` (no label store here) the form asks no judgement of the episode."""
     problems: list[str] = []
     action = _one(fields, "decision")
     if action not in ("approve", "reject"):
         problems.append("choose a decision: approve the resolution, or reject the draft")
     judgement = _one(fields, "judgement")
-    if judgement not in ("pass", "fail"):
+    if judged and judgement not in ("pass", "fail"):
         problems.append("say whether the episode handled the case right (yes or no)")
     reason = _one(fields, "reason")
     if not reason:
@@ -121,8 +123,9 @@ def decide(
             spec = _from_choices(fields, suggested, gold_tools, offered, escalate_tool, problems)
     if problems:
         raise FormProblems(problems)
-    assert action in ("approve", "reject") and judgement in ("pass", "fail")
-    return Decision(action, judgement, reason, spec)  # type: ignore[arg-type]
+    chosen: Literal["approve", "reject"] = "approve" if action == "approve" else "reject"
+    label: LabelValue | None = "pass" if judgement == "pass" else "fail" if judgement == "fail" else None
+    return Decision(chosen, label if judged else None, reason, spec)
 
 
 def _from_json(text: str, problems: list[str]) -> VerifierSpec | None:

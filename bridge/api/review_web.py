@@ -163,6 +163,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             viewer=viewer(session),
             choices=filled or review_form.choices(case.spec or case.suggested_spec),
             domain=cases.domain(case.draft.domain),
+            judged=cases.labelling is not None,
             duplicates=cases.duplicates(case.draft),
             message=message,
             problems=problems,
@@ -195,6 +196,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
                 else frozenset(),
                 offered=domain.write_tools,
                 escalate_tool=domain.escalate_tool,
+                judged=cases.labelling is not None,
             )
         except review_form.FormProblems as exc:
             filled = review_form.sent(fields)

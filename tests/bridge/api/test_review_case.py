@@ -232,3 +232,11 @@ def test_sessions_expire_end_and_failed_sign_ins_are_counted_in_a_window() -> No
     assert sessions.retry_after("10.0.0.1") is None
     with pytest.raises(ValueError):
         ReviewSessions(ttl_s=0)
+
+
+def test_without_a_label_store_the_form_asks_no_judgement() -> None:
+    form = _form(decision="reject", reason="not a real case")
+    made = decide(form, suggested=None, gold_tools=frozenset(), offered=OFFERED, judged=False)
+    assert made.judgement is None
+    with pytest.raises(FormProblems, match="say whether"):
+        decide(form, suggested=None, gold_tools=frozenset(), offered=OFFERED)
