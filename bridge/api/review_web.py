@@ -174,7 +174,10 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         session, elsewhere = reviewer_of(request)
         if session is None:
             return elsewhere or _see("/review/login")
-        return HTMLResponse(render(session, draft_id))
+        try:
+            return HTMLResponse(render(session, draft_id))
+        except HTTPException as exc:  # an unknown draft: a page that says so, not JSON
+            return HTMLResponse(review_page.refused(str(exc.detail), viewer(session)), exc.status_code)
 
     @router.post("/review/drafts/{draft_id}/decide")
     async def decide_page(request: Request, draft_id: str) -> Response:

@@ -202,6 +202,10 @@ async def test_a_specialist_decides_a_draft_with_the_form_alone_and_it_is_publis
     assert "the reference specialist solves it" in await page.inner_text("#suggestion")
     assert "Not validated yet" in await page.inner_text("#validation")
     assert await page.locator("#duplicates").count() == 0
+    missing = await page.goto(f"{desk.url}/review/drafts/draft-nope")
+    assert missing is not None and missing.status == 404
+    assert "unknown draft 'draft-nope'" in await page.inner_text("#refused")
+    await page.go_back()
     html = await page.content()
     assert TOKEN.search(html.split('id="timeline"')[0]) is None  # the draft shows surrogates, never tokens
     assert sorted(v for v in raw_phi(TASK.initial_world) if v in html) == []
