@@ -38,16 +38,19 @@ class ReviewDomain:
     """The tool that hands a case to a person."""
     codes: Codes = field(default_factory=Codes)
     """The domain's code tables."""
+    escalations: str = ""
+    """The world collection hand-offs are recorded in (an outcome check there with `max_count`
+    0 rules a hand-off out)."""
 
     @classmethod
-    def of(cls, tools: ToolDomain, codes: Codes | None = None) -> ReviewDomain:
-        """From a domain's tools and rules, with its code tables."""
+    def of(cls, tools: ToolDomain, codes: Codes | None = None, escalations: str = "") -> ReviewDomain:
+        """From a domain's tools and rules, with its code tables and its hand-offs' collection."""
         writes = tuple(
             (spec.name, _FIRST_SENTENCE.split(spec.description, maxsplit=1)[0].rstrip("."))
             for spec in tools.tools
             if spec.side_effect is not SideEffect.READ
         )
-        return cls(writes, tools.rules.escalate_tool, codes or Codes())
+        return cls(writes, tools.rules.escalate_tool, codes or Codes(), escalations)
 
     @property
     def write_tools(self) -> list[str]:

@@ -96,6 +96,7 @@ def decide(
     gold_tools: frozenset[str],
     offered: Sequence[str],
     escalate_tool: str = "",
+    escalations: str = "",
     judged: bool = True,
 ) -> Decision:
     """The decision a submitted form states; raises `FormProblems` listing every problem.
@@ -120,7 +121,9 @@ def decide(
         if _one(fields, "use_json") == "on":
             spec = _from_json(_one(fields, "spec_json"), problems)
         else:
-            spec = _from_choices(fields, suggested, gold_tools, offered, escalate_tool, problems)
+            spec = _from_choices(
+                fields, suggested, gold_tools, offered, (escalate_tool, escalations), problems
+            )
     if problems:
         raise FormProblems(problems)
     chosen: Literal["approve", "reject"] = "approve" if action == "approve" else "reject"
@@ -145,9 +148,10 @@ def _from_choices(
     suggested: VerifierSpec | None,
     gold_tools: frozenset[str],
     offered: Sequence[str],
-    escalate_tool: str,
+    hand_off: tuple[str, str],
     problems: list[str],
 ) -> VerifierSpec | None:
+    escalate_tool, escalations = hand_off
     forbidden = [value.strip() for value in fields.get("forbid", ())]
     for tool in forbidden:
         if tool not in offered:
@@ -168,11 +172,17 @@ def _from_choices(
         return None
     if problems:
         return None
+    outcome = suggested.outcome
+    if outcome is not None and escalations and escalation != "ruled_out":
+        # A hand-off the reviewer allows must not be ruled out by the outcome either.
+        kept = tuple(a for a in outcome.must if not (a.collection == escalations and a.max_count == 0))
+        outcome = outcome.model_copy(update={"must": kept})
     return suggested.model_copy(
         update={
             "forbidden_calls": tuple(
                 CallConstraint(tool=tool, reason=FORBIDDEN_REASON) for tool in dict.fromkeys(forbidden)
             ),
             "must_escalate": ESCALATION[escalation],
+            "outcome": outcome,
         }
     )

@@ -199,6 +199,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
                 else frozenset(),
                 offered=domain.write_tools,
                 escalate_tool=domain.escalate_tool,
+                escalations=domain.escalations,
                 judged=cases.labelling is not None,
             )
         except review_form.FormProblems as exc:

@@ -18,6 +18,7 @@ def rcm_codes() -> Codes:
 
 
 def review_domains() -> dict[str, ReviewDomain]:
-    """Every registered domain, as the review page needs it."""
+    """Every registered domain, as the review page needs it (each records hand-offs in
+    `escalations`)."""
     tables = {"rcm": rcm_codes()}
-    return {d.name: ReviewDomain.of(d.tool, tables.get(d.name)) for d in DOMAINS.all()}
+    return {d.name: ReviewDomain.of(d.tool, tables.get(d.name), "escalations") for d in DOMAINS.all()}

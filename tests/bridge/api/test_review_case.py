@@ -240,3 +240,18 @@ def test_without_a_label_store_the_form_asks_no_judgement() -> None:
     assert made.judgement is None
     with pytest.raises(FormProblems, match="say whether"):
         decide(form, suggested=None, gold_tools=frozenset(), offered=OFFERED)
+
+
+def test_allowing_a_hand_off_drops_the_outcome_check_that_ruled_it_out() -> None:
+    no_hand_off = Assertion(name="no_escalation", reason="this case needs no human", collection="escalations",
+                            where={"new": True}, min_count=0, max_count=0)  # fmt: skip
+    assert SUGGESTED.outcome is not None
+    spec = SUGGESTED.model_copy(update={"outcome": OutcomeSpec(must=(*SUGGESTED.outcome.must, no_hand_off))})
+    base = {"decision": "approve", "judgement": "pass", "reason": "fine"}
+    for escalation, kept in (("either", ["appeal"]), ("ruled_out", ["appeal", "no_escalation"])):
+        made = decide(
+            _form(**base, escalation=escalation), suggested=spec, gold_tools=frozenset({"submit_appeal"}),
+            offered=OFFERED, escalate_tool=RCM.escalate_tool, escalations=RCM.escalations,
+        )  # fmt: skip
+        assert made.spec is not None and made.spec.outcome is not None
+        assert [a.name for a in made.spec.outcome.must] == kept
