@@ -23,9 +23,10 @@ from bridge.api.auth import TokenTable
 from bridge.api.body_limit import BodyLimit
 from bridge.api.draining import Draining
 from bridge.api.invalid import invalid_request
-from bridge.api.labels import label_router
+from bridge.api.labels import Labelling, label_router
 from bridge.api.owners import EpisodeOwners
-from bridge.api.review import Reviewing, review_router
+from bridge.api.review import Reviewing
+from bridge.api.review_web import review_router
 from bridge.api.routes import episodes, gateway, metrics, operator, outcomes, read
 from bridge.api.runs import RunRegistry
 from bridge.api.services import BridgeServices
@@ -68,7 +69,7 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app.include_router(metrics.router)
     mount_mcp(app, services, tokens)
     app.include_router(label_router(services.labelling, services.reader))
-    app.include_router(review_router(services.review, services.reader))
+    app.include_router(review_router(services.review, services.reader, services.labelling))
     app.include_router(operator.router)
     return app
 
@@ -90,12 +91,15 @@ def mount_mcp(app: FastAPI, services: BridgeServices, tokens: TokenTable) -> Non
     app.router.lifespan_context = lifespan
 
 
-def review_app(reviewing: Reviewing, reader: EpisodeStore, tokens: TokenTable) -> FastAPI:
-    """The review page and its API alone, admitting the callers in `tokens` (the demo's `--review`)."""
+def review_app(
+    reviewing: Reviewing, reader: EpisodeStore, tokens: TokenTable, labelling: Labelling | None = None
+) -> FastAPI:
+    """The review page and its API alone, admitting the callers in `tokens` (the demo's `--review`);
+    with `labelling`, decisions that judge the source episode are labels in it."""
     app = FastAPI(title="Loopline review")
     app.state.tokens = tokens
     app.add_middleware(RefuseLoneSurrogates)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)
     app.add_exception_handler(RequestValidationError, invalid_request)
-    app.include_router(review_router(reviewing, reader))
+    app.include_router(review_router(reviewing, reader, labelling))
     return app

@@ -2,7 +2,9 @@
 
 Tokens are configured as SHA-256 digests (never stored in clear). A missing or unknown token is 401
 with `WWW-Authenticate: Bearer`; a known token without the route's role is 403. Each token is one
-caller (`Caller.id`, derived from its digest), so an agent's episodes can be told from another's.
+caller (`Caller.id`, derived from its digest), so an agent's episodes can be told from another's, and
+may name the person it belongs to (`Caller.name`): a reviewer's labels and review decisions carry
+that name, never one the request states.
 Roles are least privilege: a route admits exactly the roles it names (docs/architecture.md has the
 matrix), and no role is admitted everywhere.
 """
@@ -34,6 +36,27 @@ class Caller:
 
     role: Role
     id: str
+    name: str = ""
+    """The person the token belongs to, as configured; its `id` when none is."""
+
+    @property
+    def identity(self) -> str:
+        """Who this caller is, for the record: the configured name, else the token's id."""
+        return self.name or self.id
+
+
+@dataclass(frozen=True)
+class Identity:
+    """A configured token's role and, optionally, the person it belongs to."""
+
+    role: Role
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        if len(self.name) > 128 or not self.name.isprintable() or self.name != self.name.strip():
+            raise ValueError(
+                f"a token's name must be at most 128 printable characters without surrounding blanks, got {self.name!r}"
+            )
 
 
 def token_digest(token: str) -> str:
@@ -42,22 +65,25 @@ def token_digest(token: str) -> str:
 
 
 class TokenTable:
-    """Token digest → role."""
+    """Token digest → role, or role and the person's name (`Identity`)."""
 
-    def __init__(self, digests: Mapping[str, Role]) -> None:
-        self._digests = dict(digests)
+    def __init__(self, digests: Mapping[str, Role | Identity]) -> None:
+        self._digests = {
+            digest: entry if isinstance(entry, Identity) else Identity(entry)
+            for digest, entry in digests.items()
+        }
 
     @classmethod
-    def from_tokens(cls, tokens: Mapping[str, Role]) -> TokenTable:
+    def from_tokens(cls, tokens: Mapping[str, Role | Identity]) -> TokenTable:
         """Build from clear tokens (tests, the embedded demo)."""
-        return cls({token_digest(t): role for t, role in tokens.items()})
+        return cls({token_digest(t): entry for t, entry in tokens.items()})
 
     def caller_of(self, token: str) -> Caller | None:
         """The caller a token stands for; None for an unknown token."""
         digest = token_digest(token)
-        for known, role in self._digests.items():
+        for known, entry in self._digests.items():
             if hmac.compare_digest(known, digest):
-                return Caller(role, "caller-" + known[:16])
+                return Caller(entry.role, "caller-" + known[:16], entry.name)
         return None
 
     def role_of(self, token: str) -> Role | None:

@@ -1,7 +1,9 @@
 """Expert labelling over HTTP: a queue of scored episodes, one episode to judge, labels in and out.
 
-Reviewers (and operators) only. Tokens carry a role, not a person, so a label names its reviewer in
-the body. An episode is shown blind by default (no verdicts, no `verifier.scored` events, no other
+Reviewers only. A label's reviewer is the caller's identity (the person its token is configured
+for, `Caller.identity`), never a body field: one token is one reviewer, so it cannot add labels
+under other names and move the agreement figures. Relabelling an episode replaces the caller's own
+earlier label of it. An episode is shown blind by default (no verdicts, no `verifier.scored` events, no other
 labels): an expert who sees the verdict tends to agree with it, which would inflate the very
 agreement the labels measure. `blind=false` shows them; the label then records which verifier the
 reviewer saw.
@@ -15,7 +17,7 @@ from datetime import UTC, datetime
 from fastapi import APIRouter, Depends, HTTPException, Query, Response, status
 from pydantic import Field, ValidationError
 
-from bridge.api.auth import Role, require
+from bridge.api.auth import Caller, Role, require
 from bridge.api.models import Body, Id
 from bridge.api.responses import GUARDED, WITH_BODY, also, merge, not_found
 from bridge.store import Engine
@@ -52,8 +54,6 @@ class NewLabel(Body):
     """`pass` when the episode did the work right, `fail` otherwise."""
     reason: str = Field(min_length=1, max_length=4000)
     """Why, in words another billing specialist can check."""
-    reviewer: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
-    """Who judged it; a later label by the same reviewer replaces this one."""
     verifier: str | None = Field(default=None, min_length=1, max_length=128)
     """The verifier whose verdict the reviewer saw (`blind=false`); omit for a blind label."""
 
@@ -73,6 +73,7 @@ class LabelCase(Body):
     """Labels given so far (empty when blind)."""
 
 
+REVIEWER = require(Role.REVIEWER)
 REPLACED = also(200, ExpertLabel, "The reviewer's earlier label of the episode, replaced.")
 
 
@@ -81,7 +82,7 @@ def label_router(labelling: Labelling | None, reader: EpisodeStore) -> APIRouter
     router = APIRouter(
         prefix="/v1/labels",
         tags=["labels"],
-        dependencies=[Depends(require(Role.REVIEWER))],
+        dependencies=[Depends(REVIEWER)],
         responses=GUARDED,
     )
 
@@ -135,8 +136,9 @@ def label_router(labelling: Labelling | None, reader: EpisodeStore) -> APIRouter
         status_code=201,
         responses=merge(REPLACED, WITH_BODY, not_found("episode")),
     )
-    def post(body: NewLabel, response: Response) -> ExpertLabel:
-        """Label an archived episode: 201, or 200 when it replaced the reviewer's earlier label."""
+    def post(body: NewLabel, response: Response, caller: Caller = Depends(REVIEWER)) -> ExpertLabel:
+        """Label an archived episode as the caller: 201, or 200 when it replaced the caller's
+        earlier label of it."""
         labels = desk()
         detail = episode(body.subject)
         task_id = detail.episode.task_id or next(
@@ -145,7 +147,11 @@ def label_router(labelling: Labelling | None, reader: EpisodeStore) -> APIRouter
         )
         try:
             label = ExpertLabel(
-                **body.model_dump(), task_id=task_id, source="reviewer", labelled_at=datetime.now(UTC)
+                **body.model_dump(),
+                reviewer=caller.identity,
+                task_id=task_id,
+                source="reviewer",
+                labelled_at=datetime.now(UTC),
             )
         except ValidationError as exc:
             raise HTTPException(422, "; ".join(e["msg"] for e in exc.errors())) from None

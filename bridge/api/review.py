@@ -1,27 +1,32 @@
 """Expert review of task drafts: the JSON API and a server-rendered page (plain forms, no JS build).
 
-Reviewers (and operators) only. A draft waits for a decision while its promotion workflow does
-(`workflows.promotion`): the reviewer approves it with an outcome spec (the suggested one, or an
-edited one) or rejects it with a reason. An approval answers once the workflow has validated the
-task: published, or returned with the gate report that says why. The routes read the draft store
-and hand decisions to a `ReviewDesk` (the Temporal one in production), so this module knows
-nothing of Temporal.
+Reviewers only. A draft waits for a decision while its promotion workflow does
+(`workflows.promotion`): the reviewer approves it with an outcome spec (the suggested one with the
+form's choices, or one given as JSON) or rejects it with a reason. An approval answers once the
+workflow has validated the task: published, or returned with the gate report that says why. The
+routes read the draft store and hand decisions to a `ReviewDesk` (the Temporal one in production),
+so this module knows nothing of Temporal.
 
-The page authenticates with the same bearer tokens, typed once into a login form and kept in an
-HttpOnly, SameSite=Strict cookie (so a form posted from another site carries no credentials).
+The reviewer on every decision is the signed-in identity (`Caller.identity`: the person the token
+is configured for), never a field of the request. A decision that says whether the source episode
+handled the case right is also the reviewer's label of that episode in the label store, so expert
+agreement is measured on reviewers' judgements.
+
+The page signs a reviewer in with the same bearer tokens, typed once into a login form; the cookie
+then holds an opaque server-side session id (`bridge.api.review_sessions`: HttpOnly,
+SameSite=Strict, Secure over https; it expires and can be ended), every form carries the session's
+CSRF token, a POST from another origin is refused, and sign-in attempts are rate limited.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Literal, Protocol
-from urllib.parse import parse_qs
 
-from fastapi import APIRouter, Depends, HTTPException, Request, status
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi import APIRouter, Depends, HTTPException, status
 from pydantic import Field, ValidationError
-from starlette.concurrency import run_in_threadpool
 
 from adapters.drafting.draft import TaskDraft
 from adapters.drafting.store import (
@@ -33,16 +38,18 @@ from adapters.drafting.store import (
     ReviewNote,
     Suggestion,
 )
-from bridge.api import review_page
-from bridge.api.auth import Role, TokenTable, require
+from bridge.api.auth import Caller, Role, require
+from bridge.api.labels import Labelling
 from bridge.api.models import Body
 from bridge.api.responses import GUARDED, WITH_BODY, conflict, merge, not_found
+from bridge.api.review_domain import ReviewDomain
+from bridge.api.review_page import Duplicate
+from bridge.api.review_sessions import ReviewSessions
+from bridge.store.labels import ExpertLabel, LabelValue
 from bridge.store.reader import EpisodeStore
 from bridge.store.views import StoredEvent
-from schemas.base import PRINTABLE
 from schemas.tasks import VerifierSpec
 
-COOKIE = "loopline_review"
 NO_REVIEW = (
     "this bridge serves no task drafts (no promotion workflows are configured: "
     "set LOOPLINE_BRIDGE_TEMPORAL_ADDRESS and LOOPLINE_BRIDGE_DRAFTS_DIR)"
@@ -69,10 +76,14 @@ class ReviewDesk(Protocol):
 
 @dataclass(frozen=True)
 class Reviewing:
-    """What the review routes need: the draft store and the desk that delivers decisions."""
+    """What the review routes need: the draft store, the desk that delivers decisions, and the
+    page's sign-in sessions."""
 
     store: DraftStore
     desk: ReviewDesk | None = None
+    sessions: ReviewSessions = field(default_factory=ReviewSessions)
+    domains: Mapping[str, ReviewDomain] = field(default_factory=dict)
+    """Each domain's write tools, hand-off tool and code tables (from the composition root)."""
 
 
 class DraftSummary(Body):
@@ -86,6 +97,8 @@ class DraftSummary(Body):
     """The rule that found the edge case."""
     fidelity: float | None = None
     """Share of the episode's calls the rebuilt sim reproduces."""
+    duplicates: list[str] = Field(default_factory=list)
+    """Other drafts of the same case (same work item and rule, or the same content)."""
 
 
 class DraftCase(Body):
@@ -112,23 +125,23 @@ class DraftCase(Body):
 
 
 class Approval(Body):
-    """Approve a draft."""
+    """Approve a draft; the reviewer is the caller's identity, never a field."""
 
-    reviewer: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
-    """Who approves."""
     spec: VerifierSpec | None = None
     """The outcome spec to validate and publish with; omitted: the suggested one."""
     note: str = Field(default="", max_length=4000)
     """Anything the reviewer wants on record."""
+    judgement: LabelValue | None = None
+    """Whether the source episode handled the case right; given, it is the reviewer's label of it."""
 
 
 class Rejection(Body):
-    """Reject a draft."""
+    """Reject a draft; the reviewer is the caller's identity, never a field."""
 
-    reviewer: str = Field(min_length=1, max_length=128, pattern=PRINTABLE)
-    """Who rejects."""
     reason: str = Field(min_length=1, max_length=4000)
     """Why, in words another billing specialist can check."""
+    judgement: LabelValue | None = None
+    """Whether the source episode handled the case right; given, it is the reviewer's label of it."""
 
 
 class ReviewAnswer(Body):
@@ -143,21 +156,35 @@ class ReviewAnswer(Body):
     task_set_version: int | None = None
     """The new task-set version, when published."""
 
+    reviewer: str = ""
+    """Who the decision is recorded under: the signed-in identity."""
+    label: ExpertLabel | None = None
+    """The reviewer's label of the source episode, when the decision judged it."""
 
-def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRouter:
-    """`/v1/review/...` (JSON) and `/review/...` (the page). Without a draft store there are no
-    drafts (empty lists, 404s); with a store but no desk, decisions answer 503."""
-    router = APIRouter(tags=["review"])
-    api = [Depends(require(Role.REVIEWER))]
 
-    def desk() -> Reviewing:
-        if reviewing is None:
-            raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "no draft store is configured here")
-        return reviewing
+@dataclass(frozen=True)
+class ReviewCases:
+    """The drafts as reviewers see them, and decisions delivered under the caller's identity; the
+    JSON routes and the page share it."""
 
-    def case(draft_id: str) -> DraftCase:
+    reviewing: Reviewing | None
+    reader: EpisodeStore
+    labelling: Labelling | None = None
+
+    @property
+    def sessions(self) -> ReviewSessions:
+        """The page's sessions (a bridge without drafts still signs reviewers in)."""
+        return self.reviewing.sessions if self.reviewing is not None else _NO_DRAFTS_SESSIONS
+
+    def domain(self, name: str) -> ReviewDomain:
+        """What the page knows of a domain (nothing, for a domain it was not given)."""
+        known = self.reviewing.domains if self.reviewing is not None else {}
+        return known.get(name, ReviewDomain())
+
+    def case(self, draft_id: str) -> DraftCase:
+        """One draft with everything a reviewer judges it by; 404 when unknown."""
         # Without a draft store there are no drafts: an unknown draft, not a server fault.
-        store = reviewing.store if reviewing is not None else None
+        store = self.reviewing.store if self.reviewing is not None else None
         try:
             found = store.status(draft_id) if store is not None else None
             draft = store.draft(draft_id) if store is not None else None
@@ -177,53 +204,126 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
             report=store.report(found.report_id) if found.report_id else None,
             note=store.note(found.note_id) if found.note_id else None,
             notifications=store.notifications(draft_id),
-            timeline=reader.episode_events(draft.source_episode_id),
+            timeline=self.reader.episode_events(draft.source_episode_id),
         )
 
-    def summaries(every: bool) -> list[DraftSummary]:
-        if reviewing is None:
+    def summaries(self, every: bool) -> list[DraftSummary]:
+        """The queue: drafts waiting (or every draft), each with the drafts it may duplicate."""
+        if self.reviewing is None:
             return []
-        store = reviewing.store
+        store = self.reviewing.store
+        drafts = {row.draft_id: (row, store.draft(row.draft_id)) for row in store.statuses()}
+        rows = store.statuses() if every else store.pending()
         out = []
-        for row in store.statuses() if every else store.pending():
-            draft = store.draft(row.draft_id)
+        for row in rows:
+            draft = drafts.get(row.draft_id, (row, None))[1]
             out.append(
                 DraftSummary(
                     status=row,
                     item_id=draft.work_item.item_id if draft else None,
                     rule=draft.rule if draft else None,
                     fidelity=draft.fidelity.share if draft else None,
+                    duplicates=[d.draft_id for d in _duplicates(draft, drafts)] if draft else [],
                 )
             )
         return out
 
-    def decide(draft_id: str, approval: Approval | None, rejection: Rejection | None) -> ReviewAnswer:
-        current = case(draft_id)
-        reviewing_ = desk()
-        if reviewing_.desk is None:
+    def duplicates(self, draft: TaskDraft) -> list[Duplicate]:
+        """Other drafts of the same case, with why they look the same."""
+        if self.reviewing is None:
+            return []
+        store = self.reviewing.store
+        return _duplicates(
+            draft, {row.draft_id: (row, store.draft(row.draft_id)) for row in store.statuses()}
+        )
+
+    def decide(
+        self, draft_id: str, caller: Caller, approval: Approval | None, rejection: Rejection | None
+    ) -> ReviewAnswer:
+        """Deliver a decision under `caller`'s identity; label the source episode when judged."""
+        current = self.case(draft_id)
+        if self.reviewing is None:
+            raise HTTPException(status.HTTP_503_SERVICE_UNAVAILABLE, "no draft store is configured here")
+        desk = self.reviewing.desk
+        if desk is None:
             raise HTTPException(
                 status.HTTP_503_SERVICE_UNAVAILABLE, "no review desk (Temporal) is configured here"
             )
+        judgement = approval.judgement if approval is not None else rejection.judgement if rejection else None
+        if judgement is not None and self.labelling is None:
+            raise HTTPException(
+                status.HTTP_503_SERVICE_UNAVAILABLE, "no label store is configured here: send no judgement"
+            )
+        reviewer = caller.identity
+        label = None
+        if judgement is not None:  # built before the decision goes out, so a bad label sends nothing
+            episode = self.reader.get_episode(current.draft.source_episode_id)
+            said = (approval.note if approval else rejection.reason if rejection else "").strip()
+            try:
+                label = ExpertLabel(
+                    subject=current.draft.source_episode_id,
+                    reviewer=reviewer,
+                    label=judgement,
+                    reason=said or f"approved the resolution of draft {draft_id}",
+                    task_id=episode.episode.task_id if episode is not None else None,
+                    source="reviewer",
+                    labelled_at=datetime.now(UTC),
+                )
+            except ValidationError as exc:
+                detail = "; ".join(e["msg"] for e in exc.errors())
+                raise HTTPException(422, f"the judgement cannot be a label: {detail}") from None
         try:
             if approval is not None:
                 spec = approval.spec or current.suggested_spec
                 if spec is None:
                     raise HTTPException(status.HTTP_409_CONFLICT, "no suggested spec yet: send one")
-                outcome = reviewing_.desk.approve(draft_id, spec, approval.reviewer, approval.note)
+                outcome = desk.approve(draft_id, spec, reviewer, approval.note)
             else:
                 assert rejection is not None
-                outcome = reviewing_.desk.reject(draft_id, rejection.reviewer, rejection.reason)
+                outcome = desk.reject(draft_id, reviewer, rejection.reason)
         except ValueError as exc:
             raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
-        report = reviewing_.store.report(outcome.report_id) if outcome.report_id else None
+        if label is not None and self.labelling is not None:
+            self.labelling.labels.put(label)
+        report = self.reviewing.store.report(outcome.report_id) if outcome.report_id else None
         return ReviewAnswer(
             stage=outcome.stage,
             report_id=outcome.report_id,
             report=report,
             task_set_version=outcome.task_set_version,
+            reviewer=reviewer,
+            label=label,
         )
 
-    # -- JSON -------------------------------------------------------------------------------
+
+_NO_DRAFTS_SESSIONS = ReviewSessions()
+
+
+def _duplicates(
+    draft: TaskDraft, drafts: dict[str, tuple[PromotionStatus, TaskDraft | None]]
+) -> list[Duplicate]:
+    out = []
+    for other_id, (row, other) in drafts.items():
+        if other is None or other_id == draft.draft_id:
+            continue
+        if draft.content_hash and other.content_hash == draft.content_hash:
+            why = "the same rebuilt case"
+        elif other.work_item.item_id == draft.work_item.item_id and other.rule == draft.rule:
+            why = f"the same work item {draft.work_item.item_id} found by the same rule"
+        elif other.source_episode_id == draft.source_episode_id:
+            why = "the same source episode"
+        else:
+            continue
+        out.append(Duplicate(other_id, row.stage, why))
+    return out
+
+
+def review_api(cases: ReviewCases) -> APIRouter:
+    """`/v1/review/...` (JSON). Without a draft store there are no drafts (empty lists, 404s); with a
+    store but no desk, decisions answer 503."""
+    router = APIRouter(tags=["review"])
+    reviewer = require(Role.REVIEWER)
+    api = [Depends(reviewer)]
     draft = not_found("draft")
     decision = merge(
         WITH_BODY, draft, conflict("The draft is not waiting for this decision, or no spec was sent.")
@@ -232,7 +332,7 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
     @router.get("/v1/review/drafts", response_model=list[DraftSummary], dependencies=api, responses=GUARDED)
     def list_drafts(all: bool = False) -> list[DraftSummary]:
         """Drafts waiting for a reviewer, oldest first (`all=true`: every draft, newest first)."""
-        return summaries(all)
+        return cases.summaries(all)
 
     @router.get(
         "/v1/review/drafts/{draft_id}",
@@ -242,89 +342,23 @@ def review_router(reviewing: Reviewing | None, reader: EpisodeStore) -> APIRoute
     )
     def show_draft(draft_id: str) -> DraftCase:
         """One draft with its suggestion, spec, gate report, notes and the episode's timeline."""
-        return case(draft_id)
+        return cases.case(draft_id)
 
     @router.post(
         "/v1/review/drafts/{draft_id}/approve",
         response_model=ReviewAnswer,
-        dependencies=api,
         responses=merge(GUARDED, decision),
     )
-    def approve(draft_id: str, body: Approval) -> ReviewAnswer:
-        """Approve with a spec; answers once validated: `published`, or `returned` with the report."""
-        return decide(draft_id, body, None)
+    def approve(draft_id: str, body: Approval, caller: Caller = Depends(reviewer)) -> ReviewAnswer:
+        """Approve with a spec, as the caller; answers once validated: `published`, or `returned`
+        with the report."""
+        return cases.decide(draft_id, caller, body, None)
 
     @router.post(
-        "/v1/review/drafts/{draft_id}/reject",
-        response_model=ReviewAnswer,
-        dependencies=api,
-        responses=merge(GUARDED, decision),
+        "/v1/review/drafts/{draft_id}/reject", response_model=ReviewAnswer, responses=merge(GUARDED, decision)
     )
-    def reject(draft_id: str, body: Rejection) -> ReviewAnswer:
-        """Reject with a reason; nothing is published."""
-        return decide(draft_id, None, body)
-
-    # -- the page ---------------------------------------------------------------------------
-    def signed_in(request: Request) -> bool:
-        table: TokenTable = request.app.state.tokens
-        token = request.cookies.get(COOKIE)
-        return token is not None and table.role_of(token) is Role.REVIEWER
-
-    def to_login() -> RedirectResponse:
-        return RedirectResponse("/review/login", status_code=status.HTTP_303_SEE_OTHER)
-
-    async def form(request: Request) -> dict[str, str]:
-        raw = (await request.body()).decode("utf-8", errors="replace")
-        return {key: values[0] for key, values in parse_qs(raw, keep_blank_values=True).items()}
-
-    @router.get("/review/login", response_class=HTMLResponse, include_in_schema=False)
-    def login_page(failed: bool = False) -> str:
-        return review_page.login(failed)
-
-    @router.post("/review/login", include_in_schema=False)
-    async def login(request: Request) -> Response:
-        token = (await form(request)).get("token", "")
-        table: TokenTable = request.app.state.tokens
-        if table.role_of(token) is not Role.REVIEWER:
-            return RedirectResponse("/review/login?failed=true", status_code=status.HTTP_303_SEE_OTHER)
-        response = RedirectResponse("/review", status_code=status.HTTP_303_SEE_OTHER)
-        response.set_cookie(COOKIE, token, httponly=True, samesite="strict", path="/review")
-        return response
-
-    @router.get("/review", response_class=HTMLResponse, include_in_schema=False)
-    def queue_page(request: Request, all: bool = False) -> Response:
-        if not signed_in(request):
-            return to_login()
-        return HTMLResponse(review_page.queue(summaries(all), every=all))
-
-    @router.get("/review/drafts/{draft_id}", response_class=HTMLResponse, include_in_schema=False)
-    def draft_page(request: Request, draft_id: str, message: str = "") -> Response:
-        if not signed_in(request):
-            return to_login()
-        return HTMLResponse(review_page.draft(case(draft_id), message=message))
-
-    @router.post("/review/drafts/{draft_id}/decide", include_in_schema=False)
-    async def decide_page(request: Request, draft_id: str) -> Response:
-        if not signed_in(request):
-            return to_login()
-        fields = await form(request)
-        try:
-            if fields.get("decision") == "approve":
-                chosen = json.loads(fields.get("spec") or "null") or case(draft_id).suggested_spec
-                approval = Approval(
-                    reviewer=fields.get("reviewer", ""),
-                    spec=VerifierSpec.model_validate(chosen),
-                    note=fields.get("note", ""),
-                )
-                answer = await run_in_threadpool(decide, draft_id, approval, None)
-            else:
-                rejection = Rejection(reviewer=fields.get("reviewer", ""), reason=fields.get("reason", ""))
-                answer = await run_in_threadpool(decide, draft_id, None, rejection)
-            message = f"decision recorded: {answer.stage}"
-        except (ValidationError, json.JSONDecodeError) as exc:
-            message = f"not sent: {review_page.first_error(exc)}"
-        except HTTPException as exc:
-            message = f"not sent: {exc.detail}"
-        return HTMLResponse(review_page.draft(case(draft_id), message=message))
+    def reject(draft_id: str, body: Rejection, caller: Caller = Depends(reviewer)) -> ReviewAnswer:
+        """Reject with a reason, as the caller; nothing is published."""
+        return cases.decide(draft_id, caller, None, body)
 
     return router

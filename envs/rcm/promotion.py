@@ -5,8 +5,10 @@ fault plan, and the suggested outcome spec. Pure.
 The suggestion is the reference specialist's own resolution of the draft, written down the way the
 generator writes a case's intent: each record the specialist's writes left in the world becomes an
 assertion (the replacement with its corrected fields, the appeal and its basis, the amounts written
-off or billed to the patient, the hand-off and its queue), every write tool it did not use must
-not have happened, and no patient may be billed for a contractual amount.
+off or billed to the patient, the hand-off and its queue), the world must show no effect of a write
+the specialist did not make, and no patient may be billed for a contractual amount. It forbids no
+call by name: which tools must not be used is the reviewer's to mark (the review form), not the
+reference specialist's trajectory.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from envs.rcm.faults import FAULTS_KEY, Fault
 from envs.rcm.intents import WRITES
 from envs.rcm.specs import never
 from envs.rcm.tasks import OUTCOME_PATHS, solve, work_item_for
-from schemas.tasks import Assertion, CallConstraint, OutcomeSpec, VerifierSpec
+from schemas.tasks import Assertion, OutcomeSpec, VerifierSpec
 from schemas.tools import ToolCall
 
 VERIFIER = "rcm.v2"
@@ -87,11 +89,6 @@ def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]
         verifier=VERIFIER,
         outcome=OutcomeSpec(must=tuple(must)),
         outcome_paths=OUTCOME_PATHS,
-        forbidden_calls=tuple(
-            CallConstraint(tool=tool, reason="the specialist's resolution does not use it")
-            for tool in WRITES
-            if tool not in used and tool != "escalate_to_human"
-        ),
         must_escalate="escalate_to_human" in used,
         params={"resolution": resolution, "claim_id": claim_id},
     )

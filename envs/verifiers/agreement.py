@@ -11,6 +11,11 @@ outcomes observed in production.
 - Business-outcome correlation takes `(score, passed, good)` triples: the ROC AUC of the score
   against the business truth (Mann-Whitney, ties counted half) and the agreement of `passed` with it.
 
+- Reviewers: `one_per_reviewer` keeps one label per reviewer per trajectory (the latest), so a
+  reviewer counts once however often they relabel; `reviewer_counts` says who labelled how much;
+  `between_reviewers` is the agreement of reviewers with each other on the trajectories two of them
+  labelled (every pair of reviewers on a trajectory is one pair of ratings).
+
 Cohen's kappa is undefined (None) when there are no pairs, and when the expected agreement is 1:
 the verifier and the experts put every trajectory into one and the same class. Observed agreement
 is then perfect too, but nothing shows the verifier can tell a pass from a fail, so the gate counts
@@ -207,6 +212,47 @@ def agreement_by_verifier(
         agreement_summary(name, grouped[name], min_kappa=min_kappa, min_labels=min_labels)
         for name in sorted(grouped)
     ]
+
+
+class ReviewerCount(Result):
+    """How many trajectories one reviewer labelled."""
+
+    reviewer: str
+    """The reviewer's identity (the signed-in name; never a name a request stated)."""
+    labels: int = Field(ge=0)
+    """Trajectories they labelled (one label each)."""
+
+
+def one_per_reviewer(labels: Iterable[tuple[str, str, bool]]) -> list[tuple[str, str, bool]]:
+    """`(subject, reviewer, passed)` labels with one per reviewer per subject: the last one given."""
+    latest: dict[tuple[str, str], bool] = {}
+    for subject, reviewer, passed in labels:
+        latest.pop((subject, reviewer), None)  # re-inserted last: order follows the latest label
+        latest[(subject, reviewer)] = bool(passed)
+    return [(subject, reviewer, passed) for (subject, reviewer), passed in latest.items()]
+
+
+def reviewer_counts(labels: Iterable[tuple[str, str, bool]]) -> list[ReviewerCount]:
+    """Labels per reviewer (one per subject), by reviewer."""
+    counts: dict[str, int] = defaultdict(int)
+    for _, reviewer, _ in one_per_reviewer(labels):
+        counts[reviewer] += 1
+    return [ReviewerCount(reviewer=name, labels=counts[name]) for name in sorted(counts)]
+
+
+def between_reviewers(labels: Iterable[tuple[str, str, bool]]) -> Agreement:
+    """How reviewers agree with each other: each pair of reviewers who labelled the same subject is
+    one `(first, second)` pair of ratings (reviewers in name order); kappa over all such pairs."""
+    by_subject: dict[str, dict[str, bool]] = defaultdict(dict)
+    for subject, reviewer, passed in one_per_reviewer(labels):
+        by_subject[subject][reviewer] = passed
+    pairs = [
+        (ratings[a], ratings[b])
+        for ratings in by_subject.values()
+        for i, a in enumerate(sorted(ratings))
+        for b in sorted(ratings)[i + 1 :]
+    ]
+    return agreement(pairs, "reviewers")
 
 
 def roc_auc(pairs: Iterable[tuple[float, bool]]) -> float | None:

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from adapters import Toolbox
 from bridge.api.app import create_app
-from bridge.api.auth import Role, TokenTable, token_digest
+from bridge.api.auth import Identity, Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
@@ -91,10 +91,12 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
 
 
 def token_table(settings: BridgeSettings) -> TokenTable:
-    digests = {digest: Role(role) for digest, role in settings.token_digests.items()}
+    """Each configured digest's role, and the person named for it in `token_names`."""
+    roles = {digest: Role(role) for digest, role in settings.token_digests.items()}
     if settings.environment in ("dev", "test"):
-        digests |= {token_digest(token): Role(role) for token, role in DEV_TOKENS.items()}
-    return TokenTable(digests)
+        roles |= {token_digest(token): Role(role) for token, role in DEV_TOKENS.items()}
+    names = settings.token_names
+    return TokenTable({digest: Identity(role, names.get(digest, "")) for digest, role in roles.items()})
 
 
 def rcm_services(
@@ -222,7 +224,9 @@ def review_services(settings: BridgeSettings) -> Reviewing | None:
             f"({type(exc).__name__}: {exc}); start it (`loopline up`) or unset the address to run "
             "the bridge without review"
         ) from None
-    return Reviewing(store, desk)
+    from loopline.bridge.review_domains import review_domains
+
+    return Reviewing(store, desk, domains=review_domains())
 
 
 def release_router(settings: BridgeSettings) -> CanaryRouter | None:

@@ -56,6 +56,10 @@ class BridgeSettings(BaseSettings):
     token_digests: dict[str, RoleName] = Field(
         default_factory=dict, description="SHA-256 hex of each API token → its role (JSON)."
     )
+    token_names: dict[str, str] = Field(
+        default_factory=dict,
+        description="SHA-256 hex of a token → the person it belongs to (JSON); labels and review decisions carry it.",
+    )
     live_url: str = Field(
         default="http://127.0.0.1:8835", description="The live system (the domain's sandbox) base URL."
     )

@@ -14,11 +14,16 @@ from bridge.store.verdicts import SqlVerdictReader
 from envs.verifiers.agreement import (
     DEFAULT_MIN_KAPPA,
     DEFAULT_MIN_LABELS,
+    Agreement,
     AgreementSummary,
     OutcomeCorrelation,
+    ReviewerCount,
     agreement_by_verifier,
+    between_reviewers,
     business_truth,
+    one_per_reviewer,
     outcome_correlations,
+    reviewer_counts,
 )
 
 NO_OUTCOMES = "no scored production episodes with outcomes"
@@ -35,6 +40,10 @@ class AgreementReport(BaseModel):
     """Of them, labels whose subject no verifier scored in the archive (they count for no verifier)."""
     verifiers: list[AgreementSummary]
     """Per verifier, by name: agreement over the labelled subjects it scored, and the gate."""
+    reviewers: list[ReviewerCount] = []
+    """Who labelled, and how many subjects each (one label per reviewer per subject)."""
+    between_reviewers: Agreement | None = None
+    """Reviewers' agreement with each other on the subjects two or more of them labelled."""
 
 
 class OutcomeReport(BaseModel):
@@ -59,16 +68,21 @@ def archived_agreement(
     min_kappa: float = DEFAULT_MIN_KAPPA,
     min_labels: int = DEFAULT_MIN_LABELS,
 ) -> AgreementReport:
-    """Each label paired with every verifier's latest verdict on its subject, measured per verifier."""
+    """Each label (one per reviewer per subject) paired with every verifier's latest verdict on its
+    subject, measured per verifier; who labelled, and how reviewers agree with each other."""
     store = SqlLabelStore(db_url)
     store.create_schema()
-    labels = store.list_labels(source=source)
-    verdicts = SqlVerdictReader(store.engine).verdicts(label.subject for label in labels)
-    rows = [(v.verifier, v.passed, label.passed) for label in labels for v in verdicts.get(label.subject, [])]
+    labels = one_per_reviewer((x.subject, x.reviewer, x.passed) for x in store.list_labels(source=source))
+    verdicts = SqlVerdictReader(store.engine).verdicts(subject for subject, _, _ in labels)
+    rows = [
+        (v.verifier, v.passed, passed) for subject, _, passed in labels for v in verdicts.get(subject, [])
+    ]
     return AgreementReport(
         labels=len(labels),
-        unscored_labels=sum(1 for label in labels if label.subject not in verdicts),
+        unscored_labels=sum(1 for subject, _, _ in labels if subject not in verdicts),
         verifiers=agreement_by_verifier(rows, min_kappa=min_kappa, min_labels=min_labels),
+        reviewers=reviewer_counts(labels),
+        between_reviewers=between_reviewers(labels),
     )
 
 

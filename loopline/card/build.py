@@ -96,7 +96,13 @@ def build_card(
         stored = archived_agreement(db_url)
         for summary in stored.verifiers:
             pairs.setdefault(summary.agreement.verifier, []).extend(as_pairs(summary.agreement.confusion))
-        sources += f" and the label store ({stored.labels} labels)"
+        between = stored.between_reviewers
+        kappa = (
+            f", kappa between reviewers {between.kappa:.2f}" if between and between.kappa is not None else ""
+        )
+        sources += (
+            f" and the label store ({stored.labels} labels by {len(stored.reviewers)} reviewers{kappa})"
+        )
         outcomes = archived_outcomes(db_url)
     agreement = [agreement_summary(name, rows) for name, rows in sorted(pairs.items())]
     card = VerifierCard(

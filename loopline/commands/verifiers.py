@@ -149,6 +149,13 @@ def agreement(
     console.print(table)
     for summary in report.verifiers:
         console.print(f"{summary.agreement.verifier}: {summary.fitness.reason}", highlight=False)
+    who = ", ".join(f"{r.reviewer} ({r.labels})" for r in report.reviewers) or "none"
+    console.print(f"reviewers: {who}", highlight=False)
+    between = report.between_reviewers
+    if between is not None and between.n:
+        console.print(
+            f"between reviewers: kappa {_rate(between.kappa)} on {between.n} pairs", highlight=False
+        )
 
 
 @app.command()

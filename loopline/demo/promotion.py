@@ -90,6 +90,8 @@ def simulated_review(
 
 
 REVIEWER_TOKEN = "dev-reviewer-token"
+REVIEWER_NAME = "demo reviewer"
+"""Whom the demo's reviewer token signs in as: the reviewer on its decisions and labels."""
 
 
 def serve_review_page(
@@ -98,13 +100,17 @@ def serve_review_page(
     """The review page and API alone, for `--review` (the demo's reviewer token)."""
     from adapters.serving import serve_in_thread
     from bridge.api.app import review_app
-    from bridge.api.auth import Role, TokenTable
+    from bridge.api.auth import Identity, Role, TokenTable
+    from bridge.api.labels import Labelling
     from bridge.api.review import Reviewing
     from bridge.store import SqlEpisodeReader, SqlEventArchive
+    from loopline.bridge.review_domains import review_domains
 
-    reader = SqlEpisodeReader(SqlEventArchive(db_url).engine)
-    tokens = TokenTable.from_tokens({REVIEWER_TOKEN: Role.REVIEWER})
-    return serve_in_thread(review_app(Reviewing(store, desk), reader, tokens), name="review-page")
+    engine = SqlEventArchive(db_url).engine
+    tokens = TokenTable.from_tokens({REVIEWER_TOKEN: Identity(Role.REVIEWER, REVIEWER_NAME)})
+    reviewing = Reviewing(store, desk, domains=review_domains())
+    app = review_app(reviewing, SqlEpisodeReader(engine), tokens, Labelling.open(engine))
+    return serve_in_thread(app, name="review-page")
 
 
 def run_worker_thread(

@@ -25,6 +25,7 @@ from adapters.drafting.store import DraftStore
 from adapters.rcm import seed_world
 from adapters.rcm.sandbox import SandboxAdmin, SandboxConfig, create_app
 from adapters.serving import serve_in_thread
+from bridge.api.auth import token_digest
 from bridge.store import SqlEpisodeReader
 from envs.rcm import generate_base
 from envs.rcm.demo import training_vocabulary
@@ -114,6 +115,7 @@ def test_a_payer_rule_change_becomes_a_task_a_specialist_approves_in_the_browser
     settings = BridgeSettings(
         state_dir=workdir / "bridge", live_url=sandbox, db_url=db_url, events_topic=topic, kafka=stack.kafka,
         environment="dev", max_steps=40, temporal_address=stack.temporal_address, drafts_dir=drafts,
+        token_names={token_digest("dev-reviewer-token"): "Dana Whitfield"},
     )  # fmt: skip
     bridge = build_bridge(settings)
     workflows = WorkflowsSettings(
@@ -162,10 +164,12 @@ def test_a_payer_rule_change_becomes_a_task_a_specialist_approves_in_the_browser
                     page.wait_for_selector("#drafts")
                     page.click(f"text={waiting.draft_id}")
                     assert "the reference specialist solves it" in page.inner_text("#suggestion")
-                    page.fill("#approve-reviewer", "Dana Whitfield")
-                    page.click("#approve")
+                    page.check("#decision-approve")
+                    page.check("#judgement-pass")
+                    page.fill("#reason", "the retro-authorization window is the payer's new one")
+                    page.click("#decide")
                     page.wait_for_selector("#message", timeout=60_000)
-                    assert "decision recorded: published" in page.inner_text("#message")
+                    assert "decision recorded: published, by Dana Whitfield" in page.inner_text("#message")
                     browser.close()
             finally:
                 halt()

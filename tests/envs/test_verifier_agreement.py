@@ -11,12 +11,15 @@ from envs.verifiers.agreement import (
     agreement,
     agreement_by_verifier,
     agreement_summary,
+    between_reviewers,
     business_truth,
     cohen_kappa,
     confusion,
     fit_for_training,
+    one_per_reviewer,
     outcome_correlation,
     outcome_correlations,
+    reviewer_counts,
     roc_auc,
 )
 from envs.verifiers.outcome_kinds import OutcomeKinds
@@ -225,3 +228,19 @@ def test_a_domain_judges_only_its_own_outcome_kinds() -> None:
 def test_outcome_kinds_refuse_a_kind_that_is_both_good_and_bad() -> None:
     with pytest.raises(ValueError, match="both good and bad"):
         OutcomeKinds(good=frozenset({"paid"}), bad=frozenset({"paid"}))
+
+
+def test_one_label_counts_per_reviewer_per_subject_and_reviewers_are_reported() -> None:
+    labels = [("ep-1", "ana", True), ("ep-1", "ana", False), ("ep-2", "ana", True), ("ep-1", "bo", False)]
+    assert one_per_reviewer(labels) == [("ep-1", "ana", False), ("ep-2", "ana", True), ("ep-1", "bo", False)]
+    assert [(r.reviewer, r.labels) for r in reviewer_counts(labels)] == [("ana", 2), ("bo", 1)]
+
+
+def test_reviewers_agreement_with_each_other_pairs_reviewers_on_the_same_subject() -> None:
+    agree = [(f"ep-{i}", name, i % 2 == 0) for i in range(6) for name in ("ana", "bo")]
+    together = between_reviewers(agree)
+    assert together.n == 6 and together.kappa == 1.0
+    split = [(s, "cy", not passed) for s, name, passed in agree if name == "ana"]
+    apart = between_reviewers([x for x in agree if x[1] == "ana"] + split)
+    assert apart.n == 6 and apart.kappa == -1.0
+    assert between_reviewers([("ep-1", "ana", True), ("ep-2", "bo", True)]).n == 0  # nobody overlaps

@@ -14,18 +14,19 @@ from adapters import Toolbox
 from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
 from adapters.serving import serve_in_thread
 from bridge.api.app import create_app
-from bridge.api.auth import Role, TokenTable
+from bridge.api.auth import Identity, Role, TokenTable
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.store import ArchiveRecord, SqlEventArchive
 from engine import EpisodeConfig, Policy, ScriptedPolicy, act, call, say
 from loopline.bridge.app import rcm_services
 from schemas.codec import from_structured
 
-TOKENS = {
+TOKENS: dict[str, Role | Identity] = {
     "agent-token": Role.AGENT,
     "other-agent-token": Role.AGENT,
     "integration-token": Role.INTEGRATION,
-    "reviewer-token": Role.REVIEWER,
+    "reviewer-token": Identity(Role.REVIEWER, "ana"),
+    "other-reviewer-token": Identity(Role.REVIEWER, "bo"),
     "operator-token": Role.OPERATOR,
 }
 

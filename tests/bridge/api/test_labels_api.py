@@ -12,6 +12,7 @@ from adapters.serving import serve_in_thread
 from bridge.api.auth import Role, TokenTable
 from bridge.api.labels import label_router
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
+from loopline.card.agreement import archived_agreement
 from schemas import EpisodeChain
 from schemas.events import VerifierScored
 from schemas.verdicts import Verdict
@@ -53,7 +54,6 @@ def _label(subject: str, label: str = "pass", **extra: str) -> dict[str, str]:
         "subject": subject,
         "label": label,
         "reason": "appeal cites CO-16 and the claim",
-        "reviewer": "ana",
     } | extra
 
 
@@ -93,7 +93,7 @@ def test_a_random_queue_is_reproducible_from_its_seed(bridge: Bridge) -> None:
 def test_an_episode_is_shown_blind_unless_asked_otherwise(bridge: Bridge) -> None:
     _scored_episodes(bridge, "ep-1")
     reviewer = bridge.client("reviewer-token")
-    reviewer.post("/v1/labels", json=_label("ep-1", reviewer="bo"))
+    bridge.client("other-reviewer-token").post("/v1/labels", json=_label("ep-1"))
     blind = reviewer.get("/v1/labels/episodes/ep-1").json()
     assert blind["blind"] is True and blind["verdicts"] == [] and blind["labels"] == []
     assert blind["episode"]["episode"]["episode_id"] == "ep-1"
@@ -132,7 +132,7 @@ def test_relabelling_replaces_the_label_and_answers_200(bridge: Bridge) -> None:
         ({"reason": "   "}, 422),
         ({"reason": ""}, 422),
         ({"label": "maybe"}, 422),
-        ({"reviewer": ""}, 422),
+        ({"reviewer": "ana"}, 422),
         ({"subject": "no-such-episode"}, 404),
         ({"extra": "x"}, 422),
     ],
@@ -170,4 +170,42 @@ def test_without_a_label_store_the_routes_answer_503(tmp_path: Path) -> None:
         bridge = Bridge(url, capture=None, archive=archive)  # type: ignore[arg-type]
         answer = bridge.client("reviewer-token").get("/v1/labels/queue")
     assert answer.status_code == 503 and "no label store" in answer.json()["detail"]
-    assert Role.REVIEWER in TOKENS.values()
+    assert TokenTable.from_tokens(TOKENS).role_of("reviewer-token") is Role.REVIEWER
+
+
+def test_a_label_is_the_callers_and_names_in_the_body_cannot_add_reviewers(bridge: Bridge) -> None:
+    # One reviewer token posting under invented names once took a verifier from "not fit" to "fit":
+    # the name is the token's identity, so such posts are refused and only the caller's label counts.
+    _scored_episodes(bridge, "ep-1")
+    reviewer = bridge.client("reviewer-token")
+    for name in ("carol", "dave", "erin"):
+        refused = reviewer.post("/v1/labels", json=_label("ep-1") | {"reviewer": name})
+        assert refused.status_code == 422 and "reviewer" in refused.text
+    assert reviewer.post("/v1/labels", json=_label("ep-1")).status_code == 201
+    assert reviewer.post("/v1/labels", json=_label("ep-1", "fail")).status_code == 200
+    listed = reviewer.get("/v1/labels", params={"subject": "ep-1"}).json()
+    assert [(x["reviewer"], x["label"]) for x in listed] == [("ana", "fail")]
+
+
+def test_one_token_cannot_move_the_agreement_figures_by_posting_under_other_names(bridge: Bridge) -> None:
+    ids = [f"ep-{i:02}" for i in range(10)]
+    _scored_episodes(bridge, *ids)  # rcm.v2 passes the even ones
+    url = str(bridge.archive.engine.url)
+    reviewer = bridge.client("reviewer-token")
+    for name in (f"invented-{n}" for n in range(9)):  # the attack: every episode, "agreeing", under 9 names
+        for i, episode_id in enumerate(ids):
+            posted = reviewer.post(
+                "/v1/labels", json=_label(episode_id, "pass" if i % 2 == 0 else "fail", reviewer=name)
+            )
+            assert posted.status_code == 422
+    assert archived_agreement(url).labels == 0
+    for _ in range(3):  # relabelling as oneself counts once per episode
+        for episode_id in ids:
+            assert reviewer.post("/v1/labels", json=_label(episode_id, "pass")).status_code in (200, 201)
+    report = archived_agreement(url, min_labels=1)
+    assert report.labels == 10 and [(r.reviewer, r.labels) for r in report.reviewers] == [("ana", 10)]
+    [summary] = report.verifiers
+    assert summary.agreement.n == 10 and summary.agreement.kappa == 0.0
+    bridge.client("other-reviewer-token").post("/v1/labels", json=_label("ep-00", "pass"))
+    between = archived_agreement(url, min_labels=1).between_reviewers
+    assert between is not None and between.n == 1

@@ -1,14 +1,18 @@
 """The review desk end to end: a real promotion workflow (Temporal's time-skipping server), the
 bridge API under uvicorn, and a billing specialist's browser (Playwright driving Debian's chromium,
-headless) signing in, reading a draft, and approving or rejecting it."""
+headless) signing in, reading a draft as a billing specialist does, and deciding it with the form;
+and the page's defences: server-side sessions that expire and end, CSRF tokens, the Origin check,
+the signed-in identity as the reviewer of every decision and label."""
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
 import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +29,19 @@ from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
 from adapters.serving import serve_in_thread
 from adapters.surrogates import TOKEN
 from bridge.api.app import create_app
-from bridge.api.auth import Role, TokenTable
+from bridge.api.auth import Identity, Role, TokenTable
 from bridge.api.review import Reviewing
+from bridge.api.review_sessions import COOKIE, ReviewSessions
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
+from bridge.store.labels import SqlLabelStore
 from engine import EpisodeConfig, ScriptedPolicy, say
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services
-from schemas import Event
+from loopline.bridge.review_domains import review_domains
+from schemas import EpisodeChain, Event
+from schemas.events import OutcomeObserved
 from tests.workflows.episodes import raw_phi, record, redactor
 from workflows.promotion.activities import PromotionActivities
 from workflows.promotion.client import TemporalReviewDesk, start_promotion
@@ -47,7 +55,25 @@ FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]  # fmt: skip
-TOKENS = {"agent-token": Role.AGENT, "reviewer-token": Role.REVIEWER}
+TOKENS: dict[str, Role | Identity] = {
+    "agent-token": Role.AGENT,
+    "reviewer-token": Identity(Role.REVIEWER, "Dana Whitfield"),
+    "other-reviewer-token": Identity(Role.REVIEWER, "Sam Okafor"),
+    "operator-token": Identity(Role.OPERATOR, "Olu Adeyemi"),
+}
+TTL_S = 600.0
+
+
+@dataclass
+class Clock:
+    """The sessions' clock, moved by the tests."""
+
+    now: float = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 TASK = next(t for t in generate_base(seed=4, per_carc=1) if "carc:50" in t.tags)
 
 
@@ -60,6 +86,9 @@ class Desk:
     queue: str
     episode: list[Event]
     published: list[dict[str, Any]]
+    clock: Clock
+    labels: SqlLabelStore
+    archive: SqlEventArchive
 
     async def promote(self, fingerprint: str) -> str:
         await start_promotion(
@@ -115,11 +144,17 @@ async def desk(
         EpisodeConfig(max_steps=2), archive,
     )  # fmt: skip
     review_desk = TemporalReviewDesk(temporal_env.client.service_client.config.target_host, store)
-    services = dataclasses.replace(services, review=Reviewing(store, review_desk))
+    clock = Clock()
+    sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock)
+    services = dataclasses.replace(services, review=Reviewing(store, review_desk, sessions, review_domains()))
     app = create_app(services, TokenTable.from_tokens(TOKENS))
+    assert services.labelling is not None
     async with build_worker(client, activities, queue=task_queue, threads=2):
         with serve_in_thread(app, name="bridge-review") as url:
-            yield Desk(url, client, store, registry, task_queue, episode, published)
+            yield Desk(
+                url, client, store, registry, task_queue, episode, published, clock, services.labelling.labels,
+                archive,
+            )  # fmt: skip
     review_desk.close()
 
 
@@ -131,38 +166,97 @@ async def browser() -> AsyncIterator[Browser]:
         await launched.close()
 
 
-async def sign_in(page: Page, url: str) -> None:
+async def sign_in(page: Page, url: str, token: str = "reviewer-token") -> None:
     await page.goto(f"{url}/review")
     assert page.url.endswith("/review/login")
-    await page.fill("#token", "reviewer-token")
+    await page.fill("#token", token)
     await page.click("#sign-in")
     await page.wait_for_selector("#drafts")
 
 
-async def test_a_specialist_approves_a_draft_in_the_browser_and_it_is_published(
+def _gold_tools(desk: Desk, draft_id: str) -> set[str]:
+    suggestion = desk.store.suggestion(draft_id)
+    assert suggestion is not None
+    return {c.name for c in suggestion.gold}
+
+
+async def test_a_specialist_decides_a_draft_with_the_form_alone_and_it_is_published(
     desk: Desk, browser: Browser
 ) -> None:
     draft_id = await desk.promote("f1" * 16)
     page = await browser.new_page()
     await sign_in(page, desk.url)
+    assert await page.inner_text("#who") == "Dana Whitfield"
+    cookies = await page.context.cookies()
+    [cookie] = [c for c in cookies if c["name"] == COOKIE]
+    assert cookie["httpOnly"] and cookie["sameSite"] == "Strict" and "reviewer-token" not in cookie["value"]
     await page.click(f"text={draft_id}")
+    # The case as a billing specialist reads it: the ERA's codes in words, the claim, the deadlines, the documents.
+    era = await page.inner_text("table[id^=remittance-lines-]")
+    assert "CO-50" in era and "not deemed a 'medical necessity'" in era and "Contractual obligation" in era
+    assert "93000" in await page.inner_text("#claim-lines")
+    assert "days from the remittance" in await page.inner_text("#deadlines")
+    assert "Advance Beneficiary Notice" in await page.inner_text("#documents")
     assert "calls reproduced exactly (1.00" in await page.inner_text("#fidelity")
     assert await page.locator("#timeline tbody tr").count() == len(desk.episode)
     assert "the reference specialist solves it" in await page.inner_text("#suggestion")
     assert "Not validated yet" in await page.inner_text("#validation")
+    assert await page.locator("#duplicates").count() == 0
+    missing = await page.goto(f"{desk.url}/review/drafts/draft-nope")
+    assert missing is not None and missing.status == 404
+    assert "unknown draft 'draft-nope'" in await page.inner_text("#refused")
+    await page.go_back()
     html = await page.content()
     assert TOKEN.search(html.split('id="timeline"')[0]) is None  # the draft shows surrogates, never tokens
     assert sorted(v for v in raw_phi(TASK.initial_world) if v in html) == []
-    await page.fill("#approve-reviewer", "Dana Whitfield")
-    await page.click("#approve")
+    assert await page.locator("textarea[name=spec], input[name=reviewer]").count() == 0
+    # The suggestion forbids no call by name; the specialist marks what must not happen.
+    gold = _gold_tools(desk, draft_id)
+    assert await page.locator("#forbidden-tools input:checked").count() == 0
+    forbid = next(t for t in ("submit_appeal", "post_write_off", "submit_replacement_claim") if t not in gold)
+    await page.check("#decision-approve")
+    await page.check("#judgement-fail")
+    await page.fill("#reason", "the agent escalated a case the ABN on file settles")
+    await page.check(f"#forbid-{forbid}")
+    await page.click("#decide")
     await page.wait_for_selector("#message")
-    assert "decision recorded: published" in await page.inner_text("#message")
+    assert "decision recorded: published, by Dana Whitfield" in await page.inner_text("#message")
     assert await page.inner_text("#stage") == "published"
     assert "every gate held" in await page.inner_text("#validation")
     assert "rcm-promoted v1" in await page.inner_text("#published")
     task = desk.registry.load("rcm-promoted").tasks[0]
     assert task.provenance.reviewer == "Dana Whitfield"
+    assert [c.tool for c in task.verifier.forbidden_calls] == [forbid]  # the published spec is the form's
     assert [e["type"] for e in desk.published] == ["loopline.task.promoted.v1"]
+    [label] = desk.labels.list_labels(subject=desk.episode[0].episodeid)
+    assert (label.reviewer, label.label, label.source) == ("Dana Whitfield", "fail", "reviewer")
+
+
+async def test_a_form_with_problems_lists_them_sends_nothing_and_keeps_the_choices(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("f4" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    [used, *_] = [t for t in review_domains()["rcm"].write_tools if t in _gold_tools(desk, draft_id)]
+    await page.check("#decision-approve")
+    await page.check(f"#forbid-{used}")
+    await page.click("#decide")
+    problems = await page.inner_text("#form-problems")
+    assert "say whether the episode handled the case right" in problems
+    assert "give a reason" in problems
+    assert f"{used} is part of the suggested resolution" in problems
+    assert await page.inner_text("#stage") == "awaiting_review" and desk.published == []
+    # What the specialist chose is kept; they correct it and send it again.
+    assert await page.is_checked("#decision-approve") and await page.is_checked(f"#forbid-{used}")
+    await page.uncheck(f"#forbid-{used}")
+    await page.check("#judgement-pass")
+    await page.fill("#reason", "the resolution fits the ABN on file")
+    await page.click("#decide")
+    await page.wait_for_selector("#message")
+    assert await page.inner_text("#stage") == "published"
+    assert await page.locator("#form-problems").count() == 0
 
 
 async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_rejection_ends_it(
@@ -172,31 +266,127 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
     page = await browser.new_page()
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
-    spec = json.loads(await page.input_value("#spec"))
+    await page.click("#advanced summary")
+    spec = json.loads(await page.input_value("#spec-json"))
     spec["outcome"]["must"] = [
-        {
-            "name": "appealed",
-            "reason": "the reviewer wants an appeal",
-            "collection": "appeals",
-            "where": {"new": True},
-        }
-    ]
-    await page.fill("#spec", json.dumps(spec))
-    await page.fill("#approve-reviewer", "Dana Whitfield")
-    await page.click("#approve")
+        {"name": "appealed", "reason": "the reviewer wants an appeal", "collection": "appeals", "where": {"new": True}}
+    ]  # fmt: skip
+    await page.fill("#spec-json", json.dumps(spec))
+    await page.check("#use-json")
+    await page.check("#decision-approve")
+    await page.check("#judgement-pass")
+    await page.fill("#reason", "an appeal is the right move")
+    await page.click("#decide")
     await page.wait_for_selector("#message")
     assert "decision recorded: returned" in await page.inner_text("#message")
     assert await page.inner_text("#stage") == "returned"
     assert "gold solution scores" in await page.inner_text("#problems")
-    await page.fill("#reject-reviewer", "Dana Whitfield")
+    await page.check("#decision-reject")
+    await page.check("#judgement-pass")
     await page.fill("#reason", "not a real case: the payer fixed its feed")
-    await page.click("#reject")
+    await page.click("#decide")
     await page.wait_for_selector("#message")
     assert await page.inner_text("#stage") == "rejected"
     assert desk.registry.versions("rcm-promoted") == [] and desk.published == []
 
 
-async def test_the_review_api_admits_reviewers_only_and_answers_unknown_drafts_with_404(desk: Desk) -> None:
+async def test_a_second_draft_of_the_same_case_is_flagged_before_review(desk: Desk, browser: Browser) -> None:
+    first = await desk.promote("f5" * 16)
+    second = await desk.promote("f6" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    for draft_id, other in ((second, first), (first, second)):
+        row = page.locator(f"#drafts tr:has(a[href$='/{draft_id}'])")
+        assert f"possible duplicate of {other}" in await row.inner_text()
+    await page.goto(f"{desk.url}/review/drafts/{second}")
+    assert first in await page.inner_text("#duplicates")
+    assert await page.inner_text("#stage") == "awaiting_review"
+
+
+async def test_a_cross_site_post_is_refused(desk: Desk, browser: Browser) -> None:
+    draft_id = await desk.promote("f7" * 16)
+    context = await browser.new_context()
+    page = await context.new_page()
+    await sign_in(page, desk.url)
+    # Another site's page, in the same signed-in browser, posts a decision to the review desk.
+    attacker = "http://attacker.example/"
+    form = (
+        f'<form id="f" method="post" action="{desk.url}/review/drafts/{draft_id}/decide">'
+        '<input name="decision" value="reject"><input name="judgement" value="pass">'
+        '<input name="reason" value="forged"></form><script>document.getElementById("f").submit()</script>'
+    )
+    await page.route(attacker, lambda route: route.fulfill(status=200, content_type="text/html", body=form))
+    async with page.expect_navigation(url=re.compile(re.escape(desk.url))):
+        await page.goto(attacker)
+    await page.wait_for_load_state()
+    assert "another site" in await page.inner_text("#refused")
+    # The same post with the session cookie and the right CSRF token, from another Origin, is refused too.
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    csrf = await page.input_value("#decision-form input[name=csrf]")
+    [cookie] = [c for c in await context.cookies() if c["name"] == COOKIE]
+    fields = {"csrf": csrf, "decision": "reject", "judgement": "pass", "reason": "forged"}
+    async with httpx.AsyncClient(base_url=desk.url, cookies={COOKIE: cookie["value"]}, timeout=60) as http:
+        url = f"/review/drafts/{draft_id}/decide"
+        cross = await http.post(url, data=fields, headers={"Origin": attacker.rstrip("/")})
+        assert cross.status_code == 403
+        missing = await http.post(url, data=fields | {"csrf": "not-the-token"})
+        assert missing.status_code == 403 and "token" in missing.text
+    assert desk.store.status(draft_id).stage == "awaiting_review"  # type: ignore[union-attr]
+    await context.close()
+
+
+async def test_an_expired_or_ended_session_is_refused(desk: Desk, browser: Browser) -> None:
+    draft_id = await desk.promote("f8" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    await page.check("#decision-reject")
+    await page.check("#judgement-pass")
+    await page.fill("#reason", "sent after the session expired")
+    desk.clock.now += TTL_S + 1
+    await page.click("#decide")
+    await page.wait_for_selector("#sign-in")
+    assert page.url.endswith("/review/login")
+    assert desk.store.status(draft_id).stage == "awaiting_review"  # type: ignore[union-attr]
+    # Signed in again, then signed out: the old session id no longer opens anything.
+    await sign_in(page, desk.url)
+    [old] = [c for c in await page.context.cookies() if c["name"] == COOKIE]
+    await page.click("#sign-out")
+    await page.wait_for_selector("#sign-in")
+    async with httpx.AsyncClient(base_url=desk.url, cookies={COOKIE: old["value"]}, timeout=60) as http:
+        assert (await http.get("/review")).status_code == 303
+        replay = await http.post(
+            f"/review/drafts/{draft_id}/decide",
+            data={"decision": "reject", "judgement": "pass", "reason": "x"},
+        )
+        assert replay.status_code == 303 and replay.headers["location"] == "/review/login"
+    assert desk.store.status(draft_id).stage == "awaiting_review"  # type: ignore[union-attr]
+
+
+async def test_the_reviewer_is_the_signed_in_identity_whatever_the_request_says(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("f9" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url, "other-reviewer-token")
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    await page.evaluate(
+        """() => { const f = document.getElementById('decision-form');
+        for (const [n, v] of [['reviewer', 'Mallory'], ['reviewer_name', 'Mallory']]) {
+          const i = document.createElement('input'); i.type = 'hidden'; i.name = n; i.value = v; f.appendChild(i); } }"""
+    )
+    await page.check("#decision-reject")
+    await page.check("#judgement-fail")
+    await page.fill("#reason", "the write-off was not approved")
+    await page.click("#decide")
+    await page.wait_for_selector("#message")
+    assert "by Sam Okafor" in await page.inner_text("#message")
+    note = desk.store.note(desk.store.status(draft_id).note_id or "")  # type: ignore[union-attr]
+    assert note is not None and note.reviewer == "Sam Okafor"
+    assert [x.reviewer for x in desk.labels.list_labels(subject=desk.episode[0].episodeid)] == ["Sam Okafor"]
+
+
+async def test_the_review_api_admits_reviewers_only_and_records_the_caller(desk: Desk) -> None:
     draft_id = await desk.promote("f3" * 16)
     async with httpx.AsyncClient(base_url=desk.url, timeout=60) as http:
         reviewer = {"Authorization": "Bearer reviewer-token"}
@@ -209,15 +399,108 @@ async def test_the_review_api_admits_reviewers_only_and_answers_unknown_drafts_w
         assert (await http.get("/v1/review/drafts/draft-nope", headers=reviewer)).status_code == 404
         shown = (await http.get(f"/v1/review/drafts/{draft_id}", headers=reviewer)).json()
         assert shown["suggestion"]["solved"] is True and shown["draft"]["fidelity"]["share"] == 1.0
-        bad = await http.post(
-            f"/v1/review/drafts/{draft_id}/reject", headers=reviewer, json={"reviewer": "x"}
-        )
+        bad = await http.post(f"/v1/review/drafts/{draft_id}/reject", headers=reviewer, json={})
         assert bad.status_code == 422
+        named = await http.post(
+            f"/v1/review/drafts/{draft_id}/approve", headers=reviewer, json={"reviewer": "Mallory"}
+        )
+        assert named.status_code == 422  # a body cannot name the reviewer
         answer = await http.post(
-            f"/v1/review/drafts/{draft_id}/approve", headers=reviewer, json={"reviewer": "Dana"}
+            f"/v1/review/drafts/{draft_id}/approve", headers=reviewer, json={"judgement": "pass"}
         )
         assert answer.status_code == 200 and answer.json()["stage"] == "published"
-        again = await http.post(
-            f"/v1/review/drafts/{draft_id}/approve", headers=reviewer, json={"reviewer": "Dana"}
-        )
+        assert answer.json()["reviewer"] == "Dana Whitfield" and answer.json()["label"]["label"] == "pass"
+        again = await http.post(f"/v1/review/drafts/{draft_id}/approve", headers=reviewer, json={})
         assert again.status_code == 409 and "not waiting" in again.json()["detail"]
+
+
+async def test_an_agent_token_cannot_sign_in_and_failed_sign_ins_are_limited(desk: Desk) -> None:
+    async with httpx.AsyncClient(base_url=desk.url, timeout=60) as http:
+        for _ in range(3):  # the fixture allows 3 failures a minute
+            failed = await http.post("/review/login", data={"token": "agent-token"})
+            assert failed.status_code == 303 and failed.headers["location"].endswith("failed=true")
+            assert COOKIE not in failed.cookies
+        limited = await http.post("/review/login", data={"token": "reviewer-token"})
+        assert limited.status_code == 429 and int(limited.headers["Retry-After"]) > 0
+        desk.clock.now += 61
+        signed = await http.post("/review/login", data={"token": "reviewer-token"})
+        assert signed.status_code == 303 and signed.headers["location"] == "/review"
+        assert "reviewer-token" not in signed.headers["set-cookie"]
+        assert "secure" not in signed.headers["set-cookie"].lower()  # plain http: no Secure flag
+        host = httpx.URL(desk.url).netloc.decode()
+        over_https = await http.post(
+            "/review/login",
+            data={"token": "reviewer-token"},
+            headers={"X-Forwarded-Proto": "https", "Origin": f"https://{host}"},  # behind a TLS proxy
+        )
+        assert over_https.status_code == 303 and "secure" in over_https.headers["set-cookie"].lower()
+        cross = await http.post(
+            "/review/login", data={"token": "reviewer-token"}, headers={"Origin": "http://attacker.example"}
+        )
+        assert cross.status_code == 403
+
+
+async def test_the_console_lists_every_draft_and_its_state_and_operators_only_see_it(
+    desk: Desk, browser: Browser
+) -> None:
+    published = await desk.promote("fa" * 16)
+    waiting = await desk.promote("fb" * 16)
+    async with httpx.AsyncClient(base_url=desk.url, timeout=60) as http:
+        answer = await http.post(
+            f"/v1/review/drafts/{published}/approve",
+            headers={"Authorization": "Bearer reviewer-token"},
+            json={},
+        )
+        assert answer.json()["stage"] == "published"
+    page = await browser.new_page()
+    await page.goto(f"{desk.url}/review/login")
+    await page.fill("#token", "operator-token")
+    await page.click("#sign-in")
+    await page.wait_for_selector("#console-drafts")
+    assert page.url.endswith("/review/console") and await page.inner_text("#who") == "Olu Adeyemi"
+    stages = await page.inner_text("#stages")
+    assert "awaiting_review\t1" in stages and "published\t1" in stages
+    row = await page.inner_text(f"#console-drafts tr:has-text('{published}')")
+    assert "Dana Whitfield" in row and "rcm-promoted v1" in row
+    assert waiting in await page.inner_text("#console-drafts")
+    assert await page.locator("#console-drafts a").count() == 0  # an operator does not open drafts to decide
+    await page.goto(f"{desk.url}/review/drafts/{waiting}")
+    assert page.url.endswith("/review/console")
+    csrf = await page.input_value("input[name=csrf]")
+    [cookie] = [c for c in await page.context.cookies() if c["name"] == COOKIE]
+    async with httpx.AsyncClient(base_url=desk.url, cookies={COOKIE: cookie["value"]}, timeout=60) as http:
+        refused = await http.post(
+            f"/review/drafts/{waiting}/decide",
+            data={
+                "csrf": csrf,
+                "decision": "reject",
+                "judgement": "pass",
+                "reason": "operators do not decide",
+            },
+        )
+        assert refused.status_code == 403 and "only a reviewer" in refused.text
+    assert desk.store.status(waiting).stage == "awaiting_review"  # type: ignore[union-attr]
+
+
+async def test_a_payers_redenial_on_the_episode_shows_its_codes_in_words(
+    desk: Desk, browser: Browser
+) -> None:
+    # The business system reports that the payer denied the claim again, after the episode.
+    episode_id = desk.episode[0].episodeid
+    archive = desk.archive
+    next_seq, prevhash = archive.stream_tip(episode_id)
+    chain = EpisodeChain(
+        episode_id, tenant="acme", source="loopline://bridge/test", next_seq=next_seq, prevhash=prevhash
+    )
+    denied = OutcomeObserved(
+        kind="denied", item_id=TASK.work_item.item_id, observed_at=datetime.now(UTC), reason_codes=("CO-50",)
+    )
+    archive.append([ArchiveRecord.of(chain.append(denied))])
+    draft_id = await desk.promote("fc" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    row = await page.inner_text("#timeline tr.problem:has-text('outcome')")
+    assert "denied; payer codes CO-50 (These are non-covered services" in row
+    assert "kind: denied" not in await page.inner_text("#timeline")
+    assert "payer codes CO-50" in await page.inner_text("#conclusion")

@@ -1,0 +1,221 @@
+"""The review page's routes (`/review/...`): sign-in and sign-out, the queue, a draft, its decision,
+and the console (every draft and its state) for operators and reviewers.
+
+Every page needs a live session (`bridge.api.review_sessions`); without one it sends the browser to
+sign in, and a decision posted without one is not recorded. Every POST is refused (403) when its
+`Origin` is another site, and every form after sign-in also when it lacks the session's CSRF token.
+The decision form is checked here (`bridge.api.review_form`): a form with problems comes back with
+every problem listed (422) and nothing is sent.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs
+
+from fastapi import APIRouter, HTTPException, Request, status
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from bridge.api import review_form, review_page
+from bridge.api.auth import Role, TokenTable
+from bridge.api.labels import Labelling
+from bridge.api.review import Approval, Rejection, ReviewCases, Reviewing, review_api
+from bridge.api.review_page import Viewer
+from bridge.api.review_sessions import COOKIE, ReviewSession, over_https, same_origin
+from bridge.store.reader import EpisodeStore
+
+NOT_A_REVIEWER = "That token is not a reviewer's or an operator's."
+SIGN_IN_ROLES = frozenset({Role.REVIEWER, Role.OPERATOR})
+"""Who may sign in: reviewers (the review pages and the console) and operators (the console only)."""
+CROSS_SITE = "refused: this form was posted from another site"
+NO_CSRF = "refused: the form does not carry this session's token (reload the page and try again)"
+
+
+def _see(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=status.HTTP_303_SEE_OTHER)
+
+
+async def _form(request: Request) -> dict[str, list[str]]:
+    raw = (await request.body()).decode("utf-8", errors="replace")
+    return parse_qs(raw, keep_blank_values=True)
+
+
+def _cross_site(request: Request) -> bool:
+    return not same_origin(request.headers.get("origin"), request.headers.get("host"))
+
+
+def review_router(
+    reviewing: Reviewing | None, reader: EpisodeStore, labelling: Labelling | None = None
+) -> APIRouter:
+    """`/v1/review/...` (JSON) and `/review/...` (the page) over one `ReviewCases`. With
+    `labelling`, a decision that judges the source episode is the reviewer's label of it."""
+    cases = ReviewCases(reviewing, reader, labelling)
+    router = APIRouter(tags=["review"])
+    router.include_router(review_api(cases))
+    router.include_router(review_pages(cases))
+    return router
+
+
+def review_pages(cases: ReviewCases) -> APIRouter:
+    """The page's routes over `cases`."""
+    router = APIRouter(include_in_schema=False)
+    sessions = cases.sessions
+
+    def session_of(request: Request) -> ReviewSession | None:
+        return sessions.get(request.cookies.get(COOKIE))
+
+    def reviewer_of(request: Request) -> tuple[ReviewSession | None, Response | None]:
+        """A reviewer's session, or where to send the browser instead (sign-in; an operator: the console)."""
+        session = session_of(request)
+        if session is None:
+            return None, _see("/review/login")
+        if session.caller.role is not Role.REVIEWER:
+            return None, _see("/review/console")
+        return session, None
+
+    def viewer(session: ReviewSession) -> Viewer:
+        return Viewer(session.caller.identity, session.csrf)
+
+    async def checked_post(
+        request: Request,
+    ) -> tuple[ReviewSession | None, dict[str, list[str]], Response | None]:
+        """The session and form of a POST, or the response that refuses it."""
+        session = session_of(request)
+        if _cross_site(request):
+            return session, {}, HTMLResponse(review_page.refused(CROSS_SITE), status.HTTP_403_FORBIDDEN)
+        if session is None:
+            return None, {}, _see("/review/login")
+        fields = await _form(request)
+        if not session.csrf_ok((fields.get("csrf") or [""])[0]):
+            return session, fields, HTMLResponse(review_page.refused(NO_CSRF, viewer(session)), 403)
+        return session, fields, None
+
+    @router.get("/review/login", response_class=HTMLResponse)
+    def login_page(failed: bool = False) -> str:
+        return review_page.login(NOT_A_REVIEWER if failed else "")
+
+    @router.post("/review/login")
+    async def login(request: Request) -> Response:
+        if _cross_site(request):
+            return HTMLResponse(review_page.refused(CROSS_SITE), status.HTTP_403_FORBIDDEN)
+        client = request.client.host if request.client else "unknown"
+        wait = sessions.retry_after(client)
+        if wait is not None:
+            note = f"Too many failed sign-ins: try again in {int(wait) + 1} seconds."
+            headers = {"Retry-After": str(int(wait) + 1)}
+            return HTMLResponse(review_page.login(note), status.HTTP_429_TOO_MANY_REQUESTS, headers=headers)
+        token = ((await _form(request)).get("token") or [""])[0]
+        table: TokenTable = request.app.state.tokens
+        caller = table.caller_of(token)
+        if caller is None or caller.role not in SIGN_IN_ROLES:
+            sessions.failed(client)
+            return _see("/review/login?failed=true")
+        session = sessions.start(caller)
+        response = _see("/review" if caller.role is Role.REVIEWER else "/review/console")
+        response.set_cookie(
+            COOKIE,
+            session.id,
+            max_age=int(sessions.ttl_s),
+            httponly=True,
+            samesite="strict",
+            secure=over_https(request.url.scheme, request.headers.get("x-forwarded-proto")),
+            path="/review",
+        )
+        return response
+
+    @router.post("/review/logout")
+    async def logout(request: Request) -> Response:
+        session, _, refused = await checked_post(request)
+        if refused is not None:
+            return refused
+        assert session is not None
+        sessions.end(session.id)
+        response = _see("/review/login")
+        response.delete_cookie(COOKIE, path="/review")
+        return response
+
+    @router.get("/review/console", response_class=HTMLResponse)
+    def console_page(request: Request) -> Response:
+        session = session_of(request)
+        if session is None:
+            return _see("/review/login")
+        rows = cases.summaries(True)
+        can_review = session.caller.role is Role.REVIEWER
+        return HTMLResponse(review_page.console(rows, viewer=viewer(session), can_review=can_review))
+
+    @router.get("/review", response_class=HTMLResponse)
+    def queue_page(request: Request, all: bool = False) -> Response:
+        session, elsewhere = reviewer_of(request)
+        if session is None:
+            return elsewhere or _see("/review/login")
+        return HTMLResponse(review_page.queue(cases.summaries(all), every=all, viewer=viewer(session)))
+
+    def render(
+        session: ReviewSession,
+        draft_id: str,
+        message: str = "",
+        problems: tuple[str, ...] = (),
+        filled: review_form.Choices | None = None,
+    ) -> str:
+        case = cases.case(draft_id)
+        return review_page.draft(
+            case,
+            viewer=viewer(session),
+            choices=filled or review_form.choices(case.spec or case.suggested_spec),
+            domain=cases.domain(case.draft.domain),
+            judged=cases.labelling is not None,
+            duplicates=cases.duplicates(case.draft),
+            message=message,
+            problems=problems,
+        )
+
+    @router.get("/review/drafts/{draft_id}", response_class=HTMLResponse)
+    def draft_page(request: Request, draft_id: str) -> Response:
+        session, elsewhere = reviewer_of(request)
+        if session is None:
+            return elsewhere or _see("/review/login")
+        try:
+            return HTMLResponse(render(session, draft_id))
+        except HTTPException as exc:  # an unknown draft: a page that says so, not JSON
+            return HTMLResponse(review_page.refused(str(exc.detail), viewer(session)), exc.status_code)
+
+    @router.post("/review/drafts/{draft_id}/decide")
+    async def decide_page(request: Request, draft_id: str) -> Response:
+        session, fields, refused = await checked_post(request)
+        if refused is not None:
+            return refused
+        assert session is not None
+        if session.caller.role is not Role.REVIEWER:
+            page = review_page.refused("refused: only a reviewer decides drafts", viewer(session))
+            return HTMLResponse(page, status.HTTP_403_FORBIDDEN)
+        case = cases.case(draft_id)
+        domain = cases.domain(case.draft.domain)
+        try:
+            decision = review_form.decide(
+                fields,
+                suggested=case.suggested_spec,
+                gold_tools=frozenset(c.name for c in case.suggestion.gold)
+                if case.suggestion
+                else frozenset(),
+                offered=domain.write_tools,
+                escalate_tool=domain.escalate_tool,
+                escalations=domain.escalations,
+                judged=cases.labelling is not None,
+            )
+        except review_form.FormProblems as exc:
+            filled = review_form.sent(fields)
+            page = render(session, draft_id, "not sent: the form has problems", exc.problems, filled)
+            return HTMLResponse(page, status.HTTP_422_UNPROCESSABLE_CONTENT)
+        approval = rejection = None
+        if decision.action == "approve":
+            approval = Approval(spec=decision.spec, note=decision.reason, judgement=decision.judgement)
+        else:
+            rejection = Rejection(reason=decision.reason, judgement=decision.judgement)
+        try:
+            answer = await run_in_threadpool(cases.decide, draft_id, session.caller, approval, rejection)
+            message = f"decision recorded: {answer.stage}, by {answer.reviewer}"
+        except HTTPException as exc:
+            message = f"not sent: {exc.detail}"
+        return HTMLResponse(render(session, draft_id, message))
+
+    return router

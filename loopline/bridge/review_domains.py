@@ -1,0 +1,24 @@
+"""What the review page is told of each registered domain: its write tools, its hand-off tool, and
+(for rcm) the X12 code tables that put a remittance's codes into words. The bridge names no domain;
+the composition root hands it these."""
+
+from __future__ import annotations
+
+from bridge.api.review_domain import Codes, ReviewDomain
+from envs.domain import DOMAINS
+
+
+def rcm_codes() -> Codes:
+    """CARC, RARC, group and claim-status descriptions (`adapters.rcm.codes`)."""
+    from adapters.rcm import codes
+
+    return Codes(
+        carc=codes.CARC, rarc=codes.RARC, groups=codes.GROUP_CODES, claim_status=codes.CLAIM_STATUS_CODES
+    )
+
+
+def review_domains() -> dict[str, ReviewDomain]:
+    """Every registered domain, as the review page needs it (each records hand-offs in
+    `escalations`)."""
+    tables = {"rcm": rcm_codes()}
+    return {d.name: ReviewDomain.of(d.tool, tables.get(d.name), "escalations") for d in DOMAINS.all()}
