@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -94,4 +95,4 @@ def test_the_path_ends_where_the_test_decided() -> None:
     path = llr_path(canary, champion)
     result = sprt(canary, champion)
     assert path[-1] == result.llr >= result.upper and len(path) == result.canary_wins
-    assert all(a < b for a, b in zip(path, path[1:], strict=False))
+    assert all(a < b for a, b in itertools.pairwise(path))
