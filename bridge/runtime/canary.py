@@ -45,6 +45,12 @@ class CanaryRouter:
         self._champion = champion
         self._canary = canary
 
+    @property
+    def champion(self) -> Policy:
+        """The policy that serves every item outside the canary's share now."""
+        with self._lock:
+            return self._champion
+
     def set_routes(self, champion: Policy, canary: CanaryRoute | None) -> None:
         """Serve from now on with this champion and canary (None: no canary)."""
         with self._lock:

@@ -230,7 +230,7 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
     champion and the canary are served by their versioned names from the policy server."""
     if settings.release_db_url is None:
         return None
-    from loopline.release.routing import ReleaseRouter
+    from loopline.release.routing import ReleaseRouter, served_fingerprints
     from training.release.manager import ReleaseManager
     from training.release.store import SqlReleaseStore
 
@@ -248,6 +248,9 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
         client_for,
         base_name=settings.policy_model,
         check_s=settings.release_check_s,
+        verify=served_fingerprints(settings.policy_base_url, key)
+        if settings.release_verify_fingerprints
+        else None,
     )
 
 

@@ -128,7 +128,6 @@ class BridgeSettings(BaseSettings):
         default=2.0, gt=0, le=3600, description="Seconds between looks at the release store's routing."
     )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
-
     @model_validator(mode="after")
     def _domain_defaults(self) -> BridgeSettings:
         if self.domain not in DOMAINS.names():
@@ -164,3 +163,19 @@ class BridgeSettings(BaseSettings):
 
     def resolved_vault_url(self) -> str:
         return self.vault_url or f"sqlite:///{self.state_dir / 'vault.db'}"
+
+    # -- serving trust (issue 27): the policy server's fingerprints, canary keying, fair queues --
+    release_verify_fingerprints: bool = Field(
+        default=True,
+        description="Route to a release's adapter only when the policy server reports the fingerprint "
+        "the release store registered for its served name (`GET /v1/models`, as `loopline serve-policy` "
+        "answers); production refuses it off.",
+    )
+
+    @model_validator(mode="after")
+    def _serving_trust_in_production(self) -> BridgeSettings:
+        if self.environment != "production":
+            return self
+        if not self.release_verify_fingerprints:
+            raise ValueError("LOOPLINE_BRIDGE_RELEASE_VERIFY_FINGERPRINTS cannot be off in production")
+        return self

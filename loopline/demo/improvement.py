@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import secrets
 import time
 import uuid
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from training.data.sources import task_family
 from training.gate import GateRule, GateRules
 from training.release.manager import ReleaseManager
 from training.release.store import SqlReleaseStore
+from training.serve.access import AccessKeys
 from workflows.improvement.models import CycleInput, CycleResult, CycleSettings, Suite, TaskSource
 
 BASE_FAMILIES = ("carc:1", "carc:18", "carc:B7")
@@ -54,6 +56,14 @@ DEMO_RULES = GateRules(
 )
 """The demo's gate on its small suites: +40 points on the new families, at most one base task in three lost."""
 BASE_NAME = "demo-champion"
+
+DEMO_KEYS = AccessKeys(serving=secrets.token_urlsafe(24), release=secrets.token_urlsafe(24))
+"""This run's policy-server keys: the scoring clients hold the serving key, the canary's load the
+release key."""
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
 
 
 @dataclass
@@ -175,7 +185,7 @@ def run_day(
         model = BASE_NAME
         if canary is not None and bucket(canary[0], task.task_id) < 0.5:
             adapter, model = canary
-        trial = run_suite(ServedPolicy(f"{url}/v1", model), "day-2", [task], [0]).trials[0]
+        trial = run_suite(ServedPolicy(f"{url}/v1", model, DEMO_KEYS.serving), "day-2", [task], [0]).trials[0]
         observe(f"day2-{task.task_id}", adapter, trial.passed)
         out.append((task, model, trial.passed))
     return out
@@ -185,7 +195,7 @@ def pass_rate(url: str, model: str, tasks: list[Task]) -> float:
     """Share of `tasks` the served `model` passes."""
     from training.evaluate import run_suite
 
-    run = run_suite(ServedPolicy(f"{url}/v1", model), "new", tasks, [0])
+    run = run_suite(ServedPolicy(f"{url}/v1", model, DEMO_KEYS.serving), "new", tasks, [0])
     return sum(t.passed for t in run.trials) / max(1, len(run.trials))
 
 
@@ -234,7 +244,9 @@ async def _cycle(
                 await asyncio.sleep(1.0)
             status.update(f"canary {record.served_name} live for 50% of work items: serving the second day…")
             load = {"lora_name": record.served_name, "lora_path": record.folder}
-            httpx.post(f"{url}/v1/load_lora_adapter", json=load, timeout=60).raise_for_status()
+            httpx.post(
+                f"{url}/v1/load_lora_adapter", json=load, headers=_bearer(DEMO_KEYS.release), timeout=60
+            ).raise_for_status()
             canary = (record.adapter_id, record.served_name)
             served = await asyncio.to_thread(run_day, url, day, canary, manager.observe)
             status.update("the sequential test decides…")
@@ -261,7 +273,18 @@ def improvement_stage(
     summary = ImprovementSummary(adapter_id=cycle_id)
     day = day_two()
     new_cases = [t for t in day if task_family(t) in NEW_FAMILIES]
-    app = create_app(lambda adapter, name: load_policy(base, adapter, name=name), BASE_NAME)
+
+    def registered(served_name: str) -> str | None:
+        found = store.by_served_name(served_name)
+        return found.fingerprint if found is not None else None
+
+    app = create_app(
+        lambda adapter, name: load_policy(base, adapter, name=name),
+        BASE_NAME,
+        keys=DEMO_KEYS,
+        adapter_root=Path(data.settings.state_dir) / "adapters",
+        registered=registered,
+    )
     with serve_in_thread(app, name="serve-policy") as url:
         console.print(
             f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases"
@@ -270,7 +293,7 @@ def improvement_stage(
         summary.before = pass_rate(url, BASE_NAME, new_cases)
         record = store.get(cycle_id)
         if record is not None and record.served_name in [
-            m["id"] for m in httpx.get(f"{url}/v1/models").json()["data"]
+            m["id"] for m in httpx.get(f"{url}/v1/models", headers=_bearer(DEMO_KEYS.serving)).json()["data"]
         ]:
             summary.after = pass_rate(url, record.served_name, new_cases)
     summary.gate_passed, summary.decision, summary.reason = result.gate_passed, result.decision, result.reason

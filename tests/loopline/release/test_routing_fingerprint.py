@@ -1,0 +1,117 @@
+"""The bridge routes to a release's adapter only when the policy server serves the files the
+release store registered: a server answering the canary's name with other weights gets none of
+its traffic, and the champion's share stays where it was."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from adapters.serving import serve_in_thread
+from loopline.bridge.app import build_bridge
+from loopline.bridge.settings import BridgeSettings
+from loopline.cli import app
+from loopline.kafka.settings import KafkaSettings
+from loopline.release.routing import ReleaseRouter
+from tests.loopline.gated import gated_adapter, safetensors_bytes
+from training.chat import ChatReply
+from training.release.store import SqlReleaseStore
+from training.serve.access import AccessKeys
+from training.serve.app import create_app
+from training.serve.pool import FingerprintLookup
+
+pytestmark = pytest.mark.integration
+
+KEYS = AccessKeys(serving="bridge-serving-key-0000", release="bridge-release-key-0000")
+ITEMS = [f"claim-{n}" for n in range(200)]
+
+
+class _Quiet:
+    name = "quiet"
+
+    def complete(self, messages: Sequence[Any], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+        return ChatReply(content="nothing to do")
+
+
+@contextmanager
+def _policy_server(root: Path, registered: FingerprintLookup | None) -> Iterator[str]:
+    server = create_app(
+        lambda _a, _n: _Quiet(), "loopline-rcm", keys=KEYS, adapter_root=root, registered=registered
+    )
+    with serve_in_thread(server, name="policy") as url:
+        yield url
+
+
+def _adapters(state: Path, db_url: str, *args: str) -> None:
+    result = CliRunner().invoke(app, ["adapters", *args, "--state", str(state), "--db-url", db_url])
+    assert result.exit_code == 0, result.output
+
+
+def _routes(tmp_path: Path, url: str, db_url: str) -> dict[str, int]:
+    settings = BridgeSettings(
+        state_dir=tmp_path / "bridge", db_url=f"sqlite:///{tmp_path / 'archive.db'}", relay_process=False,
+        kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts",
+        policy="openai", policy_base_url=f"{url}/v1", policy_api_key=KEYS.serving,  # type: ignore[arg-type]
+        release_db_url=db_url, release_check_s=0.01,
+    )  # fmt: skip
+    bridge = build_bridge(settings)
+    try:
+        router = bridge.services.runner.router
+        assert isinstance(router, ReleaseRouter)
+        router.refresh(force=True)
+        counts: dict[str, int] = {}
+        for item in ITEMS:
+            ref = router.pick(item).ref
+            counts[ref.model] = counts.get(ref.model, 0) + 1
+        return counts
+    finally:
+        bridge.close()
+
+
+def _load(url: str, name: str, path: Path) -> httpx.Response:
+    body = {"lora_name": name, "lora_path": str(path)}
+    return httpx.post(
+        f"{url}/v1/load_lora_adapter", json=body, headers={"Authorization": f"Bearer {KEYS.release}"}
+    )
+
+
+def test_the_bridge_refuses_to_route_to_a_name_served_with_other_weights(tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'release.db'}"
+    state = tmp_path / "state"
+    gated_adapter(state, "cycle-1", db_url=db_url)
+    _adapters(state, db_url, "register", "cycle-1", "--served-name", "rcm-cycle-1")
+    _adapters(state, db_url, "canary", "cycle-1", "--share", "0.5")
+    store = SqlReleaseStore(db_url)
+
+    def registered(name: str) -> str | None:
+        record = store.by_served_name(name)
+        return record.fingerprint if record else None
+
+    with _policy_server(state / "adapters", registered) as url:
+        assert _load(url, "rcm-cycle-1", state / "adapters" / "cycle-1").status_code == 200
+        honest = _routes(tmp_path / "honest", url, db_url)
+    assert 60 < honest["rcm-cycle-1"] < 140 and honest["loopline-rcm"] == len(ITEMS) - honest["rcm-cycle-1"]
+
+    # a server with no release store to ask (or one tampered with) answers the name with other files
+    other = state / "adapters" / "other"
+    other.mkdir()
+    (other / "adapter_config.json").write_text('{"r": 4}')
+    (other / "adapter_model.safetensors").write_bytes(safetensors_bytes("other weights"))
+    with _policy_server(state / "adapters", None) as url:
+        assert _load(url, "rcm-cycle-1", other).status_code == 200
+        impostor = _routes(tmp_path / "impostor", url, db_url)
+        unloaded = httpx.post(
+            f"{url}/v1/unload_lora_adapter",
+            json={"lora_name": "rcm-cycle-1"},
+            headers={"Authorization": f"Bearer {KEYS.release}"},
+        )
+        assert unloaded.status_code == 200
+        absent = _routes(tmp_path / "absent", url, db_url)
+    assert impostor == {"loopline-rcm": len(ITEMS)}
+    assert absent == {"loopline-rcm": len(ITEMS)}
