@@ -193,6 +193,7 @@ def build_bridge(settings: BridgeSettings, policy: Policy | None = None) -> Brid
         capture, Toolbox(domain.tools, live), policy or make_policy(settings), config, archive, domain, router
     )
     services.review = reviewing
+    services.max_episodes_per_caller = settings.max_episodes_per_caller
     desk = reviewing.desk if reviewing is not None else None
     return BridgeProcess(
         settings, capture, services, token_table(settings), live, desk, tuple(e.episodeid for e in recovered)

@@ -128,6 +128,7 @@ class BridgeSettings(BaseSettings):
         default=2.0, gt=0, le=3600, description="Seconds between looks at the release store's routing."
     )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+
     @model_validator(mode="after")
     def _domain_defaults(self) -> BridgeSettings:
         if self.domain not in DOMAINS.names():
@@ -170,6 +171,13 @@ class BridgeSettings(BaseSettings):
         description="Route to a release's adapter only when the policy server reports the fingerprint "
         "the release store registered for its served name (`GET /v1/models`, as `loopline serve-policy` "
         "answers); production refuses it off.",
+    )
+    max_episodes_per_caller: int = Field(
+        default=16,
+        ge=1,
+        le=10_000,
+        description="Episodes one caller may have running or queued at once; past it `POST /v1/episodes` "
+        "answers 429.",
     )
 
     @model_validator(mode="after")
