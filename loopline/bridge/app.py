@@ -252,6 +252,7 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
         verify=served_fingerprints(settings.policy_base_url, key)
         if settings.release_verify_fingerprints
         else None,
+        secret=settings.canary_key(),
     )
 
 

@@ -60,6 +60,8 @@ BASE_NAME = "demo-champion"
 DEMO_KEYS = AccessKeys(serving=secrets.token_urlsafe(24), release=secrets.token_urlsafe(24))
 """This run's policy-server keys: the scoring clients hold the serving key, the canary's load the
 release key."""
+DEMO_CANARY_SECRET = secrets.token_bytes(32)
+"""This run's canary bucket key (the bridge's `LOOPLINE_BRIDGE_CANARY_SECRET`)."""
 
 
 def _bearer(key: str) -> dict[str, str]:
@@ -173,7 +175,7 @@ def run_day(
     url: str,
     tasks: list[Task],
     canary: tuple[str, str] | None,
-    observe: Callable[[str, str | None, bool], bool],
+    observe: Callable[..., bool],
 ) -> list[tuple[Task, str, bool]]:
     """Serve every case by the champion or (its share) the canary `(adapter id, served name)`,
     score it in the environment, and count it for its arm."""
@@ -182,11 +184,11 @@ def run_day(
     out = []
     for task in tasks:
         adapter: str | None = None
-        model = BASE_NAME
-        if canary is not None and bucket(canary[0], task.task_id) < 0.5:
-            adapter, model = canary
+        model, route = BASE_NAME, "champion"
+        if canary is not None and bucket(DEMO_CANARY_SECRET, canary[0], task.task_id) < 0.5:
+            (adapter, model), route = canary, "canary"
         trial = run_suite(ServedPolicy(f"{url}/v1", model, DEMO_KEYS.serving), "day-2", [task], [0]).trials[0]
-        observe(f"day2-{task.task_id}", adapter, trial.passed)
+        observe(f"day2-{task.task_id}", adapter, trial.passed, route=route)
         out.append((task, model, trial.passed))
     return out
 

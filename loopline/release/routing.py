@@ -58,7 +58,9 @@ class ReleaseRouter(CanaryRouter):
         check_s: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
         verify: FingerprintCheck | None = None,
+        secret: bytes,
     ) -> None:
+        """`secret` keys the canary buckets (`bridge.runtime.canary.bucket`)."""
         self.manager = manager
         self.verify = verify
         self.client_for = client_for
@@ -68,7 +70,7 @@ class ReleaseRouter(CanaryRouter):
         self._refresh_lock = threading.Lock()
         self._key: RouteKey | None = None
         self._checked_at = -float("inf")
-        super().__init__(client_for(base_name, None, "champion"))
+        super().__init__(client_for(base_name, None, "champion"), secret=secret)
         self.refresh(force=True)
 
     @property

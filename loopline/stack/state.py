@@ -128,7 +128,8 @@ class StackLayout:
             self.pid_file(name).write_text(f"{record.pid}\n")
         if state.ports is not None:
             self.ports_file.write_text(state.ports.model_dump_json(indent=2))
-        self.env_file.write_text("".join(f"{key}={value}\n" for key, value in client_env(state).items()))
+        env = client_env(state) | {"LOOPLINE_BRIDGE_CANARY_SECRET": self.canary_secret()}
+        self.env_file.write_text("".join(f"{key}={value}\n" for key, value in env.items()))
 
     @property
     def env_file(self) -> Path:
@@ -155,6 +156,19 @@ class StackLayout:
     def stray_pid_files(self) -> list[str]:
         """Components with a pid file but no state file: what a crashed `up` leaves behind."""
         return [name for name in COMPONENTS if self.pid_file(name).exists()]
+
+    def canary_secret(self) -> str:
+        """This folder's canary bucket secret (`LOOPLINE_BRIDGE_CANARY_SECRET`), made on first use,
+        so every bridge of the stack buckets work items alike and no submitter can predict them."""
+        path = self.root / "canary-secret"
+        if path.exists():
+            return path.read_text().strip()
+        secret = secrets.token_urlsafe(32)
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secret + "\n")
+        return secret
 
     def s3_credentials(self) -> S3Credentials:
         """This folder's S3 key pair, made on first use; SeaweedFS keeps the identity it was given."""
