@@ -18,6 +18,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Literal
 
 import httpx
@@ -26,6 +27,7 @@ from bridge.runtime.canary import CanaryRoute, CanaryRouter
 from engine import Policy
 from training.release.manager import ReleaseManager, Routing
 from training.release.store import AdapterRecord
+from training.serve.pool import AdapterError, adapter_fingerprint
 
 ClientFor = Callable[[str, str | None, Literal["champion", "canary"]], Policy]
 """(served name, adapter id or None for the base model, route) → the policy client that serves it."""
@@ -138,8 +140,10 @@ def served_fingerprints(
     timeout_s: float = 5.0,
     transport: httpx.BaseTransport | None = None,
 ) -> FingerprintCheck:
-    """A `FingerprintCheck` that asks the policy server's `GET /models` (`loopline serve-policy`
-    reports each adapter's `fingerprint`; a server that reports none fails the check)."""
+    """A `FingerprintCheck` that asks the policy server's `GET /models`. `loopline serve-policy`
+    reports each adapter's `fingerprint`; vLLM reports none, only the folder it loaded (`root`), so
+    then the files there (the shared volume, mounted here too) are hashed; a folder this process
+    cannot read fails the check."""
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def check(served_name: str, fingerprint: str) -> str | None:
@@ -153,6 +157,8 @@ def served_fingerprints(
         served = models.get(served_name)
         if served is None:
             return f"the policy server does not serve {served_name!r}"
+        if "fingerprint" not in served:
+            return _root_problem(served_name, served.get("root"), fingerprint)
         if served.get("fingerprint") != fingerprint:
             return (
                 f"the policy server serves {served_name!r} with fingerprint {served.get('fingerprint')!r}, "
@@ -161,3 +167,16 @@ def served_fingerprints(
         return None
 
     return check
+
+
+def _root_problem(served_name: str, root: object, fingerprint: str) -> str | None:
+    """Why the folder a server names as `root` does not hold the registered files, or None."""
+    if not isinstance(root, str) or not root:
+        return f"the policy server reports neither a fingerprint nor a folder for {served_name!r}"
+    try:
+        found = adapter_fingerprint(Path(root))
+    except (AdapterError, OSError) as exc:
+        return f"the policy server reports no fingerprint for {served_name!r}, and {root} is unreadable here: {exc}"
+    if found != fingerprint:
+        return f"the folder the policy server serves {served_name!r} from ({root}) holds other files ({found[:12]}…)"
+    return None

@@ -18,13 +18,13 @@ from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app
 from loopline.kafka.settings import KafkaSettings
-from loopline.release.routing import ReleaseRouter
+from loopline.release.routing import ReleaseRouter, served_fingerprints
 from tests.loopline.gated import gated_adapter, safetensors_bytes
 from training.chat import ChatReply
 from training.release.store import SqlReleaseStore
 from training.serve.access import AccessKeys
 from training.serve.app import create_app
-from training.serve.pool import FingerprintLookup
+from training.serve.pool import FingerprintLookup, adapter_fingerprint
 
 pytestmark = pytest.mark.integration
 
@@ -115,3 +115,27 @@ def test_the_bridge_refuses_to_route_to_a_name_served_with_other_weights(tmp_pat
         absent = _routes(tmp_path / "absent", url, db_url)
     assert impostor == {"loopline-rcm": len(ITEMS)}
     assert absent == {"loopline-rcm": len(ITEMS)}
+
+
+def test_a_server_that_reports_no_fingerprint_is_checked_by_the_folder_it_names(tmp_path: Path) -> None:
+    # vLLM's model list names each adapter's folder (`root`) and no fingerprint
+    registered = gated_adapter(tmp_path / "state", "cycle-1")
+    other = gated_adapter(tmp_path / "state", "cycle-2")
+    fingerprint = adapter_fingerprint(registered)
+
+    def models(roots: dict[str, str | None]) -> httpx.MockTransport:
+        data = [{"id": name, **({"root": root} if root else {})} for name, root in roots.items()]
+        return httpx.MockTransport(
+            lambda _request: httpx.Response(200, json={"object": "list", "data": data})
+        )
+
+    def check(roots: dict[str, str | None]) -> str | None:
+        return served_fingerprints("http://vllm/v1", "key", transport=models(roots))(
+            "rcm-cycle-1", fingerprint
+        )
+
+    assert check({"rcm-cycle-1": str(registered)}) is None
+    assert "holds other files" in str(check({"rcm-cycle-1": str(other)}))
+    assert "neither a fingerprint nor a folder" in str(check({"rcm-cycle-1": None}))
+    assert "unreadable here" in str(check({"rcm-cycle-1": str(tmp_path / "gone")}))
+    assert "does not serve" in str(check({"rcm-cycle-2": str(other)}))
