@@ -139,3 +139,31 @@ def test_a_server_that_reports_no_fingerprint_is_checked_by_the_folder_it_names(
     assert "neither a fingerprint nor a folder" in str(check({"rcm-cycle-1": None}))
     assert "unreadable here" in str(check({"rcm-cycle-1": str(tmp_path / "gone")}))
     assert "does not serve" in str(check({"rcm-cycle-2": str(other)}))
+
+
+def test_a_champion_that_fails_the_check_leaves_the_previous_champion_serving(tmp_path: Path) -> None:
+    from engine import ScriptedPolicy, say
+    from schemas.events import PolicyRef
+    from training.release.manager import ReleaseManager
+
+    db_url = f"sqlite:///{tmp_path / 'release.db'}"
+    state = tmp_path / "state"
+    gated_adapter(state, "cycle-1", db_url=db_url)
+    _adapters(state, db_url, "register", "cycle-1", "--served-name", "rcm-cycle-1")
+    tampered = {"rcm-cycle-1"}
+
+    def client_for(name: str, adapter_id: str | None, route: str) -> ScriptedPolicy:
+        return ScriptedPolicy([say("done")], ref=PolicyRef(model=name, adapter_id=adapter_id, route=route))  # type: ignore[arg-type]
+
+    router = ReleaseRouter(
+        ReleaseManager(SqlReleaseStore(db_url)), client_for, base_name="loopline-rcm", check_s=0.0,  # type: ignore[arg-type]
+        verify=lambda name, _fp: "served with other files" if name in tampered else None, secret=b"s" * 32,
+    )  # fmt: skip
+    _adapters(state, db_url, "canary", "cycle-1", "--share", "0.5")
+    _adapters(state, db_url, "promote", "cycle-1", "--reason", "operator")
+    router.refresh(force=True)
+    assert {router.pick(item).ref.model for item in ITEMS} == {"loopline-rcm"}
+    assert router.key is None  # looked at again at the next check
+    tampered.clear()
+    router.refresh(force=True)
+    assert {router.pick(item).ref.model for item in ITEMS} == {"rcm-cycle-1"}
