@@ -88,6 +88,7 @@ _ERROR_TYPES = {
     403: "PermissionDeniedError",
     404: "NotFoundError",
     409: "ConflictError",
+    503: "ServiceUnavailableError",
 }
 
 

@@ -147,7 +147,12 @@ class PolicyPool:
     def _check_registered(self, name: str, fingerprint: str) -> None:
         if self._registered is None:
             return
-        expected = self._registered(name)
+        try:
+            expected = self._registered(name)
+        except Exception as exc:  # the store's driver errors vary (SQLite, Postgres): refuse, say why
+            raise AdapterError(
+                503, f"the release store cannot be read, so {name!r} is not loaded: {exc}"
+            ) from exc
         if expected is None:
             raise AdapterError(403, f"no adapter is registered in the release store under {name!r}")
         if expected != fingerprint:
