@@ -4,7 +4,9 @@
     ports.json          the ports of the last embedded stack, kept after `down`: `--ports auto`
                         reuses them when free, so clients keep their endpoints across restarts
     stack.env           the endpoints as LOOPLINE_* variables for the bridge, the stream worker and
-                        the CLI: `set -a; . .loopline/stack.env; set +a`
+                        the CLI, with the bridge's canary secret (owner-only):
+                        `set -a; . .loopline/stack.env; set +a`
+    canary-secret       the bridge's canary bucket key (LOOPLINE_BRIDGE_CANARY_SECRET), made once per folder
     run/<name>.pid      one pid per process, for people and shell scripts
     logs/<name>.log     each process's stdout and stderr
     data/               SeaweedFS volumes (the durable broker log), temporal.db, postgres/ (`--sql postgres`)
@@ -129,7 +131,10 @@ class StackLayout:
         if state.ports is not None:
             self.ports_file.write_text(state.ports.model_dump_json(indent=2))
         env = client_env(state) | {"LOOPLINE_BRIDGE_CANARY_SECRET": self.canary_secret()}
-        self.env_file.write_text("".join(f"{key}={value}\n" for key, value in env.items()))
+        fd = os.open(self.env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds a secret
+        with os.fdopen(fd, "w") as out:
+            out.write("".join(f"{key}={value}\n" for key, value in env.items()))
+        os.chmod(self.env_file, 0o600)  # also when an older file was made readable by others
 
     @property
     def env_file(self) -> Path:
