@@ -32,8 +32,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from training.serve.access import AccessKeys  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results" / "serve.json"
 TARGET_P95_S = 2.0
+KEYS = AccessKeys(serving="bench-serving-key-000000", release="bench-release-key-000000")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -87,12 +90,16 @@ def build_adapters(base: Path, out: Path, count: int) -> list[Path]:
     return folders
 
 
+def _bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
 def time_loads(url: str, folders: list[Path], rounds: int) -> list[float]:
     """Seconds per `/v1/load_lora_adapter` call, at the client."""
     import httpx
 
     seconds = []
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with httpx.Client(base_url=url, timeout=60, headers=_bearer(KEYS.release)) as client:
         for r in range(rounds):
             for i, folder in enumerate(folders):
                 name = f"a{i}-r{r}"
@@ -112,7 +119,7 @@ def decisions(
     """One-at-a-time chat completions for `budget_s`: decisions/s and latency percentiles (ms)."""
     import openai
 
-    client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused")
+    client = openai.OpenAI(base_url=f"{url}/v1", api_key=KEYS.serving)
     latencies: list[float] = []
     started = time.perf_counter()
     i = 0
@@ -160,8 +167,9 @@ def tokens_per_s(
         policy.max_new_tokens = max_new
         return policy
 
-    with serve_in_thread(create_app(load, "tiny-llama"), name="bench-llama") as url:
-        client = openai.OpenAI(base_url=f"{url}/v1", api_key="unused")
+    app = create_app(load, "tiny-llama", keys=KEYS, adapter_root=work)
+    with serve_in_thread(app, name="bench-llama") as url:
+        client = openai.OpenAI(base_url=f"{url}/v1", api_key=KEYS.serving)
         tokens = 0
         started = time.perf_counter()
         for messages, _tools in prompts[:count]:
@@ -204,14 +212,21 @@ def main() -> None:
         adapter_bytes = statistics.median(
             sum(f.stat().st_size for f in folder.iterdir() if f.is_file()) for folder in folders
         )
-        app = create_app(lambda adapter, name: load_policy(base, adapter, name=name), "rcm-structured")
+        app = create_app(
+            lambda adapter, name: load_policy(base, adapter, name=name),
+            "rcm-structured",
+            keys=KEYS,
+            adapter_root=work / "adapters",
+        )
         prompts = prefixes(rows, 400)
         with serve_in_thread(app, name="bench-policy") as url:
             loads = time_loads(url, folders, args.rounds)
             import httpx
 
             httpx.post(
-                f"{url}/v1/load_lora_adapter", json={"lora_name": "canary", "lora_path": str(folders[0])}
+                f"{url}/v1/load_lora_adapter",
+                json={"lora_name": "canary", "lora_path": str(folders[0])},
+                headers=_bearer(KEYS.release),
             )
             base_rate = decisions(url, "rcm-structured", prompts, args.seconds)
             adapter_rate = decisions(url, "canary", prompts, args.seconds)

@@ -33,7 +33,7 @@ Action = ToolCall | Finish
 Plan = Callable[[WorkItem, tuple[Turn, ...]], Action]
 """A scripted policy's whole logic: the work item and the turns so far → the next action."""
 
-Route = Literal["champion", "canary", "scripted", "human"]
+Route = Literal["champion", "canary", "scripted", "human", "external"]
 
 
 def reply_to(action: Action) -> PolicyReply:

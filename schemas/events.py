@@ -36,8 +36,9 @@ class PolicyRef(Contract):
     """Model name as served (OpenAI-compatible `model`)."""
     adapter_id: str | None = None
     """LoRA adapter id, if one was applied."""
-    route: Literal["champion", "canary", "scripted", "human"] = "champion"
-    """How the episode was routed."""
+    route: Literal["champion", "canary", "scripted", "human", "external"] = "champion"
+    """How the episode was routed: `champion` and `canary` by the bridge's release router,
+    `external` an outside agent's gateway episode (never evidence for either arm)."""
 
 
 class SamplingParams(Contract):

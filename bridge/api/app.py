@@ -25,6 +25,7 @@ from bridge.api.draining import Draining
 from bridge.api.invalid import invalid_request
 from bridge.api.labels import Labelling, label_router
 from bridge.api.owners import EpisodeOwners
+from bridge.api.quota import CallerQuota
 from bridge.api.review import Reviewing
 from bridge.api.review_web import review_router
 from bridge.api.routes import episodes, gateway, metrics, operator, outcomes, read
@@ -57,6 +58,7 @@ def create_app(services: BridgeServices, tokens: TokenTable) -> FastAPI:
     app.state.tokens, app.state.services = tokens, services
     app.state.sessions, app.state.runs = GatewaySessions(services.toolbox), RunRegistry()
     app.state.owners, app.state.draining = EpisodeOwners(), False
+    app.state.quota = CallerQuota(services.max_episodes_per_caller)
     app.add_middleware(RefuseLoneSurrogates)  # inside the body limit, which bounds what it keeps
     app.add_middleware(Draining, state=app.state)
     app.add_middleware(BodyLimit, max_bytes=MAX_BODY_BYTES)  # outermost: before parsing and auth

@@ -13,6 +13,7 @@ from fastapi import Depends, HTTPException, Request
 
 from bridge.api.auth import Caller, Role, require
 from bridge.api.owners import EpisodeOwners
+from bridge.api.quota import CallerQuota
 from bridge.api.runs import RunRegistry
 from bridge.api.services import BridgeServices
 from bridge.api.sessions import GatewaySessions
@@ -55,7 +56,14 @@ def get_owners(request: Request) -> EpisodeOwners:
     return owners
 
 
+def get_quota(request: Request) -> CallerQuota:
+    """Each caller's running and queued episodes."""
+    quota: CallerQuota = request.app.state.quota
+    return quota
+
+
 ServicesDep = Annotated[BridgeServices, Depends(get_services)]
+QuotaDep = Annotated[CallerQuota, Depends(get_quota)]
 SessionsDep = Annotated[GatewaySessions, Depends(get_sessions)]
 RunsDep = Annotated[RunRegistry, Depends(get_runs)]
 OwnersDep = Annotated[EpisodeOwners, Depends(get_owners)]

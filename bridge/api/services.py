@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from adapters import Toolbox
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
+from bridge.api.quota import DEFAULT_MAX_PER_CALLER
 from bridge.api.review import Reviewing
 from bridge.api.traces import TraceContexts
 from bridge.runtime import EpisodeRunner
@@ -61,3 +62,5 @@ class BridgeServices:
     composition root's `recorders` takes it from here."""
     executor: ThreadPoolExecutor = field(default_factory=lambda: ThreadPoolExecutor(8, "episode"))
     """Threads that run episodes (the tool path is synchronous)."""
+    max_episodes_per_caller: int = DEFAULT_MAX_PER_CALLER
+    """Episodes one caller may have running or queued at once (`bridge.api.quota`)."""

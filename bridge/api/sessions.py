@@ -131,7 +131,7 @@ class GatewaySessions:
         with session.lock:
             # The external framework owns its prompt.
             episode.start(
-                PolicyRef(model=model, route="champion"),
+                PolicyRef(model=model, route="external"),
                 payload_model=payload_model,
                 system_prompt_hash="external",
             )

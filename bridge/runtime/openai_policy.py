@@ -22,7 +22,7 @@ from bridge.runtime.retry import RetryPolicy, parse_retry_after
 from engine import EpisodeView, Message, PolicyError, PolicyReply
 from schemas.events import PolicyRef, SamplingParams
 
-Route = Literal["champion", "canary", "scripted", "human"]
+Route = Literal["champion", "canary", "scripted", "human", "external"]
 
 
 class OpenAIChatPolicy:

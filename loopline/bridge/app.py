@@ -195,6 +195,7 @@ def build_bridge(settings: BridgeSettings, policy: Policy | None = None) -> Brid
         capture, Toolbox(domain.tools, live), policy or make_policy(settings), config, archive, domain, router
     )
     services.review = reviewing
+    services.max_episodes_per_caller = settings.max_episodes_per_caller
     desk = reviewing.desk if reviewing is not None else None
     return BridgeProcess(
         settings, capture, services, token_table(settings), live, desk, tuple(e.episodeid for e in recovered)
@@ -234,7 +235,7 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
     champion and the canary are served by their versioned names from the policy server."""
     if settings.release_db_url is None:
         return None
-    from loopline.release.routing import ReleaseRouter
+    from loopline.release.routing import ReleaseRouter, served_fingerprints
     from training.release.manager import ReleaseManager
     from training.release.store import SqlReleaseStore
 
@@ -252,6 +253,10 @@ def release_router(settings: BridgeSettings) -> CanaryRouter | None:
         client_for,
         base_name=settings.policy_model,
         check_s=settings.release_check_s,
+        verify=served_fingerprints(settings.policy_base_url, key)
+        if settings.release_verify_fingerprints
+        else None,
+        secret=settings.canary_key(),
     )
 
 

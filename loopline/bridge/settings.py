@@ -6,6 +6,7 @@ without a real PHI key and real API tokens, so a placeholder never reaches produ
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
 from typing import Literal
 
@@ -168,3 +169,50 @@ class BridgeSettings(BaseSettings):
 
     def resolved_vault_url(self) -> str:
         return self.vault_url or f"sqlite:///{self.state_dir / 'vault.db'}"
+
+    # -- serving trust (issue 27): the policy server's fingerprints, canary keying, fair queues --
+    release_verify_fingerprints: bool = Field(
+        default=True,
+        description="Route to a release's adapter only when the policy server reports the fingerprint "
+        "the release store registered for its served name (`GET /v1/models`, as `loopline serve-policy` "
+        "answers); production refuses it off.",
+    )
+    max_episodes_per_caller: int = Field(
+        default=16,
+        ge=1,
+        le=10_000,
+        description="Episodes one caller may have running or queued at once; past it `POST /v1/episodes` "
+        "answers 429.",
+    )
+    canary_secret: SecretStr | None = Field(
+        default=None,
+        description="Keys the canary's work-item buckets (HMAC), so no submitter can choose its arm; 16+ "
+        "characters, shared by every bridge replica; `loopline up` makes one. Unset in dev/test: a "
+        "random one per process.",
+    )
+
+    @model_validator(mode="after")
+    def _serving_trust_in_production(self) -> BridgeSettings:
+        if self.environment != "production":
+            return self
+        if not self.release_verify_fingerprints:
+            raise ValueError("LOOPLINE_BRIDGE_RELEASE_VERIFY_FINGERPRINTS cannot be off in production")
+        return self
+
+    @model_validator(mode="after")
+    def _canary_secret_outside_dev(self) -> BridgeSettings:
+        if self.canary_secret is not None and len(self.canary_secret.get_secret_value()) < 16:
+            raise ValueError("LOOPLINE_BRIDGE_CANARY_SECRET needs at least 16 characters")
+        if self.canary_secret is None and self.environment not in ("dev", "test"):
+            raise ValueError(
+                "LOOPLINE_BRIDGE_CANARY_SECRET must be set outside dev/test (16+ random characters)"
+            )
+        return self
+
+    def canary_key(self) -> bytes:
+        """The bytes that key canary buckets: the configured secret, or in dev/test a random one."""
+        if self.canary_secret is not None:
+            return self.canary_secret.get_secret_value().encode()
+        if self.environment not in ("dev", "test"):
+            raise ValueError("LOOPLINE_BRIDGE_CANARY_SECRET must be set outside dev/test")
+        return secrets.token_bytes(32)

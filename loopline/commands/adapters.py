@@ -154,8 +154,11 @@ def observe(
     ] = None,
     require_outcome: Annotated[
         bool,
-        typer.Option("--require-outcome", help="Count an episode only once a business outcome is known."),
-    ] = False,
+        typer.Option(
+            "--require-outcome/--no-require-outcome",
+            help="Count an episode only once a business outcome is known (a verifier alone never decides).",
+        ),
+    ] = True,
     then_decide: Annotated[
         bool, typer.Option("--decide/--no-decide", help="Run the test after counting.")
     ] = True,

@@ -1,6 +1,10 @@
 """`loopline serve-policy`: the OpenAI-compatible policy server (transformers + peft, or the
 structured reference policy) with LoRA adapters loaded at run time; `--vllm` prints the vLLM
 settings that serve the same names in production. `loopline train serve` is the same command.
+
+The server needs two keys (`--api-key` to serve, `--release-key` to load and unload), loads
+adapters only from under `--adapter-root` and only with the fingerprint the release store
+registered for their served name (`training.serve.access`, `training.serve.pool`).
 """
 
 from __future__ import annotations
@@ -12,9 +16,36 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from loopline.commands.train.options import DEFAULT_STATE, BaseModel, State, base_folder
+from loopline.commands.train.options import DEFAULT_STATE, BaseModel, DbUrl, State, base_folder
 
 console = Console()
+
+ApiKey = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key",
+        envvar="LOOPLINE_POLICY_API_KEY",
+        help="Bearer key for inference, the model list, health and metrics (16+ characters).",
+        show_default=False,
+    ),
+]
+ReleaseKey = Annotated[
+    str | None,
+    typer.Option(
+        "--release-key",
+        envvar="LOOPLINE_POLICY_RELEASE_KEY",
+        help="Bearer key for loading and unloading adapters: the release path's alone (16+ characters).",
+        show_default=False,
+    ),
+]
+AdapterRoot = Annotated[
+    Path | None,
+    typer.Option(
+        "--adapter-root",
+        envvar="LOOPLINE_POLICY_ADAPTER_ROOT",
+        help="The only folder adapters load from (default STATE/adapters).",
+    ),
+]
 
 
 def parse_adapters(items: list[str], state: Path) -> dict[str, Path]:
@@ -51,6 +82,10 @@ def serve_policy(
         bool, typer.Option("--vllm", help="Print the vLLM settings for the same names, and exit.")
     ] = False,
     max_loras: Annotated[int, typer.Option("--max-loras", help="vLLM: adapters on the GPU at once.")] = 4,
+    api_key: ApiKey = None,
+    release_key: ReleaseKey = None,
+    adapter_root: AdapterRoot = None,
+    db_url: DbUrl = None,
     state: State = DEFAULT_STATE,
 ) -> None:
     """Serve the policy over the OpenAI API (chat completions with tools, vLLM-style LoRA loading)."""
@@ -71,11 +106,36 @@ def serve_policy(
         return
     import uvicorn
 
+    from loopline.release.registry import open_registry
     from training.policies import load_policy
-    from training.serve.app import create_app
+    from training.serve.app import AccessKeys, create_app
+
+    if not api_key or not release_key:
+        console.print(
+            "[red]serve-policy needs --api-key and --release-key (or LOOPLINE_POLICY_API_KEY, "
+            "LOOPLINE_POLICY_RELEASE_KEY)[/]"
+        )
+        raise typer.Exit(2)
+    try:
+        keys = AccessKeys(serving=api_key, release=release_key)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
+    store = open_registry(state, db_url).store
+
+    def registered(served_name: str) -> str | None:
+        record = store.by_served_name(served_name)
+        return record.fingerprint if record is not None else None
 
     try:
-        server = create_app(lambda folder, label: load_policy(base, folder, name=label), name, preload)
+        server = create_app(
+            lambda folder, label: load_policy(base, folder, name=label),
+            name,
+            preload,
+            keys=keys,
+            adapter_root=adapter_root or state / "adapters",
+            registered=registered,
+        )
     except FileNotFoundError as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(2) from None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import secrets
 import time
 import uuid
 from collections.abc import Callable
@@ -46,6 +47,7 @@ from training.gate import GateRule, GateRules
 from training.release.manager import ReleaseManager
 from training.release.sequential import llr_path
 from training.release.store import SqlReleaseStore
+from training.serve.access import AccessKeys
 from workflows.improvement.models import CycleInput, CycleResult, CycleSettings, Suite, TaskSource
 
 BASE_FAMILIES = ("carc:1", "carc:18", "carc:B7")
@@ -59,6 +61,16 @@ DEMO_RULES = GateRules(
 BASE_NAME = "demo-champion"
 MIN_GAIN_POINTS = 40.0
 """What the stage claims: the adapter passes at least 40 points more of the day's new cases."""
+
+DEMO_KEYS = AccessKeys(serving=secrets.token_urlsafe(24), release=secrets.token_urlsafe(24))
+"""This run's policy-server keys: the scoring clients hold the serving key, the canary's load the
+release key."""
+DEMO_CANARY_SECRET = secrets.token_bytes(32)
+"""This run's canary bucket key (the bridge's `LOOPLINE_BRIDGE_CANARY_SECRET`)."""
+
+
+def _bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
 
 
 @dataclass
@@ -201,7 +213,7 @@ def run_day(
     url: str,
     tasks: list[Task],
     canary: tuple[str, str] | None,
-    observe: Callable[[str, str | None, bool], bool],
+    observe: Callable[..., bool],
 ) -> list[tuple[Task, str, bool]]:
     """Serve every case by the champion or (its share) the canary `(adapter id, served name)`,
     score it in the environment, and count it for its arm."""
@@ -210,11 +222,11 @@ def run_day(
     out = []
     for task in tasks:
         adapter: str | None = None
-        model = BASE_NAME
-        if canary is not None and bucket(canary[0], task.task_id) < 0.5:
-            adapter, model = canary
-        trial = run_suite(ServedPolicy(f"{url}/v1", model), "day-2", [task], [0]).trials[0]
-        observe(f"day2-{task.task_id}", adapter, trial.passed)
+        model, route = BASE_NAME, "champion"
+        if canary is not None and bucket(DEMO_CANARY_SECRET, canary[0], task.task_id) < 0.5:
+            (adapter, model), route = canary, "canary"
+        trial = run_suite(ServedPolicy(f"{url}/v1", model, DEMO_KEYS.serving), "day-2", [task], [0]).trials[0]
+        observe(f"day2-{task.task_id}", adapter, trial.passed, route=route)
         out.append((task, model, trial.passed))
     return out
 
@@ -224,7 +236,7 @@ def passes(url: str, model: str, tasks: list[Task]) -> dict[str, list[bool]]:
     from training.evaluate import run_suite
 
     out: dict[str, list[bool]] = {}
-    for trial in run_suite(ServedPolicy(f"{url}/v1", model), "day-2", tasks, [0]).trials:
+    for trial in run_suite(ServedPolicy(f"{url}/v1", model, DEMO_KEYS.serving), "day-2", tasks, [0]).trials:
         out.setdefault(trial.family, []).append(trial.passed)
     return out
 
@@ -293,7 +305,9 @@ async def _cycle(
                 await asyncio.sleep(1.0)
             status.update(f"canary {record.served_name} live for 50% of work items: serving the second day…")
             load = {"lora_name": record.served_name, "lora_path": record.folder}
-            httpx.post(f"{url}/v1/load_lora_adapter", json=load, timeout=60).raise_for_status()
+            httpx.post(
+                f"{url}/v1/load_lora_adapter", json=load, headers=_bearer(DEMO_KEYS.release), timeout=60
+            ).raise_for_status()
             canary = (record.adapter_id, record.served_name)
             served = await asyncio.to_thread(run_day, url, day, canary, manager.observe)
             status.update("the sequential test decides…")
@@ -320,7 +334,18 @@ def improvement_stage(
     summary = ImprovementSummary(adapter_id=cycle_id, forced=corrupt)
     day = day_two()
     new_cases = [t for t in day if task_family(t) in NEW_FAMILIES]
-    app = create_app(lambda adapter, name: load_policy(base, adapter, name=name), BASE_NAME)
+
+    def registered(served_name: str) -> str | None:
+        found = store.by_served_name(served_name)
+        return found.fingerprint if found is not None else None
+
+    app = create_app(
+        lambda adapter, name: load_policy(base, adapter, name=name),
+        BASE_NAME,
+        keys=DEMO_KEYS,
+        adapter_root=Path(data.settings.state_dir) / "adapters",
+        registered=registered,
+    )
     with serve_in_thread(app, name="serve-policy") as url:
         console.print(
             f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases"
@@ -330,7 +355,7 @@ def improvement_stage(
         after: dict[str, list[bool]] = {}
         record = store.get(cycle_id)
         if record is not None and record.served_name in [
-            m["id"] for m in httpx.get(f"{url}/v1/models").json()["data"]
+            m["id"] for m in httpx.get(f"{url}/v1/models", headers=_bearer(DEMO_KEYS.serving)).json()["data"]
         ]:
             after = passes(url, record.served_name, day)
     summary.families = family_rates(before, after)

@@ -15,8 +15,9 @@ from training.chat import ChatReply, ChatToolCall
 class ServedPolicy:
     """One model name on an OpenAI-compatible server."""
 
-    def __init__(self, base_url: str, model: str) -> None:
-        self._client = openai.OpenAI(base_url=base_url, api_key="unused", max_retries=2)
+    def __init__(self, base_url: str, model: str, api_key: str) -> None:
+        """`api_key`: the server's serving key."""
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=2)
         self._model = model
 
     @property

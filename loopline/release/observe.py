@@ -1,14 +1,18 @@
 """Production episodes feed the canary's sequential test (docs/release.md).
 
-For each finished episode in the archive this reads the adapter that served it (the policy on
-`episode.started`), the verifiers' verdicts on it (`verifier.scored`, the latest per verifier) and
-the later business outcomes (`outcome.observed`), decides whether it passed, and counts it once
-for its arm with `ReleaseManager.observe`.
+For each finished episode in the archive this reads the adapter that served it and how it was
+routed (the policy on `episode.started`), the verifiers' verdicts on it (`verifier.scored`, the
+latest per verifier) and the later business outcomes (`outcome.observed`), decides whether it
+passed, and counts it once for its arm with `ReleaseManager.observe`.
+
+Only episodes the bridge itself routed count: their `episode.started` comes from a bridge source
+and says `champion` or `canary`. An outside agent's gateway episode (`external`), an evaluation
+rollout or a scripted run is never evidence for either arm, whatever adapter it names.
 
 An episode passes when every verifier that scored it passed it and no business outcome
 contradicts it (`envs.verifiers.agreement.business_truth`). An episode no verifier scored counts by
-its business outcome alone; one with neither verdict nor known outcome waits for a later run (as
-does one without an outcome when outcomes are required). Only episodes that started after the
+its business outcome alone; one without a business outcome waits for a later run (outcomes are
+required by default: a verifier alone never decides a release). Only episodes that started after the
 canary was deployed count, so the two arms are compared over the same stretch of live work.
 """
 
@@ -35,6 +39,10 @@ class ServedEpisode:
     ended: bool = False
     verdicts: dict[str, bool] = field(default_factory=dict)
     outcome_kinds: list[str] = field(default_factory=list)
+    route: str | None = None
+    """How the bridge routed it (`PolicyRef.route`)."""
+    source: str | None = None
+    """The CloudEvents source of its `episode.started`."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +69,7 @@ def served_episodes(streams: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, 
         episode = found.setdefault(stream, ServedEpisode(stream))
         if isinstance(data, EpisodeStarted):
             episode.adapter_id, episode.started_at = data.policy.adapter_id, event.time
+            episode.route, episode.source = data.policy.route, event.source
         elif isinstance(data, EpisodeEnded):
             episode.ended = True
         elif isinstance(data, VerifierScored):
@@ -68,6 +77,15 @@ def served_episodes(streams: Iterable[tuple[str, dict[str, Any]]]) -> dict[str, 
         elif isinstance(data, OutcomeObserved):
             episode.outcome_kinds.append(data.kind)
     return {key: ep for key, ep in found.items() if ep.started_at is not None}
+
+
+BRIDGE_SOURCE_PREFIX = "loopline://bridge/"
+ROUTED = frozenset({"champion", "canary"})
+
+
+def bridge_routed(episode: ServedEpisode) -> bool:
+    """Whether the bridge's own router sent this episode to the champion or the canary."""
+    return episode.route in ROUTED and (episode.source or "").startswith(BRIDGE_SOURCE_PREFIX)
 
 
 def episode_passed(episode: ServedEpisode, *, domain: str | None, require_outcome: bool) -> bool | None:
@@ -85,9 +103,10 @@ def observe_episodes(
     episodes: Iterable[ServedEpisode],
     *,
     domain: str | None = None,
-    require_outcome: bool = False,
+    require_outcome: bool = True,
 ) -> ObserveReport:
-    """Count each judged episode of the live canary's window once (in the order they started)."""
+    """Count each judged episode of the live canary's window once (in the order they started);
+    episodes the bridge did not route are not counted."""
     canary = manager.routing().canary
     if canary is None:
         return ObserveReport(None, 0, 0, 0)
@@ -96,10 +115,13 @@ def observe_episodes(
     for episode in ordered:
         if episode.started_at is None or episode.started_at < canary.updated_at:
             continue
+        if not bridge_routed(episode):
+            not_counted += 1
+            continue
         passed = episode_passed(episode, domain=domain, require_outcome=require_outcome)
         if passed is None:
             waiting += 1
-        elif manager.observe(episode.episode_id, episode.adapter_id, passed):
+        elif manager.observe(episode.episode_id, episode.adapter_id, passed, route=episode.route):
             counted += 1
         else:
             not_counted += 1

@@ -4,7 +4,9 @@
     ports.json          the ports of the last embedded stack, kept after `down`: `--ports auto`
                         reuses them when free, so clients keep their endpoints across restarts
     stack.env           the endpoints as LOOPLINE_* variables for the bridge, the stream worker and
-                        the CLI: `set -a; . .loopline/stack.env; set +a`
+                        the CLI, with the bridge's canary secret (owner-only):
+                        `set -a; . .loopline/stack.env; set +a`
+    canary-secret       the bridge's canary bucket key (LOOPLINE_BRIDGE_CANARY_SECRET), made once per folder
     run/<name>.pid      one pid per process, for people and shell scripts
     logs/<name>.log     each process's stdout and stderr
     data/               SeaweedFS volumes (the durable broker log), temporal.db, postgres/ (`--sql postgres`)
@@ -128,7 +130,11 @@ class StackLayout:
             self.pid_file(name).write_text(f"{record.pid}\n")
         if state.ports is not None:
             self.ports_file.write_text(state.ports.model_dump_json(indent=2))
-        self.env_file.write_text("".join(f"{key}={value}\n" for key, value in client_env(state).items()))
+        env = client_env(state) | {"LOOPLINE_BRIDGE_CANARY_SECRET": self.canary_secret()}
+        fd = os.open(self.env_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # it holds a secret
+        with os.fdopen(fd, "w") as out:
+            out.write("".join(f"{key}={value}\n" for key, value in env.items()))
+        os.chmod(self.env_file, 0o600)  # also when an older file was made readable by others
 
     @property
     def env_file(self) -> Path:
@@ -155,6 +161,19 @@ class StackLayout:
     def stray_pid_files(self) -> list[str]:
         """Components with a pid file but no state file: what a crashed `up` leaves behind."""
         return [name for name in COMPONENTS if self.pid_file(name).exists()]
+
+    def canary_secret(self) -> str:
+        """This folder's canary bucket secret (`LOOPLINE_BRIDGE_CANARY_SECRET`), made on first use,
+        so every bridge of the stack buckets work items alike and no submitter can predict them."""
+        path = self.root / "canary-secret"
+        if path.exists():
+            return path.read_text().strip()
+        secret = secrets.token_urlsafe(32)
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(secret + "\n")
+        return secret
 
     def s3_credentials(self) -> S3Credentials:
         """This folder's S3 key pair, made on first use; SeaweedFS keeps the identity it was given."""

@@ -11,7 +11,8 @@ from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
 from tests.k8s.render import OVERLAYS, Obj, by_kind, pod_spec, render, workloads
 
 SECRETS = {
-    "loopline-bridge-secrets": "the platform team: vault-key, token-digests (k8s/README.md)",
+    "loopline-bridge-secrets": "the platform team: vault-key, token-digests, canary-secret (k8s/README.md)",
+    "loopline-policy-secrets": "the platform team: the policy server's serving-key and release-key (k8s/README.md)",
     "loopline-event-keys": "the platform team: event-keys.json (`loopline audit event-key add`)",
     "loopline-pg-app": "CloudNativePG, for loopline-pg's owner",
     "loopline-kafka-cluster-ca-cert": "Strimzi, the cluster CA",

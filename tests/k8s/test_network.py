@@ -43,6 +43,8 @@ ALLOWED: dict[tuple[str, str, str, int], str] = {
     ("workflows-gpu", "to", TEMPORAL, 7233): "poll the gpu task queue",
     ("policy", "from", pod("bridge"), 8000): "episodes call the served policy",
     ("policy", "from", pod("workflows-cpu"), 8000): "the release manager loads and unloads adapters",
+    ("policy", "to", PG, 5432): "dev: serve-policy reads the release store's fingerprints",
+    ("cnpg.io/cluster=loopline-pg", "from", pod("policy"), 5432): "dev: serve-policy's release store",
     ("sandbox", "from", pod("bridge"), 8835): "dev: the bridge works the sandbox",
     (ALL, "to", DNS, 53): "name resolution",
     ("cnpg.io/cluster=loopline-pg", "from", pod("bridge"), 5432): "the bridge's stores",

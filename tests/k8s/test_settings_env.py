@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 import secrets
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +30,15 @@ LIBRARY_ENV = {
 }
 """Variables a library of the code reads rather than a settings class."""
 
-VLLM_ENV = {*VllmSettings(Path("base"), "name").env(), "HF_HUB_OFFLINE", "HOME"}
-"""What vLLM's container reads: `training.serve.vllm`'s, no hub, and a writable home."""
+VLLM_ENV = {*VllmSettings(Path("base"), "name").env(), "HF_HUB_OFFLINE", "HOME", "VLLM_API_KEY"}
+"""What vLLM's container reads: `training.serve.vllm`'s, no hub, a writable home and the serving key."""
 
 SECRET_VALUES = {
     ("loopline-bridge-secrets", "vault-key"): base64.b64encode(secrets.token_bytes(32)).decode(),
     ("loopline-bridge-secrets", "token-digests"): json.dumps({hashlib.sha256(b"t").hexdigest(): "operator"}),
+    ("loopline-bridge-secrets", "canary-secret"): secrets.token_urlsafe(32),
+    ("loopline-policy-secrets", "serving-key"): secrets.token_urlsafe(24),
+    ("loopline-policy-secrets", "release-key"): secrets.token_urlsafe(24),
     ("loopline-pg-app", "username"): "loopline",
     ("loopline-pg-app", "password"): "pw",
 }
@@ -53,6 +57,21 @@ def readers(args: list[str]) -> list[type[BaseSettings]]:
     if args[:1] in (["sandbox"], ["serve-policy"]):
         return []
     raise AssertionError(f"a command tests/k8s does not know: {args}")
+
+
+def option_env(args: list[str]) -> set[str]:
+    """The variables a `loopline` command's own options read (`envvar=`), beside settings classes."""
+    if args[:1] != ["serve-policy"]:
+        return set()
+    from loopline.commands.serve_policy import serve_policy
+
+    hints = typing.get_type_hints(serve_policy, include_extras=True)
+    found: set[str] = set()
+    for hint in hints.values():
+        for meta in getattr(hint, "__metadata__", ()):
+            envvar = getattr(meta, "envvar", None)
+            found |= {envvar} if isinstance(envvar, str) else set(envvar or ())
+    return found
 
 
 def env_names(cls: type[BaseSettings]) -> set[str]:
@@ -100,7 +119,8 @@ def test_every_variable_a_manifest_sets_is_read_by_its_command(overlay: str) -> 
         if container["name"] == "vllm":
             read = VLLM_ENV
         else:
-            read = set(LIBRARY_ENV).union(*(env_names(cls) for cls in readers(container["args"])))
+            read = set(LIBRARY_ENV) | option_env(container["args"])
+            read = read.union(*(env_names(cls) for cls in readers(container["args"])))
         unread += [f"{name}/{container['name']}: {var}" for var in sorted(env - read)]
     assert not unread, "\n".join(unread)
 

@@ -20,7 +20,10 @@ caches in several places of vLLM's own image."""
 
 HEALTH_PATHS = {"/healthz", "/readyz", "/health"}
 """The health endpoints the code serves: the bridge, stream and workflow workers (`/healthz`,
-`/readyz`), `loopline serve-policy`, the sandbox and vLLM (`/health`)."""
+`/readyz`), the sandbox and vLLM (`/health`)."""
+
+TCP_PROBED = {"serve-policy": "every route needs a bearer key (training/serve/access.py), /health too"}
+"""Containers probed with a TCP check, and why an HTTP probe cannot reach them."""
 
 
 def _containers(overlay: str) -> list[tuple[Obj, Obj]]:
@@ -42,6 +45,10 @@ def test_every_container_has_requests_limits_probes_and_runs_unprivileged(overla
             if not {"cpu", "memory"} <= set(resources.get(part, {})):
                 problems.append(f"{where}: {part} lack cpu or memory")
         for probe in ("livenessProbe", "readinessProbe"):
+            if container["name"] in TCP_PROBED:
+                if "port" not in container.get(probe, {}).get("tcpSocket", {}):
+                    problems.append(f"{where}: {probe} is not a TCP check ({TCP_PROBED[container['name']]})")
+                continue
             path = container.get(probe, {}).get("httpGet", {}).get("path")
             if path not in HEALTH_PATHS:
                 problems.append(f"{where}: {probe} is not an HTTP probe of a health endpoint ({path})")
@@ -125,9 +132,35 @@ def test_vllm_serves_what_training_serve_vllm_says_with_runtime_adapter_loading(
     expected = VllmSettings(base_model=Path(args[2]), served_name="loopline-rcm", max_loras=4)
     assert args == expected.args()
     assert "--enable-lora" in args
-    env = {e["name"]: e["value"] for e in vllm["env"]}
+    env = {e["name"]: e["value"] for e in vllm["env"] if "value" in e}
     assert expected.env().items() <= env.items()
     assert env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] == "True"
+    keys = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in vllm["env"] if "valueFrom" in e}
+    assert keys["VLLM_API_KEY"] == {"name": "loopline-policy-secrets", "key": "serving-key"}
+
+
+def test_the_bridge_holds_the_policy_servers_serving_key_and_never_the_release_key() -> None:
+    for overlay in OVERLAYS:
+        objects = render(overlay)
+        (bridge,) = pod_spec(by_kind(objects, "StatefulSet")["loopline-bridge"])["containers"]
+        refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in bridge["env"] if "valueFrom" in e}
+        assert refs["LOOPLINE_BRIDGE_POLICY_API_KEY"] == {
+            "name": "loopline-policy-secrets",
+            "key": "serving-key",
+        }
+        assert ("LOOPLINE_BRIDGE_CANARY_SECRET" in refs) == (overlay == "prod")
+        for workload in workloads(objects):
+            for container in pod_spec(workload)["containers"]:
+                holds = {
+                    e["valueFrom"]["secretKeyRef"]["key"]
+                    for e in container.get("env", [])
+                    if "valueFrom" in e
+                    and e["valueFrom"]["secretKeyRef"]["name"] == "loopline-policy-secrets"
+                }
+                if "release-key" in holds:
+                    assert container["name"] == "serve-policy", (
+                        f"{overlay}: {container['name']} holds the release key"
+                    )
 
 
 def test_the_autoscalers_scale_the_bridge_on_cpu_and_the_workers_up_to_the_partitions() -> None:

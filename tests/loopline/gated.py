@@ -12,13 +12,22 @@ from training.gate import GateRules, GateVerdict
 from training.registry import store_verdict
 
 
+def safetensors_bytes(label: str) -> bytes:
+    """A whole safetensors file with one small tensor, distinct per `label`."""
+    data = label.encode().ljust(8, b"\0")[:8]
+    header = json.dumps(
+        {"__metadata__": {"label": label}, "w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}
+    ).encode()
+    return len(header).to_bytes(8, "little") + header + data
+
+
 def gated_adapter(
     state: Path, name: str, *, passed: bool = True, reasons: tuple[str, ...] = (), db_url: str | None = None
 ) -> Path:
     folder = state / "adapters" / name
     folder.mkdir(parents=True)
     (folder / "adapter_config.json").write_text(json.dumps({"r": 4}))
-    (folder / "adapter_model.safetensors").write_bytes(name.encode())
+    (folder / "adapter_model.safetensors").write_bytes(safetensors_bytes(name))
     report = EvalReport(candidate=name, champion="base", seeds=[0], suites=[])
     verdict = GateVerdict(passed=passed, checks=[], reasons=list(reasons))
     store_verdict(folder, report, GateRules(), verdict, open_registry(state, db_url))

@@ -187,17 +187,20 @@ class ReleaseManager:
         canary = canaries[0] if canaries else None
         return Routing(champions[0] if champions else None, canary, canary.traffic_share if canary else 0.0)
 
-    def observe(self, episode_id: str, served_adapter_id: str | None, passed: bool) -> bool:
-        """Count a finished episode for the canary under test: its arm is the adapter that served
-        it. False when no canary is live, the episode was counted already, or another adapter
-        served it."""
+    def observe(
+        self, episode_id: str, served_adapter_id: str | None, passed: bool, *, route: str | None
+    ) -> bool:
+        """Count a finished episode for the canary under test: its arm is the route the router
+        gave it, which must agree with the adapter that served it. False when no canary is live,
+        the episode was counted already, it was not routed to champion or canary (an outside
+        agent's, a scripted run), or another adapter served it."""
         routing = self.routing()
         if routing.canary is None:
             return False
         champion_id = routing.champion.adapter_id if routing.champion else None
-        if served_adapter_id == routing.canary.adapter_id:
+        if route == "canary" and served_adapter_id == routing.canary.adapter_id:
             arm = "canary"
-        elif served_adapter_id == champion_id:
+        elif route == "champion" and served_adapter_id == champion_id:
             arm = "champion"
         else:
             return False

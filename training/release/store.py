@@ -173,6 +173,14 @@ class SqlReleaseStore:
             row = session.get(ReleaseAdapterRow, adapter_id)
             return _record(row) if row is not None else None
 
+    def by_served_name(self, served_name: str) -> AdapterRecord | None:
+        """The adapter registered under `served_name` (names are never reused), or None."""
+        with Session(self.engine) as session:
+            row = session.exec(
+                select(ReleaseAdapterRow).where(ReleaseAdapterRow.served_name == served_name)
+            ).first()
+            return _record(row) if row is not None else None
+
     def adapters(self, state: AdapterState | None = None) -> list[AdapterRecord]:
         """Every adapter (or those in `state`), oldest first."""
         with Session(self.engine) as session:

@@ -10,6 +10,11 @@ exactly as it talks to vLLM in production.
     GET  /health
     GET  /metrics                Prometheus text format (`training.serve.metrics`)
 
+Every route needs a bearer key (`training.serve.access`): the serving key for inference, the model
+list, health and metrics, the release key for loading and unloading. Adapters load only from under
+the adapter root, only as safetensors, and, given the release store's lookup, only with the
+fingerprint registered for their name (`training.serve.pool`).
+
 The request's `model` picks the policy, so several adapters serve side by side (champion and
 canary). Tool calls are checked against the request's tools (`training.serve.toolcheck`): valid
 ones are `tool_calls`, invalid ones are reported under `invalid_tool_calls` and never presented
@@ -33,13 +38,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from schemas.ids import new_id
 from training.chat import ChatReply, completion_body
+from training.serve.access import AccessKeys, refusal
 from training.serve.metrics import ServeMetrics
-from training.serve.pool import AdapterError, Loader, PolicyPool
+from training.serve.pool import AdapterError, FingerprintLookup, Loader, PolicyPool
 from training.serve.protocol import request_problem
 from training.serve.stream import completion_chunks, server_sent_events
 from training.serve.toolcheck import check_calls
 
-__all__ = ["ChatRequest", "LoadAdapter", "Loader", "UnloadAdapter", "create_app"]
+__all__ = ["AccessKeys", "ChatRequest", "LoadAdapter", "Loader", "UnloadAdapter", "create_app"]
 
 
 class ChatRequest(BaseModel):
@@ -76,19 +82,35 @@ class UnloadAdapter(BaseModel):
     lora_name: str = Field(min_length=1, max_length=200)
 
 
-_ERROR_TYPES = {400: "BadRequestError", 404: "NotFoundError", 409: "ConflictError"}
+_ERROR_TYPES = {
+    400: "BadRequestError",
+    401: "AuthenticationError",
+    403: "PermissionDeniedError",
+    404: "NotFoundError",
+    409: "ConflictError",
+    503: "ServiceUnavailableError",
+}
 
 
-def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None = None) -> FastAPI:
+def create_app(
+    load: Loader,
+    base_name: str,
+    adapters: Mapping[str, Path] | None = None,
+    *,
+    keys: AccessKeys,
+    adapter_root: Path,
+    registered: FingerprintLookup | None = None,
+) -> FastAPI:
     """The server for a base model (`load(None, base_name)`), `adapters` (name → folder) loaded at
-    start, and the adapters loaded into it later."""
-    pool = PolicyPool(load, base_name)
+    start, and the adapters loaded into it later; `keys` guard every route, adapters lie under
+    `adapter_root`, and `registered` (the release store's fingerprints) vets each one."""
+    pool = PolicyPool(load, base_name, root=adapter_root, registered=registered)
     for name, folder in (adapters or {}).items():
         try:
             pool.load(name, folder)
         except AdapterError as exc:
             raise FileNotFoundError(str(exc)) from exc
-    app = FastAPI(title="loopline policy server")
+    app = FastAPI(title="loopline policy server", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.pool = pool
     metrics = app.state.metrics = ServeMetrics(pool)
 
@@ -102,6 +124,18 @@ def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None
         metrics.requests.labels(model, str(response.status_code)).inc()
         metrics.seconds.labels(model).observe(time.perf_counter() - start)
         return response
+
+    @app.middleware("http")
+    async def authorize(request: Request, call_next: Any) -> Any:
+        refused = refusal(request.url.path, request.headers.get("authorization"), keys)
+        if refused is None:
+            return await call_next(request)
+        kind = _ERROR_TYPES[refused.status]
+        return JSONResponse(
+            {"error": {"message": refused.message, "type": kind, "code": refused.status}},
+            refused.status,
+            headers={"WWW-Authenticate": "Bearer"} if refused.status == 401 else None,
+        )
 
     @app.exception_handler(AdapterError)
     async def adapter_error(_request: Request, exc: AdapterError) -> JSONResponse:
@@ -171,7 +205,7 @@ def create_app(load: Loader, base_name: str, adapters: Mapping[str, Path] | None
 
     @app.post("/v1/load_lora_adapter")
     def load_adapter(request: LoadAdapter) -> dict[str, Any]:
-        served, fresh = pool.load(request.lora_name, Path(request.lora_path))
+        served, fresh = pool.load(request.lora_name, request.lora_path)
         return {
             "status": "loaded" if fresh else "already loaded",
             "lora_name": served.name,

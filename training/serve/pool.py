@@ -1,9 +1,14 @@
 """The policies a server holds: the base model and every LoRA adapter loaded under a name.
 
-Names are versions: a name answers with one adapter for as long as it is loaded. Loading the same
-adapter (same files, by content hash) under its name again is a no-op; loading a different one
-under a name in use is refused, so a request for `cycle-3` never gets what `cycle-4` learned.
-Publish a new adapter under a new name, and unload the old name when nothing routes to it.
+Names are versions: a name answers with one adapter for the life of the server, unloaded or not.
+Loading the same adapter (same files, by content hash) under its name again is a no-op (or a
+reload after an unload); loading a different one under a name once used is refused, so a request
+for `cycle-3` never gets what `cycle-4` learned. Publish a new adapter under a new name, and
+unload the old name when nothing routes to it.
+
+Before a model reads an adapter, the pool checks that its folder lies under the adapter root
+(`training.serve.access`), that its weights are whole safetensors (`training.serve.weights`), and,
+given the release store's lookup, that its fingerprint is the one registered for the name.
 """
 
 from __future__ import annotations
@@ -17,9 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from training.chat import ChatPolicy
+from training.serve.access import AdapterPathError, adapter_folder
+from training.serve.weights import weights_problem
 
 Loader = Callable[[Path | None, str], ChatPolicy]
 """(adapter folder or None for the base, name) → policy."""
+
+FingerprintLookup = Callable[[str], str | None]
+"""Served name → the fingerprint the release store registered for it, or None when none is."""
 
 ADAPTER_FILES = ("adapter_config.json", "adapter_model.safetensors", "adapter_model.bin", "vocab.json")
 """The files that make an adapter what it is (weights, config, and a structured policy's vocabulary)."""
@@ -62,9 +72,17 @@ class Served:
 class PolicyPool:
     """Name → served policy, safe to use from the server's worker threads."""
 
-    def __init__(self, load: Loader, base_name: str) -> None:
+    def __init__(
+        self, load: Loader, base_name: str, *, root: Path, registered: FingerprintLookup | None = None
+    ) -> None:
+        """`root`: the folder every adapter lies under; `registered`: the release store's
+        fingerprints by served name (None: no registry is consulted)."""
         self._load = load
         self.base_name = base_name
+        self.root = root
+        self._registered = registered
+        self._used: dict[str, str] = {}
+        """Every adapter name ever loaded → its fingerprint (kept after an unload)."""
         started = time.perf_counter()
         base = load(None, base_name)
         self._served = {
@@ -91,19 +109,28 @@ class PolicyPool:
         with self._lock:
             return list(self._served.values())
 
-    def load(self, name: str, folder: Path) -> tuple[Served, bool]:
-        """Load the adapter in `folder` under `name`; returns it and whether it was newly loaded."""
+    def load(self, name: str, requested: str | Path) -> tuple[Served, bool]:
+        """Load the adapter at `requested` (under the root) as `name`; returns it and whether it
+        was newly loaded."""
         if name == self.base_name:
             raise AdapterError(400, f"{name!r} is the base model's name")
+        try:
+            folder = adapter_folder(self.root, str(requested), ADAPTER_FILES)
+        except AdapterPathError as exc:
+            raise AdapterError(403, str(exc)) from None
         fingerprint = adapter_fingerprint(folder)
+        problem = weights_problem(folder)
+        if problem is not None:
+            raise AdapterError(400, f"cannot load {folder} as {name!r}: {problem}")
+        self._check_registered(name, fingerprint)
         existing = self._same_or_conflict(name, folder, fingerprint)
         if existing is not None:
             return existing, False
         started = time.perf_counter()
         try:
             policy = self._load(folder, name)
-        except (OSError, ValueError, KeyError, RuntimeError) as exc:
-            raise AdapterError(400, f"cannot load {folder} as {name!r}: {exc}") from exc
+        except Exception as exc:  # a loader reads files it was handed: whatever breaks, it is the files
+            raise AdapterError(400, f"cannot load {folder} as {name!r}: {type(exc).__name__}: {exc}") from exc
         served = Served(name, policy, folder, fingerprint, time.perf_counter() - started, int(time.time()))
         with self._lock:
             again = self._served.get(name)
@@ -111,13 +138,37 @@ class PolicyPool:
                 if again.fingerprint != fingerprint:
                     raise AdapterError(409, _conflict(name, again))
                 return again, False
+            if self._used.get(name, fingerprint) != fingerprint:
+                raise AdapterError(409, _reused(name, self._used[name]))
             self._served[name] = served
+            self._used[name] = fingerprint
         return served, True
+
+    def _check_registered(self, name: str, fingerprint: str) -> None:
+        if self._registered is None:
+            return
+        try:
+            expected = self._registered(name)
+        except Exception as exc:  # the store's driver errors vary (SQLite, Postgres): refuse, say why
+            raise AdapterError(
+                503, f"the release store cannot be read, so {name!r} is not loaded: {exc}"
+            ) from exc
+        if expected is None:
+            raise AdapterError(403, f"no adapter is registered in the release store under {name!r}")
+        if expected != fingerprint:
+            raise AdapterError(
+                409,
+                f"the files for {name!r} (sha256 {fingerprint[:12]}) are not what the release store "
+                f"registered under that name (sha256 {expected[:12]})",
+            )
 
     def _same_or_conflict(self, name: str, folder: Path, fingerprint: str) -> Served | None:
         with self._lock:
             existing = self._served.get(name)
+            used = self._used.get(name)
         if existing is None:
+            if used is not None and used != fingerprint:
+                raise AdapterError(409, _reused(name, used))
             return None
         if existing.fingerprint != fingerprint:
             raise AdapterError(409, _conflict(name, existing))
@@ -141,4 +192,11 @@ def _conflict(name: str, existing: Served) -> str:
     return (
         f"{name!r} already serves another adapter ({existing.folder}, sha256 {str(existing.fingerprint)[:12]}); "
         "adapter names are versions: load the new adapter under a new name"
+    )
+
+
+def _reused(name: str, fingerprint: str) -> str:
+    return (
+        f"{name!r} served other weights before (sha256 {fingerprint[:12]}); a name once used never "
+        "points at other weights, even after an unload: load the new adapter under a new name"
     )

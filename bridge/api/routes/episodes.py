@@ -13,13 +13,14 @@ from bridge.api.deps import (
     EpisodeReaderCaller,
     OwnersDep,
     PathId,
+    QuotaDep,
     RunsDep,
     ServicesDep,
     refuse_unworkable,
     visible_to,
 )
 from bridge.api.models import EpisodeRun, StartEpisode
-from bridge.api.responses import GUARDED, WITH_BODY, also, merge, not_found
+from bridge.api.responses import GUARDED, WITH_BODY, also, merge, not_found, refused
 from bridge.api.services import BridgeServices
 from bridge.api.traces import TraceparentHeader
 from engine import EpisodeResult
@@ -55,24 +56,36 @@ def run_view(result: EpisodeResult) -> EpisodeRun:
     )
 
 
-@router.post("/v1/episodes", response_model=EpisodeRun, responses=merge(STARTED, WITH_BODY))
+BUSY = refused(429, "The caller has its cap of episodes running or queued; retry when one ends.")
+
+
+@router.post("/v1/episodes", response_model=EpisodeRun, responses=merge(STARTED, WITH_BODY, BUSY))
 def start_episode(
     body: StartEpisode,
     caller: AgentCaller,
     services: ServicesDep,
     runs: RunsDep,
     owners: OwnersDep,
+    quota: QuotaDep,
     traceparent: TraceparentHeader = None,
 ) -> Any:
     """Run the deployed policy on a work item; `wait=false` answers 202 at once. A work item the
-    domain cannot work is refused with 422 naming the field."""
+    domain cannot work is refused with 422 naming the field; a caller with its cap of episodes
+    running or queued is refused with 429."""
     refuse_unworkable(services, body.work_item)
+    if not quota.acquire(caller.id):
+        raise HTTPException(status.HTTP_429_TOO_MANY_REQUESTS, quota.refusal(), headers={"Retry-After": "1"})
     episode_id = new_id()
-    owners.add(episode_id, caller.id)
-    services.traces.expect(episode_id, traceparent)
-    future = services.executor.submit(
-        services.runner.run, body.work_item, episode_id=episode_id, payload_model=services.payload_model
-    )
+    try:
+        owners.add(episode_id, caller.id)
+        services.traces.expect(episode_id, traceparent)
+        future = services.executor.submit(
+            services.runner.run, body.work_item, episode_id=episode_id, payload_model=services.payload_model
+        )
+    except BaseException:
+        quota.release(caller.id)
+        raise
+    future.add_done_callback(lambda _done: quota.release(caller.id))
     runs.add(episode_id, future)
     if not body.wait:
         return JSONResponse(EpisodeRun(episode_id=episode_id, status="running").model_dump(), status_code=202)

@@ -57,7 +57,9 @@ def _reference_script(messages: object) -> object:
 
 
 @contextmanager
-def serve_bridge(tmp_path: Path, policy: Policy | None = None) -> Iterator[Bridge]:
+def serve_bridge(
+    tmp_path: Path, policy: Policy | None = None, *, max_episodes_per_caller: int = 16
+) -> Iterator[Bridge]:
     """A bridge API server over the sim world; `policy` defaults to a short scripted one."""
     capture = CaptureService.open(
         CaptureConfig(
@@ -77,6 +79,7 @@ def serve_bridge(tmp_path: Path, policy: Policy | None = None) -> Iterator[Bridg
         EpisodeConfig(max_steps=6),
         archive,
     )
+    services.max_episodes_per_caller = max_episodes_per_caller
     with serve_in_thread(create_app(services, TokenTable.from_tokens(TOKENS)), name="bridge-api") as url:
         yield Bridge(url, capture, archive)
     capture.close()

@@ -24,6 +24,8 @@ from tests.loopline.gated import gated_adapter
 
 pytestmark = pytest.mark.integration
 
+SECRET = b"observe-test-canary-secret-0000"
+
 
 def _adapters(tmp_path: Path, *args: str) -> str:
     result = CliRunner().invoke(
@@ -55,7 +57,7 @@ def _production_day(
     records: list[ArchiveRecord] = []
     for n in range(episodes):
         item = f"claim-{n}"
-        arm = "canary" if bucket(canary, item) < share else "champion"
+        arm = "canary" if bucket(SECRET, canary, item) < share else "champion"
         chain = EpisodeChain(
             f"ep-{canary}-{n}", tenant="demo", source="loopline://bridge/rcm", clock=_ticking(start + timedelta(seconds=n))
         )  # fmt: skip

@@ -25,7 +25,8 @@ ITEMS = [f"claim-{n}" for n in range(400)]
 def _settings(tmp_path: Path, **extra: object) -> BridgeSettings:
     return BridgeSettings(
         state_dir=tmp_path / "bridge", db_url=f"sqlite:///{tmp_path / 'archive.db'}", relay_process=False,
-        kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts", **extra,  # type: ignore[arg-type]
+        kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts",
+        release_verify_fingerprints=False, **extra,  # type: ignore[arg-type]
     )  # fmt: skip
 
 

@@ -31,7 +31,8 @@ def _production(monkeypatch: pytest.MonkeyPatch, keyring: Path, **env: str) -> N
         "LOOPLINE_BRIDGE_STATE_DIR": "/var/lib/loopline/bridge", "LOOPLINE_BRIDGE_EVENT_KEYS_FILE": str(keyring),
         "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": "kafka:9093", "LOOPLINE_KAFKA_EMBEDDED": "false",
         "LOOPLINE_DB_URL": "postgresql+psycopg://db/loopline", "LOOPLINE_EVENT_KEYS_FILE": str(keyring),
-        "LOOPLINE_TEMPORAL_ADDRESS": "temporal-frontend:7233", **env,
+        "LOOPLINE_TEMPORAL_ADDRESS": "temporal-frontend:7233",
+        "LOOPLINE_BRIDGE_CANARY_SECRET": "c" * 43, **env,
     }.items():  # fmt: skip
         monkeypatch.setenv(name, value)
 
@@ -51,6 +52,7 @@ def test_every_deployable_starts_in_production_with_everything_given(
         (BridgeSettings, "LOOPLINE_BRIDGE_DB_URL", "LOOPLINE_BRIDGE_DB_URL"),
         (BridgeSettings, "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS", "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS"),
         (BridgeSettings, "LOOPLINE_KAFKA_EMBEDDED", "LOOPLINE_KAFKA_EMBEDDED"),
+        (BridgeSettings, "LOOPLINE_BRIDGE_CANARY_SECRET", "LOOPLINE_BRIDGE_CANARY_SECRET"),
         (StreamsSettings, "LOOPLINE_DB_URL", "LOOPLINE_DB_URL"),
         (StreamsSettings, "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS", "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS"),
         (WorkflowsSettings, "LOOPLINE_TEMPORAL_ADDRESS", "LOOPLINE_TEMPORAL_ADDRESS"),
@@ -85,4 +87,16 @@ def test_a_dev_token_outside_dev_is_refused(monkeypatch: pytest.MonkeyPatch, key
     dev = hashlib.sha256(next(iter(DEV_TOKENS)).encode()).hexdigest()
     _production(monkeypatch, keyring, LOOPLINE_BRIDGE_TOKEN_DIGESTS=f'{{"{dev}": "agent"}}')
     with pytest.raises(ValidationError, match="digest of a dev token"):
+        BridgeSettings()
+
+
+def test_production_refuses_the_fingerprint_check_off(monkeypatch: pytest.MonkeyPatch, keyring: Path) -> None:
+    _production(monkeypatch, keyring, LOOPLINE_BRIDGE_RELEASE_VERIFY_FINGERPRINTS="false")
+    with pytest.raises(ValidationError, match="LOOPLINE_BRIDGE_RELEASE_VERIFY_FINGERPRINTS"):
+        BridgeSettings()
+
+
+def test_a_short_canary_secret_is_refused(monkeypatch: pytest.MonkeyPatch, keyring: Path) -> None:
+    _production(monkeypatch, keyring, LOOPLINE_BRIDGE_CANARY_SECRET="short")
+    with pytest.raises(ValidationError, match="16 characters"):
         BridgeSettings()

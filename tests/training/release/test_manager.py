@@ -77,8 +77,8 @@ def test_a_good_canary_is_promoted_by_the_test_and_the_old_champion_retired(
     manager.deploy_canary("v2", 0.3)
     assert manager.routing().canary_share == 0.3
     for i in range(20):
-        manager.observe(f"ep-c{i}", "v2", passed=True)
-        manager.observe(f"ep-h{i}", "v1", passed=i % 2 == 0)
+        manager.observe(f"ep-c{i}", "v2", passed=True, route="canary")
+        manager.observe(f"ep-h{i}", "v1", passed=i % 2 == 0, route="champion")
     result = manager.decide("v2")
     assert result.decision == "promote"
     routing = manager.routing()
@@ -103,8 +103,8 @@ def test_a_bad_canary_is_rolled_back_by_the_test_and_the_champion_keeps_serving(
     manager.deploy_canary("bad", 0.2)
     decisions = []
     for i in range(30):
-        manager.observe(f"c{i}", "bad", passed=False)
-        manager.observe(f"h{i}", "v1", passed=True)
+        manager.observe(f"c{i}", "bad", passed=False, route="canary")
+        manager.observe(f"h{i}", "v1", passed=True, route="champion")
         if manager.store.get("bad").state == "canary":  # type: ignore[union-attr]
             decisions.append(manager.decide("bad").decision)
     assert decisions[-1] == "roll_back" and set(decisions[:-1]) <= {"continue"}
@@ -122,13 +122,17 @@ def test_a_bad_canary_is_rolled_back_by_the_test_and_the_champion_keeps_serving(
 def test_episodes_are_counted_once_and_only_for_the_arms_under_test(
     manager: ReleaseManager, tmp_path: Path
 ) -> None:
-    assert not manager.observe("e0", "x", passed=True)  # no canary yet
+    assert not manager.observe("e0", "x", passed=True, route="canary")  # no canary yet
     manager.register(_adapter(tmp_path, "c"), base_model="m", gate_passed=True)
     manager.deploy_canary("c", 0.1)
-    assert manager.observe("e1", "c", passed=True)
-    assert not manager.observe("e1", "c", passed=True)
-    assert manager.observe("e2", None, passed=False)  # the base model is the champion
-    assert not manager.observe("e3", "someone-else", passed=True)
+    assert manager.observe("e1", "c", passed=True, route="canary")
+    assert not manager.observe("e1", "c", passed=True, route="canary")
+    assert manager.observe("e2", None, passed=False, route="champion")  # the base model is the champion
+    assert not manager.observe("e3", "someone-else", passed=True, route="canary")
+    # an outside agent's episode, or one whose route and adapter disagree, is no arm's evidence
+    assert not manager.observe("e4", None, passed=True, route="external")
+    assert not manager.observe("e5", "c", passed=True, route="champion")
+    assert not manager.observe("e6", None, passed=True, route="canary")
     assert manager.store.observations("c") == ([True], [False])
 
 

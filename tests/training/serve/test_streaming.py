@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 
 from adapters.chat import Message
 from adapters.serving import serve_in_thread
+from tests.training.serve.keys import KEYS, SERVING
 from training.chat import ChatReply, ChatToolCall
 from training.serve.app import create_app
 
@@ -59,8 +61,9 @@ class _Worker:
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[openai.OpenAI]:
-    with serve_in_thread(create_app(lambda _a, _n: _Worker(), "worker"), name="stream-server") as url:
-        yield openai.OpenAI(base_url=f"{url}/v1", api_key="unused", max_retries=0)
+    app = create_app(lambda _a, _n: _Worker(), "worker", keys=KEYS, adapter_root=Path("."))
+    with serve_in_thread(app, name="stream-server") as url:
+        yield openai.OpenAI(base_url=f"{url}/v1", api_key=KEYS.serving, max_retries=0)
 
 
 WORK: list[Any] = [{"role": "system", "content": "be careful"}, {"role": "user", "content": "work CLM-1"}]
@@ -125,7 +128,9 @@ def test_a_streamed_final_message_ends_with_stop(client: openai.OpenAI) -> None:
 
 def test_the_event_stream_ends_with_done(client: openai.OpenAI) -> None:
     response = httpx.post(
-        f"{client.base_url}chat/completions", json={"model": "worker", "messages": WORK, "stream": True}
+        f"{client.base_url}chat/completions",
+        json={"model": "worker", "messages": WORK, "stream": True},
+        headers=SERVING,
     )
     assert response.headers["content-type"].startswith("text/event-stream")
     events = [line for line in response.text.split("\n\n") if line]
@@ -158,7 +163,9 @@ def test_what_openai_would_refuse_is_a_400_with_the_reason(
 
 def test_a_body_that_is_not_json_is_a_400(client: openai.OpenAI) -> None:
     response = httpx.post(
-        f"{client.base_url}chat/completions", content=b"{nope", headers={"content-type": "application/json"}
+        f"{client.base_url}chat/completions",
+        content=b"{nope",
+        headers={"content-type": "application/json", **SERVING},
     )
     assert response.status_code == 400 and response.json()["error"]["type"] == "invalid_request_error"
 
@@ -169,7 +176,7 @@ def test_metrics_count_completions_by_model_and_status(client: openai.OpenAI) ->
     client.chat.completions.create(model="worker", messages=WORK, tools=TOOLS)
     with pytest.raises(openai.BadRequestError):
         client.chat.completions.create(model="worker", messages=[{"role": "wizard", "content": "x"}])  # type: ignore[list-item, misc]
-    text = httpx.get(f"{client.base_url}".removesuffix("v1/") + "metrics").text
+    text = httpx.get(f"{client.base_url}".removesuffix("v1/") + "metrics", headers=SERVING).text
     samples = {
         (s.name, tuple(sorted(s.labels.items()))): s.value
         for family in text_string_to_metric_families(text)

@@ -102,8 +102,8 @@ async def feed_canary(manager: ReleaseManager, adapter_id: str, timeout_s: float
         record = manager.store.get(adapter_id)
         if record is not None and record.state == "canary":
             for i in range(20):
-                manager.observe(f"canary-{i}", adapter_id, passed=True)
-                manager.observe(f"champion-{i}", None, passed=False)
+                manager.observe(f"canary-{i}", adapter_id, passed=True, route="canary")
+                manager.observe(f"champion-{i}", None, passed=False, route="champion")
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"{adapter_id} never became the canary")

@@ -1,0 +1,164 @@
+"""`serve-policy`'s app on a real uvicorn socket, tried as an attacker inside the system would: every
+route needs its key, adapters load only from the root, only with the fingerprint the release store
+registered, a used name never takes other weights, and broken weights are a 400."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.routing import APIRoute
+
+from adapters.serving import serve_in_thread
+from tests.training.serve.keys import KEYS, RELEASE, SERVING
+from training.policies import load_policy
+from training.release.manager import ReleaseManager
+from training.release.store import SqlReleaseStore
+from training.serve.app import create_app
+from training.serve.pool import AdapterError, PolicyPool
+
+pytestmark = pytest.mark.integration
+
+
+def _adapter(base: Path, folder: Path, seed: int) -> Path:
+    import torch
+
+    from training.lora import LoraSettings, attach
+    from training.structured.store import load_model
+
+    torch.manual_seed(seed)
+    attach(load_model(base).model, LoraSettings(r=2, alpha=4)).save_pretrained(str(folder))
+    return folder
+
+
+@dataclass
+class Server:
+    url: str
+    root: Path
+    manager: ReleaseManager
+    one: Path
+    two: Path
+
+    def load(self, name: str, path: str | Path, headers: dict[str, str] = RELEASE) -> httpx.Response:
+        body = {"lora_name": name, "lora_path": str(path)}
+        return httpx.post(f"{self.url}/v1/load_lora_adapter", json=body, headers=headers, timeout=60)
+
+    def unload(self, name: str) -> httpx.Response:
+        return httpx.post(f"{self.url}/v1/unload_lora_adapter", json={"lora_name": name}, headers=RELEASE)
+
+
+@pytest.fixture(scope="module")
+def server(tiny_structured: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("adapter-root")
+    one = _adapter(tiny_structured, root / "one", seed=1)
+    two = _adapter(tiny_structured, root / "two", seed=2)
+    store = SqlReleaseStore(f"sqlite:///{tmp_path_factory.mktemp('release') / 'release.db'}")
+    store.create_schema()
+    manager = ReleaseManager(store)
+    for served_name, folder in (("cycle-1", one), ("cycle-2", two), ("cycle-9", one)):
+        manager.register(
+            folder,
+            base_model="rcm-structured",
+            gate_passed=True,
+            served_name=served_name,
+            adapter_id=served_name,
+        )
+
+    def registered(name: str) -> str | None:
+        record = store.by_served_name(name)
+        return record.fingerprint if record else None
+
+    app = create_app(
+        lambda adapter, name: load_policy(tiny_structured, adapter, name=name),
+        "rcm-structured",
+        keys=KEYS,
+        adapter_root=root,
+        registered=registered,
+    )
+    with serve_in_thread(app, name="guarded-policy") as url:
+        yield Server(url, root, manager, one, two)
+
+
+def test_every_route_refuses_a_missing_or_wrong_token(server: Server, tiny_structured: Path) -> None:
+    app = create_app(lambda _a, _n: load_policy(tiny_structured), "x", keys=KEYS, adapter_root=server.root)
+    routes = [(m, r.path) for r in app.routes if isinstance(r, APIRoute) for m in r.methods]
+    assert len(routes) >= 6
+    for method, path in [*routes, ("GET", "/docs"), ("GET", "/openapi.json")]:
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong-key-of-no-one-000"},
+            {"Authorization": KEYS.serving},
+        ):
+            answer = httpx.request(method, f"{server.url}{path}", headers=headers, json={})
+            assert answer.status_code == 401, (method, path, headers)
+            assert answer.headers["www-authenticate"] == "Bearer"
+    for path in ("/v1/load_lora_adapter", "/v1/unload_lora_adapter"):
+        answer = httpx.post(f"{server.url}{path}", headers=SERVING, json={"lora_name": "cycle-1"})
+        assert answer.status_code == 403 and "release key" in answer.json()["error"]["message"]
+    assert httpx.get(f"{server.url}/health", headers=SERVING).json() == {"status": "ok"}
+
+
+def test_paths_outside_the_adapter_root_are_refused(server: Server, tmp_path: Path) -> None:
+    outside = shutil.copytree(server.one, tmp_path / "outside")
+    (server.root / "escape").symlink_to(outside, target_is_directory=True)
+    for path in (str(outside), "../outside", f"{server.root}/../{outside.name}", "escape"):
+        answer = server.load("cycle-1", path)
+        assert answer.status_code == 403, path
+        assert (
+            "adapter root" in answer.json()["error"]["message"] or "`..`" in answer.json()["error"]["message"]
+        )
+
+
+def test_files_that_differ_from_the_registered_fingerprint_are_refused(server: Server) -> None:
+    mismatch = server.load("cycle-1", server.two)
+    assert mismatch.status_code == 409
+    assert "not what the release store registered" in mismatch.json()["error"]["message"]
+    unregistered = server.load("cycle-77", server.one)
+    assert unregistered.status_code == 403 and "no adapter is registered" in unregistered.text
+    assert server.load("cycle-1", "one").json()["status"] == "loaded"
+    assert server.load("cycle-1", server.one).json()["status"] == "already loaded"
+    models = httpx.get(f"{server.url}/v1/models", headers=SERVING).json()["data"]
+    record = server.manager.store.by_served_name("cycle-1")
+    assert record is not None
+    assert {m["id"]: m["fingerprint"] for m in models}["cycle-1"] == record.fingerprint
+    assert server.unload("cycle-1").status_code == 200
+
+
+def test_a_name_once_used_never_serves_other_weights_even_after_an_unload(
+    server: Server, tiny_structured: Path
+) -> None:
+    # without a release store to ask, the pool's own memory of each name holds
+    pool = PolicyPool(lambda a, n: load_policy(tiny_structured, a, name=n), "base", root=server.root)
+    assert pool.load("v1", "one")[1]
+    pool.unload("v1")
+    with pytest.raises(AdapterError, match="even after an unload") as refused:
+        pool.load("v1", "two")
+    assert refused.value.status == 409
+    assert pool.load("v1", "one")[1]
+    # with one, the registry refuses the swap before the pool is asked
+    assert server.load("cycle-9", server.one).status_code == 200
+    assert server.unload("cycle-9").status_code == 200
+    assert server.load("cycle-9", server.two).status_code == 409
+
+
+def test_broken_weights_are_a_400_with_the_reason(server: Server) -> None:
+    cases = {
+        "truncated": lambda f: f.write_bytes(f.read_bytes()[: len(f.read_bytes()) // 2]),
+        "garbage": lambda f: f.write_bytes(b"\x80\x04\x95 not safetensors at all"),
+        "empty": lambda f: f.write_bytes(b""),
+    }
+    for label, spoil in cases.items():
+        folder = shutil.copytree(server.one, server.root / f"broken-{label}")
+        spoil(folder / "adapter_model.safetensors")
+        answer = server.load("cycle-2", folder)
+        assert answer.status_code == 400, label
+        assert "safetensors" in answer.json()["error"]["message"], label
+    pickled = shutil.copytree(server.one, server.root / "pickled")
+    (pickled / "adapter_model.bin").write_bytes(b"\x80\x04cos\nsystem\n.")
+    answer = server.load("cycle-2", pickled)
+    assert answer.status_code == 400 and "pickled weights" in answer.json()["error"]["message"]
+    assert httpx.get(f"{server.url}/health", headers=SERVING).status_code == 200
