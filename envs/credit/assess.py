@@ -13,7 +13,16 @@ from datetime import date
 
 from adapters.credit.models import CreditPackage, FundPolicy
 from adapters.credit.records import ConditionKind, DecisionClass, EscalationReason, Figures, InformationItem
-from envs.credit.ratios import Inputs, figures, max_amount_for, missing_quarter, restated_recently
+from envs.credit.ratios import (
+    Inputs,
+    exact,
+    inputs_for,
+    max_amount_for,
+    missing_quarter,
+    q,
+    restated_recently,
+    rounded,
+)
 
 
 @dataclass(frozen=True)
@@ -41,14 +50,7 @@ class Assessment:
 
 def inputs_of(package: CreditPackage, policy: FundPolicy) -> Inputs:
     """The computation inputs of a package as it stands."""
-    return Inputs(
-        periods=package.periods,
-        bridge=package.bridge,
-        term_sheet=package.term_sheet,
-        debts=package.existing_debt,
-        fx_to_facility=dict(package.fx_to_facility),
-        policy=policy,
-    )
+    return inputs_for(package, policy)
 
 
 def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[InformationItem, ...]:
@@ -95,24 +97,26 @@ def assess(package: CreditPackage, policy: FundPolicy, today: date) -> Assessmen
 def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationItem, ...] = ()) -> Assessment:
     """The classes for a package whose information is complete (`items`: what was asked first)."""
     inputs = inputs_of(package, policy)
-    f = figures(inputs)
+    e = exact(inputs)
+    f = rounded(e)
     base = Assessment(classes=(), figures=f, ask_first=items)
-    if f.adjusted_ebitda <= 0:
+    # Every threshold is compared on the exact figures; `f` is only what the memo shows.
+    if e.adjusted_ebitda <= 0:
         return replace(
             base,
             classes=("decline", "escalate"),
             escalation_reasons=("non_positive_ebitda",),
             flags=("non_positive_ebitda",),
         )
-    if (
-        f.total_leverage > policy.decline_total_leverage
-        or f.interest_coverage < policy.decline_interest_coverage
+    if e.total_leverage > q(policy.decline_total_leverage) or e.interest_coverage < q(
+        policy.decline_interest_coverage
     ):
         return replace(base, classes=("decline",), flags=("beyond_policy",))
     reasons: list[EscalationReason] = []
-    if f.total_leverage > policy.escalate_total_leverage:
+    if e.total_leverage > q(policy.escalate_total_leverage):
         reasons.append("leverage_above_policy")
-    if f.covenant_headroom and min(h.headroom_pct for h in f.covenant_headroom) < policy.min_headroom_pct:
+    thinnest = e.min_headroom()
+    if thinnest is not None and thinnest < q(policy.min_headroom_pct):
         reasons.append("thin_covenant_headroom")
     if package.sponsor.prior_default:
         reasons.append("sponsor_prior_default")
@@ -120,10 +124,10 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
         return replace(base, classes=("escalate",), escalation_reasons=tuple(reasons), flags=tuple(reasons))
     conditions: list[ConditionKind] = []
     max_amount: float | None = None
-    if f.total_leverage > policy.target_total_leverage:
+    if e.total_leverage > q(policy.target_total_leverage):
         conditions.append("lower_amount")
-        max_amount = round(max_amount_for(inputs, policy.target_total_leverage), 0)
-    if f.fixed_charge_coverage < policy.min_fccr:
+        max_amount = max_amount_for(inputs, policy.target_total_leverage)
+    if e.fixed_charge_coverage < q(policy.min_fccr):
         conditions.append("more_equity")
     if package.borrower.reporting_currency != package.term_sheet.facility.currency:
         conditions.append("currency_hedge")
