@@ -15,7 +15,10 @@ def policy_rules(p: FundPolicy) -> list[str]:
         "the facility, the drawn revolver and the existing debt it does not refinance), in the facility currency.",
         f"Accept only supported, non-recurring add-backs; projected synergies up to {p.addback_cap_pct:g}% of "
         "reported EBITDA.",
-        "Adjusted EBITDA zero or negative (leverage stated as 99.0): decline, or escalate (non_positive_ebitda).",
+        "Adjusted EBITDA zero or negative (leverage stated as 99.0), or Reported TTM EBITDA zero or negative "
+        "(positive only after add-backs, pro forma only): decline, or escalate (non_positive_ebitda).",
+        f"Total debt above {p.decline_total_leverage:g}x reported EBITDA (within policy only on adjusted "
+        "EBITDA): escalate (addback_dependent_earnings), or decline.",
         f"Total leverage above {p.decline_total_leverage:g}x or interest coverage below "
         f"{p.decline_interest_coverage:g}x: decline.",
         f"Total leverage above {p.escalate_total_leverage:g}x (leverage_above_policy), any covenant headroom "

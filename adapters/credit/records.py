@@ -34,6 +34,7 @@ EscalationReason = Literal[
     "covenant_lite",
     "customer_concentration",
     "non_positive_ebitda",
+    "addback_dependent_earnings",
     "other",
 ]
 

@@ -101,18 +101,25 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
     f = rounded(e)
     base = Assessment(classes=(), figures=f, ask_first=items)
     # Every threshold is compared on the exact figures; `f` is only what the memo shows.
-    if e.adjusted_ebitda <= 0:
+    if e.adjusted_ebitda <= 0 or e.reported_ebitda <= 0:
+        # Positive only after add-backs is a pro-forma-only case: the same as no earnings.
+        only = ("pro_forma_only_ebitda",) if e.adjusted_ebitda > 0 else ()
         return replace(
             base,
             classes=("decline", "escalate"),
             escalation_reasons=("non_positive_ebitda",),
-            flags=("non_positive_ebitda",),
+            flags=("non_positive_ebitda", *only),
         )
     if e.total_leverage > q(policy.decline_total_leverage) or e.interest_coverage < q(
         policy.decline_interest_coverage
     ):
         return replace(base, classes=("decline",), flags=("beyond_policy",))
     reasons: list[EscalationReason] = []
+    # Within policy only on adjusted EBITDA: the committee (or a decline), never an approval on
+    # add-backs alone.
+    dependent = e.total_debt / e.reported_ebitda > q(policy.decline_total_leverage)
+    if dependent:
+        reasons.append("addback_dependent_earnings")
     if e.total_leverage > q(policy.escalate_total_leverage):
         reasons.append("leverage_above_policy")
     thinnest = e.min_headroom()
@@ -121,7 +128,8 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
     if package.sponsor.prior_default:
         reasons.append("sponsor_prior_default")
     if reasons:
-        return replace(base, classes=("escalate",), escalation_reasons=tuple(reasons), flags=tuple(reasons))
+        escalate: tuple[DecisionClass, ...] = ("escalate", "decline") if dependent else ("escalate",)
+        return replace(base, classes=escalate, escalation_reasons=tuple(reasons), flags=tuple(reasons))
     conditions: list[ConditionKind] = []
     max_amount: float | None = None
     if e.total_leverage > q(policy.target_total_leverage):

@@ -106,7 +106,9 @@ def decision_call(
     figures = f.model_dump(mode="json")
     if klass == "escalate":
         recommended = (
-            "decline" if "non_positive_ebitda" in a.escalation_reasons else "approve_with_conditions"
+            "decline"
+            if {"non_positive_ebitda", "addback_dependent_earnings"} & set(a.escalation_reasons)
+            else "approve_with_conditions"
         )
         reasons = ", ".join(r.replace("_", " ") for r in a.escalation_reasons)
         return desk.call(
