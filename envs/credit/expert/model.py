@@ -110,7 +110,10 @@ def move(
         ]
     f = decision.figures
     if decision.klass == "escalate" and f is not None:
-        text = decision.memo or memo(pkg, f, "escalate to investment committee", "Reserved to the committee.")
+        why = ", ".join(r.replace("_", " ") for r in decision.reasons)
+        text = decision.memo or memo(
+            pkg, f, "escalate to investment committee", f"Reserved to the committee. Reasons: {why}."
+        )
         steps.append(
             (
                 ESCALATE,
