@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from adapters.credit.answers import answered_all
 from adapters.credit.models import CreditPackage, FundPolicy
 from adapters.credit.records import ConditionKind, DecisionClass, EscalationReason, Figures, InformationItem
+from envs.credit.addbacks import judge
 from envs.credit.ratios import (
     Inputs,
     exact,
@@ -22,7 +24,9 @@ from envs.credit.ratios import (
     q,
     restated_recently,
     rounded,
+    stale_ttm,
 )
+from envs.credit.refinancing import unfunded_refinancing
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class Assessment:
     book, support for unsupported add-backs, a bridge across a short fiscal year)."""
     flags: tuple[str, ...] = field(default=())
     """Edge facts found, for tags and memos."""
+    addback_reasons: tuple[str, ...] = ()
+    """Why each add-back was taken, cut or left out (`AB-1: ...`)."""
 
 
 def inputs_of(package: CreditPackage, policy: FundPolicy) -> Inputs:
@@ -60,6 +66,10 @@ def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[
         items.append("restatement_reconciliation")
     if missing_quarter(package.periods):
         items.append("missing_quarter")
+    elif stale_ttm(package.periods, today, policy.reporting_lag_days):
+        items.append("latest_quarter")
+    if unfunded_refinancing(package.existing_debt, package.sources_and_uses):
+        items.append("sources_and_uses")
     return tuple(items)
 
 
@@ -69,18 +79,19 @@ def may_ask(package: CreditPackage, policy: FundPolicy) -> tuple[InformationItem
     if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
         items.append("customer_contracts")
     if any(not a.supported and not a.recurring for a in package.bridge.addbacks):
-        items.append("addback_support")
+        items += ["addback_support", "quality_of_earnings"]
+    if package.sponsor.prior_default:
+        items.append("breach_history")
+    if any(not d.refinanced for d in package.existing_debt):
+        items.append("compliance_certificates")
     if any(p.kind == "FY" and p.months < 12 for p in package.periods):
         items.append("fiscal_year_bridge")
     return tuple(items)
 
 
 def after_answers(package: CreditPackage, items: tuple[InformationItem, ...]) -> CreditPackage:
-    """The package once the borrower answered `items` (delivered periods join it)."""
-    delivered = tuple(
-        a.period for a in package.answers if a.item in items and a.available and a.period is not None
-    )
-    return package.model_copy(update={"periods": (*package.periods, *delivered)})
+    """The package once the borrower answered `items` (what the answers deliver joins it)."""
+    return answered_all(package, items)
 
 
 def assess(package: CreditPackage, policy: FundPolicy, today: date) -> Assessment:
@@ -99,7 +110,8 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
     inputs = inputs_of(package, policy)
     e = exact(inputs)
     f = rounded(e)
-    base = Assessment(classes=(), figures=f, ask_first=items)
+    judged = tuple(judge(a, policy).reason for a in package.bridge.addbacks)
+    base = Assessment(classes=(), figures=f, ask_first=items, addback_reasons=judged)
     # Every threshold is compared on the exact figures; `f` is only what the memo shows.
     if e.adjusted_ebitda <= 0 or e.reported_ebitda <= 0:
         # Positive only after add-backs is a pro-forma-only case: the same as no earnings.

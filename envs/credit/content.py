@@ -54,6 +54,11 @@ ITEM_PATTERNS: dict[str, re.Pattern[str]] = {
     "addback_support": re.compile(r"add-?backs?", re.IGNORECASE),
     "customer_contracts": re.compile(r"customer", re.IGNORECASE),
     "fiscal_year_bridge": re.compile(r"fiscal year", re.IGNORECASE),
+    "sources_and_uses": re.compile(r"sources and uses|sources & uses", re.IGNORECASE),
+    "latest_quarter": re.compile(r"quarter", re.IGNORECASE),
+    "quality_of_earnings": re.compile(r"quality[- ]of[- ]earnings|\bQoE\b", re.IGNORECASE),
+    "compliance_certificates": re.compile(r"compliance certificate", re.IGNORECASE),
+    "breach_history": re.compile(r"breach", re.IGNORECASE),
 }
 
 

@@ -68,7 +68,7 @@ REASON_WORDS: dict[str, re.Pattern[str]] = {
 def half_unit(number: str) -> float:
     """Half a unit of the last decimal written: the rounding a written figure carries."""
     decimals = len(number.split(".")[1]) if "." in number else 0
-    return 0.5 * 10**-decimals
+    return 0.5 / 10.0**decimals
 
 
 def cited_multiples(text: str, name: str) -> list[str]:

@@ -2,8 +2,9 @@
 
 Every ratio is on the trailing twelve months (the latest four consecutive quarters) and pro forma
 for the facility, in the facility's currency:
-- adjusted EBITDA = reported TTM EBITDA + accepted add-backs (supported, non-recurring; projected
-  synergies only up to the policy's cap as a percentage of reported EBITDA);
+- adjusted EBITDA = reported TTM EBITDA + accepted add-backs (judged by `addbacks.judge`: read by
+  description and history; projected synergies only up to the policy's cap as a percentage of
+  reported EBITDA);
 - total (senior) leverage = debt after closing (senior debt after closing) / adjusted EBITDA;
 - interest coverage = adjusted EBITDA / pro forma cash interest;
 - FCCR = (adjusted EBITDA - capex - cash taxes) / (cash interest + scheduled principal);
@@ -27,16 +28,19 @@ from datetime import date, timedelta
 from fractions import Fraction
 
 from adapters.credit.models import (
-    AddBack,
     Covenant,
     CreditPackage,
     EbitdaBridge,
     ExistingDebt,
     FinancialPeriod,
     FundPolicy,
+    SourcesAndUses,
     TermSheet,
 )
 from adapters.credit.records import CovenantHeadroom, Figures
+from envs.credit.addbacks import judge
+from envs.credit.calendar import month_end, shift
+from envs.credit.refinancing import remaining
 
 NOT_MEANINGFUL = 99.0
 """Leverage stated when adjusted EBITDA is zero or negative."""
@@ -57,6 +61,7 @@ class Inputs:
     debts: Sequence[ExistingDebt]
     fx_to_facility: dict[str, float]
     policy: FundPolicy
+    sources_and_uses: SourcesAndUses | None = None
 
     def fx(self, currency: str) -> Fraction:
         """Rate into the facility currency, exactly as written."""
@@ -79,6 +84,7 @@ def inputs_for(package: CreditPackage, policy: FundPolicy) -> Inputs:
         debts=package.existing_debt,
         fx_to_facility=dict(package.fx_to_facility),
         policy=policy,
+        sources_and_uses=package.sources_and_uses,
     )
 
 
@@ -103,26 +109,17 @@ def missing_quarter(periods: Sequence[FinancialPeriod]) -> bool:
     return False
 
 
-def accepted(addback: AddBack) -> bool:
-    """An add-back is acceptable when evidence supports it and the cost does not recur."""
-    return addback.supported and not addback.recurring and addback.category != "recurring_cost"
-
-
 def accepted_addbacks(bridge: EbitdaBridge, policy: FundPolicy) -> float:
     """Accepted add-backs in the bridge's currency; projected synergies capped."""
     return float(exact_addbacks(bridge, policy))
 
 
 def exact_addbacks(bridge: EbitdaBridge, policy: FundPolicy) -> Fraction:
-    """Accepted add-backs in the bridge's currency, exactly; projected synergies capped."""
-    plain = sum(
-        (q(a.amount) for a in bridge.addbacks if accepted(a) and a.category != "projected_synergy"),
-        Fraction(0),
-    )
-    synergies = sum(
-        (q(a.amount) for a in bridge.addbacks if accepted(a) and a.category == "projected_synergy"),
-        Fraction(0),
-    )
+    """Accepted add-backs in the bridge's currency, exactly (each judged by `addbacks.judge`);
+    projected synergies capped."""
+    verdicts = [(a, judge(a, policy).accepted) for a in bridge.addbacks]
+    plain = sum((v for a, v in verdicts if a.category != "projected_synergy"), Fraction(0))
+    synergies = sum((v for a, v in verdicts if a.category == "projected_synergy"), Fraction(0))
     cap = max(q(bridge.reported_ebitda), Fraction(0)) * q(policy.addback_cap_pct) / 100
     return plain + min(synergies, cap)
 
@@ -181,19 +178,20 @@ def exact(inputs: Inputs) -> Exact:
     reported = ttm("income", "ebitda")
     ebitda = reported + exact_addbacks(inputs.bridge, inputs.policy) * inputs.fx(inputs.bridge.currency)
     facility = inputs.term_sheet.facility
-    kept = [d for d in inputs.debts if not d.refinanced]
+    # A refinanced debt is retired only as far as the sources and uses repay it.
+    kept = [(d, share) for d, share in remaining(inputs.debts, inputs.sources_and_uses) if share > 0]
     drawn = q(facility.amount) + q(facility.revolver_drawn)
 
-    def owed(d: ExistingDebt) -> Fraction:
-        return q(d.outstanding) * inputs.fx(d.currency)
+    def owed(d: ExistingDebt, share: Fraction) -> Fraction:
+        return q(d.outstanding) * share * inputs.fx(d.currency)
 
-    total_debt = drawn + sum((owed(d) for d in kept), Fraction(0))
-    senior_debt = drawn + sum((owed(d) for d in kept if d.seniority in SENIOR), Fraction(0))
+    total_debt = drawn + sum((owed(d, s) for d, s in kept), Fraction(0))
+    senior_debt = drawn + sum((owed(d, s) for d, s in kept if d.seniority in SENIOR), Fraction(0))
     interest = drawn * q(facility.all_in_rate_pct) / 100 + sum(
-        (owed(d) * q(d.rate_pct) / 100 for d in kept), Fraction(0)
+        (owed(d, s) * q(d.rate_pct) / 100 for d, s in kept), Fraction(0)
     )
     principal = q(facility.amount) * q(facility.amortisation_pct) / 100 + sum(
-        (q(d.annual_principal) * inputs.fx(d.currency) for d in kept), Fraction(0)
+        (q(d.annual_principal) * s * inputs.fx(d.currency) for d, s in kept), Fraction(0)
     )
     capex, taxes = ttm("cash_flow", "capex"), ttm("cash_flow", "cash_taxes")
     wc = ttm("cash_flow", "change_in_working_capital")
@@ -263,6 +261,17 @@ def max_amount_for(inputs: Inputs, leverage: float) -> float:
         return 0.0
     other_debt = e.total_debt - e.facility_amount
     return float(max(0, math.floor(q(leverage) * e.adjusted_ebitda - other_debt)))
+
+
+def stale_ttm(periods: Sequence[FinancialPeriod], today: date, lag_days: int) -> bool:
+    """Whether the latest quarter ends so long before `today` that the next one's accounts are
+    overdue (more than a quarter plus the reporting lag)."""
+    quarters = [p for p in periods if p.kind == "Q"]
+    if not quarters:
+        return False
+    latest = max(p.end for p in quarters)
+    next_end = month_end(*shift(latest.year, latest.month, 3))
+    return today > next_end + timedelta(days=lag_days)
 
 
 def restated_recently(periods: Sequence[FinancialPeriod], today: date, years: int) -> bool:

@@ -23,8 +23,10 @@ from adapters.credit.models import (
     ExistingDebt,
     Facility,
     FinancialPeriod,
+    Flow,
     IncomeStatement,
     SourceFormat,
+    SourcesAndUses,
     Sponsor,
     TermSheet,
 )
@@ -203,6 +205,16 @@ def _package(
                 rate_pct=6.5,
                 annual_principal=400_000.0,
                 refinanced=True,
+            ),
+        ),
+        sources_and_uses=SourcesAndUses(
+            sources=(
+                Flow(label="Unitranche", amount=amount),
+                Flow(label="Sponsor equity", amount=amount / 2),
+            ),
+            uses=(
+                Flow(label="Repay Regional Bank", amount=8_000_000.0, debt_id="D-1"),
+                Flow(label="Purchase price and fees", amount=amount * 1.5 - 8_000_000.0),
             ),
         ),
     )

@@ -27,6 +27,7 @@ from adapters.credit.models import (
     Facility,
     FinancialPeriod,
     IncomeStatement,
+    SourcesAndUses,
     Sponsor,
     TermSheet,
 )
@@ -84,6 +85,7 @@ class Hand:
     drop_quarter: int | None = None
     fy_stub: bool = False
     answers: tuple[BorrowerAnswer, ...] = field(default=())
+    sources_and_uses: SourcesAndUses | None = None
 
 
 def _quarter(h: Hand, i: int) -> FinancialPeriod:
@@ -197,4 +199,5 @@ def package(h: Hand, package_id: str) -> CreditPackage:
         existing_debt=h.debts,
         fx_to_facility={h.currency: h.fx} if h.fx else {},
         answers=h.answers,
+        sources_and_uses=h.sources_and_uses,
     )
