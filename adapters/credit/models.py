@@ -174,6 +174,12 @@ class Covenant(Contract):
     """What is tested; `max_` covenants cap the ratio, `min_` covenants floor it."""
     level: float = Field(gt=0)
     """Covenant level (a multiple, or an amount in the facility currency for liquidity)."""
+    springing_utilisation_pct: float | None = Field(default=None, ge=0, le=100)
+    """A springing covenant is tested only while the revolver is drawn above this percentage of its
+    commitment; None: tested every quarter."""
+    equity_cures: int = Field(default=0, ge=0)
+    """Equity cures the sponsor may make over the facility's life (sponsor cash counted toward a
+    failed test; never earnings for underwriting)."""
 
 
 class Facility(Contract):
@@ -250,6 +256,8 @@ class FundPolicy(Contract):
     """Fixed-charge coverage below this needs more equity."""
     min_headroom_pct: float = 15.0
     """Covenant headroom under this percentage goes to investment committee."""
+    min_headroom_by_metric: dict[str, float] = Field(default_factory=dict)
+    """Per-covenant floors (by metric) that replace `min_headroom_pct` for that covenant."""
     addback_cap_pct: float = 20.0
     """Projected synergies are accepted up to this percentage of reported EBITDA."""
     max_customer_share_pct: float = 30.0

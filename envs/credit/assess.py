@@ -15,6 +15,7 @@ from adapters.credit.answers import answered_all
 from adapters.credit.models import CreditPackage, FundPolicy
 from adapters.credit.records import ConditionKind, DecisionClass, EscalationReason, Figures, InformationItem
 from envs.credit.addbacks import judge
+from envs.credit.covenants import breached, restructured_amount, thin
 from envs.credit.ratios import (
     Inputs,
     exact,
@@ -126,6 +127,20 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
         policy.decline_interest_coverage
     ):
         return replace(base, classes=("decline",), flags=("beyond_policy",))
+    facility = package.term_sheet.facility
+    if breached(e, facility):
+        # Breached on day one: declined, or restructured to an amount every covenant can carry.
+        amount = restructured_amount(inputs)
+        flags = ("covenant_breached_at_closing",)
+        if amount is None:
+            return replace(base, classes=("decline",), flags=flags)
+        return replace(
+            base,
+            classes=("decline", "approve_with_conditions"),
+            conditions=("lower_amount",),
+            max_amount=amount,
+            flags=flags,
+        )
     reasons: list[EscalationReason] = []
     # Within policy only on adjusted EBITDA: the committee (or a decline), never an approval on
     # add-backs alone.
@@ -134,8 +149,7 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
         reasons.append("addback_dependent_earnings")
     if e.total_leverage > q(policy.escalate_total_leverage):
         reasons.append("leverage_above_policy")
-    thinnest = e.min_headroom()
-    if thinnest is not None and thinnest < q(policy.min_headroom_pct):
+    if thin(e, facility, policy):
         reasons.append("thin_covenant_headroom")
     if package.sponsor.prior_default:
         reasons.append("sponsor_prior_default")
