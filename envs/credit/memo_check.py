@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from adapters.credit.answers import answered_all
 from adapters.credit.models import CreditPackage, FundPolicy
 from envs.credit.ratios import IncompleteTtm, exact, inputs_for
 
@@ -129,18 +130,16 @@ def missing_reason(text: str, reasons: list[Any]) -> str | None:
 
 
 def computed_figures(world: Mapping[str, Any], package_id: str) -> dict[str, float]:
-    """The figures the package gives (with every period its answers deliver), unrounded; empty
+    """The figures the package gives (with everything its answers deliver), unrounded; empty
     when the trailing twelve months cannot be built."""
     raw = world.get("packages", {}).get(package_id)
     if raw is None:
         return {}
     package = CreditPackage.model_validate(raw)
     policy = FundPolicy.model_validate(world.get("policy", {}))
-    delivered = tuple(a.period for a in package.answers if a.available and a.period is not None)
-    labels = {p.label for p in package.periods}
-    periods = (*package.periods, *(p for p in delivered if p.label not in labels))
+    worked = answered_all(package, tuple(a.item for a in package.answers))
     try:
-        e = exact(inputs_for(package.model_copy(update={"periods": periods}), policy))
+        e = exact(inputs_for(worked, policy))
     except IncompleteTtm:
         return {}
     return {
