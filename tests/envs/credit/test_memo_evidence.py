@@ -92,3 +92,15 @@ def test_a_memo_asking_for_more_equity_without_the_fccr_fails() -> None:
     )
     assert not _memo_failed(case.id, lambda m: m)
     assert _memo_failed(case.id, lambda m: m.replace("FCCR", "cover ratio"))
+
+
+def test_a_policy_that_follows_the_flags_fails_where_reading_the_package_decides() -> None:
+    from envs.adversarial.battery import exploit_report
+    from envs.credit.exploits import EXPLOITS
+
+    flags = next(p for p in EXPLOITS if p.ref.model == "follow_the_flags")
+    ids = ("y01-restructuring-three-years-running", "y03-equity-cure-decides", "y04-annual-charge-called-one-off",
+           "y11-refinancing-partly-funded", "y12-refinancing-without-table", "y14-stale-ttm")  # fmt: skip
+    tasks = [_case(i).task() for i in ids]
+    report = exploit_report(tasks, policies=[flags], verifiers=["credit.v1"])
+    assert not report.wins, [w.task_id for w in report.wins]
