@@ -28,6 +28,7 @@ from adapters.credit.models import (
     ExistingDebt,
     FinancialPeriod,
     FundPolicy,
+    SourcesAndUses,
     TermSheet,
 )
 from adapters.credit.records import InformationItem
@@ -42,8 +43,8 @@ from schemas.tools import ToolOutcome
 _ANSWER = re.compile(r"^(\w+) \((delivered|to follow)\): (.*)$", re.DOTALL)
 UNSEEN = "the borrower's answer is not in the episode: to follow"
 """What an item the episode never saw answered holds: the deal team does not have it."""
-_DELIVERS_A_PERIOD = "missing_quarter"
-"""The one information item whose answer can bring a period (the quarter the package lacked)."""
+_DELIVERS_A_PERIOD = ("missing_quarter", "latest_quarter")
+"""The information items whose answer can bring a period (the quarter the package lacked, the latest one)."""
 _STAMP = {"recommendation": "recorded_on", "request": "requested_on", "escalation": "escalated_on"}
 _ISSUED = {
     "record_recommendation": "recommendation",
@@ -86,7 +87,9 @@ def _reconstruct(episode: RecordedEpisode) -> World:
     answers = [_with_period(answer, delivered.get(answer.item), first) for answer in answers]
     bridge = _needed(first, ("get_ebitda_bridge", ""), "the EBITDA bridge")["bridge"]
     terms = _needed(first, ("get_term_sheet", ""), "the term sheet")["term_sheet"]
-    debts = first.get(("get_existing_debt", ""), {}).get("debts", [])
+    debt_read = first.get(("get_existing_debt", ""), {})
+    debts = debt_read.get("debts", [])
+    table = debt_read.get("sources_and_uses")
     policy = first.get(("get_fund_policy", ""), {}).get("policy")
     package = CreditPackage(
         package_id=overview["package_id"],
@@ -98,6 +101,7 @@ def _reconstruct(episode: RecordedEpisode) -> World:
         term_sheet=TermSheet.model_validate(terms),
         existing_debt=tuple(ExistingDebt.model_validate(d) for d in debts),
         fx_to_facility=overview["fx_to_facility"],
+        sources_and_uses=SourcesAndUses.model_validate(table) if table else None,
         answers=tuple(answers),
         status=overview["status"],
         received_answers=tuple(overview["answers_received"]),
@@ -141,7 +145,7 @@ def _answers(ok: Sequence[RecordedCall]) -> tuple[list[BorrowerAnswer], dict[str
                 continue
             item, state, said = match.groups()
             answers.append(BorrowerAnswer(item=item, available=state == "delivered", text=said))
-            if state == "delivered" and labels and item == _DELIVERS_A_PERIOD:
+            if state == "delivered" and labels and item in _DELIVERS_A_PERIOD:
                 delivered[item] = labels.pop(0)
         if labels:
             raise RecordingError(f"periods {', '.join(labels)} were delivered by an unknown answer")

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from adapters.credit import args as a
 from adapters.credit import results as r
+from adapters.credit.answers import answered
 from adapters.credit.errors import DomainError
 from adapters.credit.models import CreditPackage, FinancialPeriod
 from adapters.credit.policy_text import policy_rules
@@ -80,7 +81,10 @@ def get_term_sheet(world: World, args: a.GetTermSheetArgs) -> Outcome:
 def get_existing_debt(world: World, args: a.GetExistingDebtArgs) -> Outcome:
     """The borrower's existing debt."""
     p = world.package(args.package_id)
-    return r.ExistingDebtResult(package_id=p.package_id, debts=list(p.existing_debt)), world
+    result = r.ExistingDebtResult(
+        package_id=p.package_id, debts=list(p.existing_debt), sources_and_uses=p.sources_and_uses
+    )
+    return result, world
 
 
 def get_fund_policy(world: World, args: a.GetFundPolicyArgs) -> Outcome:
@@ -144,6 +148,7 @@ def request_information(world: World, args: a.RequestInformationArgs) -> Outcome
     outstanding: list[str] = []
     delivered: list[FinancialPeriod] = []
     by_item = {answer.item: answer for answer in p.answers}
+    changed = p
     for item in items:
         answer = by_item.get(item)
         if answer is None:
@@ -155,6 +160,7 @@ def request_information(world: World, args: a.RequestInformationArgs) -> Outcome
         answers.append(f"{item} ({state}): {answer.text}")
         if answer.available and answer.period is not None:
             delivered.append(answer.period)
+        changed = answered(changed, answer)
     req_id, counters = world.issue("request")
     request = InformationRequest(
         request_id=req_id,
@@ -163,12 +169,10 @@ def request_information(world: World, args: a.RequestInformationArgs) -> Outcome
         message=args.message,
         requested_on=world.today,
     )
-    periods = tuple(sorted((*p.periods, *delivered), key=lambda x: (x.end, x.kind)))
     package = _with(
         world,
-        p,
+        changed,
         status="information_requested",
-        periods=periods,
         received_answers=(*p.received_answers, *answers),
     )
     new = world.model_copy(

@@ -23,7 +23,12 @@ CovenantMetric = Literal[
     "max_total_leverage", "max_senior_leverage", "min_interest_coverage", "min_fccr", "min_liquidity"
 ]
 AddBackCategory = Literal[
-    "non_recurring", "restructuring", "owner_compensation", "projected_synergy", "recurring_cost"
+    "non_recurring",
+    "restructuring",
+    "owner_compensation",
+    "projected_synergy",
+    "recurring_cost",
+    "equity_cure",
 ]
 PackageStatus = Literal["open", "information_requested", "recommended", "escalated"]
 
@@ -143,6 +148,10 @@ class AddBack(Contract):
     """Whether evidence (invoices, a quality-of-earnings report) supports it."""
     recurring: bool = False
     """Whether the cost recurs (a recurring cost is not an add-back)."""
+    booked_in: tuple[str, ...] = ()
+    """Earlier fiscal years whose bridge carried the same charge (labels, e.g. `FY2023`)."""
+    support_amount: float | None = Field(default=None, ge=0)
+    """The amount the supporting documents tie to; None when they tie to the whole amount."""
 
 
 class EbitdaBridge(Contract):
@@ -165,6 +174,12 @@ class Covenant(Contract):
     """What is tested; `max_` covenants cap the ratio, `min_` covenants floor it."""
     level: float = Field(gt=0)
     """Covenant level (a multiple, or an amount in the facility currency for liquidity)."""
+    springing_utilisation_pct: float | None = Field(default=None, ge=0, le=100)
+    """A springing covenant is tested only while the revolver is drawn above this percentage of its
+    commitment; None: tested every quarter."""
+    equity_cures: int = Field(default=0, ge=0)
+    """Equity cures the sponsor may make over the facility's life (sponsor cash counted toward a
+    failed test; never earnings for underwriting)."""
 
 
 class Facility(Contract):
@@ -241,16 +256,43 @@ class FundPolicy(Contract):
     """Fixed-charge coverage below this needs more equity."""
     min_headroom_pct: float = 15.0
     """Covenant headroom under this percentage goes to investment committee."""
+    min_headroom_by_metric: dict[str, float] = Field(default_factory=dict)
+    """Per-covenant floors (by metric) that replace `min_headroom_pct` for that covenant."""
     addback_cap_pct: float = 20.0
     """Projected synergies are accepted up to this percentage of reported EBITDA."""
     max_customer_share_pct: float = 30.0
     """A single customer above this share of revenue needs a concentration condition or IC."""
+    recurrence_years: int = 2
+    """An add-back booked in this many earlier fiscal years is recurring, whatever it is called."""
+    reporting_lag_days: int = 45
+    """Days after a quarter's end its accounts are due; a TTM ending more than a quarter plus this
+    before the decision date is stale."""
     restatement_lookback_years: int = 2
     """A restatement issued within this many years needs information before any decision."""
     ratio_tolerance_pct: float = 2.0
     """Tolerance on a recorded ratio or amount, in percent of the right figure."""
     headroom_tolerance_pts: float = 2.0
     """Tolerance on recorded covenant headroom, in percentage points."""
+
+
+class Flow(Contract):
+    """One line of a sources-and-uses table."""
+
+    label: str
+    """What the line is, in words (`Unitranche`, `Sponsor equity`, `Repay Regional Bank loan`)."""
+    amount: float = Field(ge=0)
+    """Amount, in the facility currency."""
+    debt_id: str | None = None
+    """The existing debt a use repays, when it repays one."""
+
+
+class SourcesAndUses(Contract):
+    """Where the money at closing comes from and where it goes."""
+
+    sources: tuple[Flow, ...]
+    """Sources of funds: the facility, sponsor equity, cash on hand."""
+    uses: tuple[Flow, ...]
+    """Uses of funds: debt repaid (with its `debt_id`), purchase price, fees."""
 
 
 class BorrowerAnswer(Contract):
@@ -263,7 +305,11 @@ class BorrowerAnswer(Contract):
     text: str
     """The borrower's answer."""
     period: FinancialPeriod | None = None
-    """A period the answer delivers (a missing quarter)."""
+    """A period the answer delivers (a missing quarter, the latest quarter)."""
+    addbacks: tuple[AddBack, ...] = ()
+    """Bridge lines the answer restates (a quality-of-earnings report), replacing those of the same id."""
+    sources_and_uses: SourcesAndUses | None = None
+    """The sources-and-uses table the answer delivers."""
 
 
 class CreditPackage(Contract):
@@ -287,6 +333,8 @@ class CreditPackage(Contract):
     """Debt the borrower already carries."""
     fx_to_facility: dict[str, float] = Field(default_factory=dict)
     """Rate converting one unit of each currency into the facility currency."""
+    sources_and_uses: SourcesAndUses | None = None
+    """Sources and uses at closing, when the package has them."""
     answers: tuple[BorrowerAnswer, ...] = ()
     """What the borrower would answer to each information item (hidden until requested)."""
     status: PackageStatus = "open"

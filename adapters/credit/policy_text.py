@@ -10,12 +10,20 @@ def policy_rules(p: FundPolicy) -> list[str]:
     return [
         f"Before any decision, request information on a package with a period restated in the last "
         f"{p.restatement_lookback_years} years (restatement_reconciliation) or a quarter missing from the "
-        "trailing twelve months (missing_quarter); if it is still to follow, make no decision.",
+        "trailing twelve months (missing_quarter), a trailing twelve months ending more than a quarter plus "
+        f"{p.reporting_lag_days} days before today (latest_quarter), or debt flagged refinanced with no sources "
+        "and uses (sources_and_uses); if it is still to follow, make no decision.",
+        "Debt flagged refinanced is retired only as far as the sources and uses repay it; the rest stays in debt.",
         "Compute every figure on the latest four quarters, pro forma for the facility (debt after closing: "
         "the facility, the drawn revolver and the existing debt it does not refinance), in the facility currency.",
         f"Accept only supported, non-recurring add-backs; projected synergies up to {p.addback_cap_pct:g}% of "
-        "reported EBITDA.",
-        "Adjusted EBITDA zero or negative (leverage stated as 99.0): decline, or escalate (non_positive_ebitda).",
+        "reported EBITDA. Read each line: a charge booked in "
+        f"{p.recurrence_years} earlier fiscal years, or described as annual or ongoing, is recurring; an equity "
+        "cure is never earnings; support counts only up to the amount its documents tie to.",
+        "Adjusted EBITDA zero or negative (leverage stated as 99.0), or Reported TTM EBITDA zero or negative "
+        "(positive only after add-backs, pro forma only): decline, or escalate (non_positive_ebitda).",
+        f"Total debt above {p.decline_total_leverage:g}x reported EBITDA (within policy only on adjusted "
+        "EBITDA): escalate (addback_dependent_earnings), or decline.",
         f"Total leverage above {p.decline_total_leverage:g}x or interest coverage below "
         f"{p.decline_interest_coverage:g}x: decline.",
         f"Total leverage above {p.escalate_total_leverage:g}x (leverage_above_policy), any covenant headroom "

@@ -26,6 +26,11 @@ InformationItem = Literal[
     "addback_support",
     "customer_contracts",
     "fiscal_year_bridge",
+    "sources_and_uses",
+    "latest_quarter",
+    "quality_of_earnings",
+    "compliance_certificates",
+    "breach_history",
 ]
 EscalationReason = Literal[
     "leverage_above_policy",
@@ -34,6 +39,7 @@ EscalationReason = Literal[
     "covenant_lite",
     "customer_concentration",
     "non_positive_ebitda",
+    "addback_dependent_earnings",
     "other",
 ]
 

@@ -10,6 +10,7 @@ from adapters.credit.models import (
     FundPolicy,
     PackageStatus,
     PeriodKind,
+    SourcesAndUses,
     Sponsor,
     TermSheet,
 )
@@ -89,6 +90,8 @@ class ExistingDebtResult(Contract):
     """The package."""
     debts: list[ExistingDebt]
     """Each instrument."""
+    sources_and_uses: SourcesAndUses | None = None
+    """Sources and uses at closing (what retires the debt flagged refinanced), when the package has them."""
 
 
 class FundPolicyResult(Contract):

@@ -11,9 +11,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import date
 
+from adapters.credit.answers import answered_all
 from adapters.credit.models import CreditPackage, FundPolicy
 from adapters.credit.records import ConditionKind, DecisionClass, EscalationReason, Figures, InformationItem
-from envs.credit.ratios import Inputs, figures, max_amount_for, missing_quarter, restated_recently
+from envs.credit.addbacks import judge
+from envs.credit.covenants import breached, restructured_amount, thin
+from envs.credit.ratios import (
+    Inputs,
+    exact,
+    inputs_for,
+    max_amount_for,
+    missing_quarter,
+    q,
+    restated_recently,
+    rounded,
+    stale_ttm,
+)
+from envs.credit.refinancing import unfunded_refinancing
 
 
 @dataclass(frozen=True)
@@ -37,18 +51,13 @@ class Assessment:
     book, support for unsupported add-backs, a bridge across a short fiscal year)."""
     flags: tuple[str, ...] = field(default=())
     """Edge facts found, for tags and memos."""
+    addback_reasons: tuple[str, ...] = ()
+    """Why each add-back was taken, cut or left out (`AB-1: ...`)."""
 
 
 def inputs_of(package: CreditPackage, policy: FundPolicy) -> Inputs:
     """The computation inputs of a package as it stands."""
-    return Inputs(
-        periods=package.periods,
-        bridge=package.bridge,
-        term_sheet=package.term_sheet,
-        debts=package.existing_debt,
-        fx_to_facility=dict(package.fx_to_facility),
-        policy=policy,
-    )
+    return inputs_for(package, policy)
 
 
 def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[InformationItem, ...]:
@@ -58,6 +67,10 @@ def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[
         items.append("restatement_reconciliation")
     if missing_quarter(package.periods):
         items.append("missing_quarter")
+    elif stale_ttm(package.periods, today, policy.reporting_lag_days):
+        items.append("latest_quarter")
+    if unfunded_refinancing(package.existing_debt, package.sources_and_uses):
+        items.append("sources_and_uses")
     return tuple(items)
 
 
@@ -67,18 +80,19 @@ def may_ask(package: CreditPackage, policy: FundPolicy) -> tuple[InformationItem
     if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
         items.append("customer_contracts")
     if any(not a.supported and not a.recurring for a in package.bridge.addbacks):
-        items.append("addback_support")
+        items += ["addback_support", "quality_of_earnings"]
+    if package.sponsor.prior_default:
+        items.append("breach_history")
+    if any(not d.refinanced for d in package.existing_debt):
+        items.append("compliance_certificates")
     if any(p.kind == "FY" and p.months < 12 for p in package.periods):
         items.append("fiscal_year_bridge")
     return tuple(items)
 
 
 def after_answers(package: CreditPackage, items: tuple[InformationItem, ...]) -> CreditPackage:
-    """The package once the borrower answered `items` (delivered periods join it)."""
-    delivered = tuple(
-        a.period for a in package.answers if a.item in items and a.available and a.period is not None
-    )
-    return package.model_copy(update={"periods": (*package.periods, *delivered)})
+    """The package once the borrower answered `items` (what the answers deliver joins it)."""
+    return answered_all(package, items)
 
 
 def assess(package: CreditPackage, policy: FundPolicy, today: date) -> Assessment:
@@ -95,35 +109,59 @@ def assess(package: CreditPackage, policy: FundPolicy, today: date) -> Assessmen
 def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationItem, ...] = ()) -> Assessment:
     """The classes for a package whose information is complete (`items`: what was asked first)."""
     inputs = inputs_of(package, policy)
-    f = figures(inputs)
-    base = Assessment(classes=(), figures=f, ask_first=items)
-    if f.adjusted_ebitda <= 0:
+    e = exact(inputs)
+    f = rounded(e)
+    judged = tuple(judge(a, policy).reason for a in package.bridge.addbacks)
+    base = Assessment(classes=(), figures=f, ask_first=items, addback_reasons=judged)
+    # Every threshold is compared on the exact figures; `f` is only what the memo shows.
+    if e.adjusted_ebitda <= 0 or e.reported_ebitda <= 0:
+        # Positive only after add-backs is a pro-forma-only case: the same as no earnings.
+        only = ("pro_forma_only_ebitda",) if e.adjusted_ebitda > 0 else ()
         return replace(
             base,
             classes=("decline", "escalate"),
             escalation_reasons=("non_positive_ebitda",),
-            flags=("non_positive_ebitda",),
+            flags=("non_positive_ebitda", *only),
         )
-    if (
-        f.total_leverage > policy.decline_total_leverage
-        or f.interest_coverage < policy.decline_interest_coverage
+    if e.total_leverage > q(policy.decline_total_leverage) or e.interest_coverage < q(
+        policy.decline_interest_coverage
     ):
         return replace(base, classes=("decline",), flags=("beyond_policy",))
+    facility = package.term_sheet.facility
+    if breached(e, facility):
+        # Breached on day one: declined, or restructured to an amount every covenant can carry.
+        amount = restructured_amount(inputs)
+        flags = ("covenant_breached_at_closing",)
+        if amount is None:
+            return replace(base, classes=("decline",), flags=flags)
+        return replace(
+            base,
+            classes=("decline", "approve_with_conditions"),
+            conditions=("lower_amount",),
+            max_amount=amount,
+            flags=flags,
+        )
     reasons: list[EscalationReason] = []
-    if f.total_leverage > policy.escalate_total_leverage:
+    # Within policy only on adjusted EBITDA: the committee (or a decline), never an approval on
+    # add-backs alone.
+    dependent = e.total_debt / e.reported_ebitda > q(policy.decline_total_leverage)
+    if dependent:
+        reasons.append("addback_dependent_earnings")
+    if e.total_leverage > q(policy.escalate_total_leverage):
         reasons.append("leverage_above_policy")
-    if f.covenant_headroom and min(h.headroom_pct for h in f.covenant_headroom) < policy.min_headroom_pct:
+    if thin(e, facility, policy):
         reasons.append("thin_covenant_headroom")
     if package.sponsor.prior_default:
         reasons.append("sponsor_prior_default")
     if reasons:
-        return replace(base, classes=("escalate",), escalation_reasons=tuple(reasons), flags=tuple(reasons))
+        escalate: tuple[DecisionClass, ...] = ("escalate", "decline") if dependent else ("escalate",)
+        return replace(base, classes=escalate, escalation_reasons=tuple(reasons), flags=tuple(reasons))
     conditions: list[ConditionKind] = []
     max_amount: float | None = None
-    if f.total_leverage > policy.target_total_leverage:
+    if e.total_leverage > q(policy.target_total_leverage):
         conditions.append("lower_amount")
-        max_amount = round(max_amount_for(inputs, policy.target_total_leverage), 0)
-    if f.fixed_charge_coverage < policy.min_fccr:
+        max_amount = max_amount_for(inputs, policy.target_total_leverage)
+    if e.fixed_charge_coverage < q(policy.min_fccr):
         conditions.append("more_equity")
     if package.borrower.reporting_currency != package.term_sheet.facility.currency:
         conditions.append("currency_hedge")

@@ -7,6 +7,9 @@
   `4.3x`), and the headroom of every covenant on the term sheet after the covenant's name (a
   percentage within a point of the recorded headroom), or says the terms are covenant-lite when
   there is none;
+- the memo is evidence (`memo_check`): every ratio it cites equals the computation to the
+  decimals written, it states no fact the package does not hold, an escalation memo names each
+  reason and a memo asking for more equity cites the FCCR;
 - an information request names, in words, each item it asks for.
 A check fails on the first call that breaks it and names that call.
 """
@@ -19,6 +22,7 @@ from typing import Any
 
 from adapters.credit.tools import ESCALATE, RECORD, REQUEST
 from envs.contract import Trajectory, Turn
+from envs.credit.memo_check import evidence_problem
 from envs.verifiers.rubrics import Rubric, rubric_checks
 from schemas.tasks import Task
 from schemas.verdicts import CheckResult
@@ -50,6 +54,11 @@ ITEM_PATTERNS: dict[str, re.Pattern[str]] = {
     "addback_support": re.compile(r"add-?backs?", re.IGNORECASE),
     "customer_contracts": re.compile(r"customer", re.IGNORECASE),
     "fiscal_year_bridge": re.compile(r"fiscal year", re.IGNORECASE),
+    "sources_and_uses": re.compile(r"sources and uses|sources & uses", re.IGNORECASE),
+    "latest_quarter": re.compile(r"quarter", re.IGNORECASE),
+    "quality_of_earnings": re.compile(r"quality[- ]of[- ]earnings|\bQoE\b", re.IGNORECASE),
+    "compliance_certificates": re.compile(r"compliance certificate", re.IGNORECASE),
+    "breach_history": re.compile(r"breach", re.IGNORECASE),
 }
 
 
@@ -101,7 +110,9 @@ def memo_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
             return f"the memo does not state the {name.replace('_', ' ')} ({value}x) it relied on"
     covenants = package.get("term_sheet", {}).get("covenants", [])
     if not covenants:
-        return None if _LITE.search(text) else "the terms have no covenant and the memo does not say so"
+        if not _LITE.search(text):
+            return "the terms have no covenant and the memo does not say so"
+        return evidence_problem(world, args)
     recorded = {h.get("metric"): h.get("headroom_pct") for h in figures.get("covenant_headroom", [])}
     for covenant in covenants:
         metric = covenant["metric"]
@@ -109,7 +120,7 @@ def memo_problem(world: Mapping[str, Any], turn: Turn) -> str | None:
         cited = near_label(text, HEADROOM_LABELS[metric], _PERCENT)
         if not isinstance(value, int | float) or not _near(cited, float(value), 0.6):
             return f"the memo does not state the headroom on the {metric.replace('_', ' ')} covenant"
-    return None
+    return evidence_problem(world, args)
 
 
 def request_problem(world: Mapping[str, Any], turn: Turn) -> str | None:

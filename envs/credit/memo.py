@@ -13,6 +13,11 @@ ITEM_WORDS: dict[str, str] = {
     "addback_support": "support for the add-backs in the EBITDA bridge",
     "customer_contracts": "the main customer contracts",
     "fiscal_year_bridge": "a bridge across the change of fiscal year end",
+    "sources_and_uses": "the sources and uses of funds at closing, showing what repays the debt to be refinanced",
+    "latest_quarter": "the latest quarter's management accounts, as the trailing twelve months are stale",
+    "quality_of_earnings": "the quality-of-earnings report on the add-backs",
+    "compliance_certificates": "the latest compliance certificates under the existing debt",
+    "breach_history": "the covenant breach history, with any waiver or amendment",
 }
 METRIC_WORDS: dict[str, str] = {
     "max_total_leverage": "total leverage covenant",

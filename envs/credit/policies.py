@@ -40,7 +40,16 @@ def blind_script(item: WorkItem, move: DecisionClass) -> Script:
     bridge = package.bridge.model_copy(
         update={
             "addbacks": tuple(
-                a.model_copy(update={"supported": True, "recurring": False, "category": "non_recurring"})
+                a.model_copy(
+                    update={
+                        "supported": True,
+                        "recurring": False,
+                        "category": "non_recurring",
+                        "description": "Adjustment",  # unread: no words or history count against it
+                        "booked_in": (),
+                        "support_amount": None,
+                    }
+                )
                 for a in package.bridge.addbacks
             )
         }

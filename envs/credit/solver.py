@@ -17,6 +17,7 @@ from adapters.credit.models import (
     ExistingDebt,
     FinancialPeriod,
     FundPolicy,
+    SourcesAndUses,
     Sponsor,
     TermSheet,
 )
@@ -64,8 +65,14 @@ def read_package(desk: Desk, package_id: str) -> Script:
         term_sheet=TermSheet.model_validate(term["term_sheet"]),
         existing_debt=tuple(ExistingDebt.model_validate(d) for d in debt["debts"]),
         fx_to_facility=pkg["fx_to_facility"],
+        sources_and_uses=_table(debt),
     )
     return package, FundPolicy.model_validate(policy["policy"])
+
+
+def _table(debt: dict[str, Any]) -> SourcesAndUses | None:
+    found = debt.get("sources_and_uses")
+    return SourcesAndUses.model_validate(found) if found else None
 
 
 def analyst(item: WorkItem, prefer: DecisionClass | None = None) -> Script:
@@ -90,7 +97,18 @@ def analyst(item: WorkItem, prefer: DecisionClass | None = None) -> Script:
             if period is None:
                 return None
             delivered.append(FinancialPeriod.model_validate(period["period"]))
-        package = package.model_copy(update={"periods": (*package.periods, *delivered)})
+        # Answers change the file: the debt table and the bridge are read again after them.
+        debt = yield from desk.read("get_existing_debt", package_id=package_id)
+        bridge = yield from desk.read("get_ebitda_bridge", package_id=package_id)
+        if debt is None or bridge is None:
+            return None
+        package = package.model_copy(
+            update={
+                "periods": (*package.periods, *delivered),
+                "sources_and_uses": _table(debt),
+                "bridge": EbitdaBridge.model_validate(bridge["bridge"]),
+            }
+        )
     assessment = decide(package, policy, items)
     klass = prefer if prefer is not None and prefer in assessment.classes else assessment.classes[0]
     yield decision_call(desk, package, policy, assessment, klass)
@@ -106,7 +124,9 @@ def decision_call(
     figures = f.model_dump(mode="json")
     if klass == "escalate":
         recommended = (
-            "decline" if "non_positive_ebitda" in a.escalation_reasons else "approve_with_conditions"
+            "decline"
+            if {"non_positive_ebitda", "addback_dependent_earnings"} & set(a.escalation_reasons)
+            else "approve_with_conditions"
         )
         reasons = ", ".join(r.replace("_", " ") for r in a.escalation_reasons)
         return desk.call(

@@ -24,8 +24,10 @@ from adapters.credit.models import (
     ExistingDebt,
     Facility,
     FinancialPeriod,
+    Flow,
     FundPolicy,
     IncomeStatement,
+    SourcesAndUses,
     Sponsor,
     TermSheet,
 )
@@ -278,8 +280,23 @@ def draw(rng: random.Random, package_id: str, knobs: Knobs, policy: FundPolicy) 
             collateral="First-lien security over all assets and shares of the borrower",
         ),
         existing_debt=tuple(debts),
+        sources_and_uses=_sources_and_uses(facility.amount, debts),
     )
     return with_covenants(package, policy, _u(rng, knobs.headroom), rng)
+
+
+def _sources_and_uses(amount: float, debts: list[ExistingDebt]) -> SourcesAndUses | None:
+    """A table whose sources repay every refinanced debt in full (equity makes up any gap)."""
+    repaid = [d for d in debts if d.refinanced]
+    if not repaid:
+        return None
+    owed = sum(d.outstanding for d in repaid)
+    sources = [Flow(label="Facility", amount=amount)]
+    if owed > amount:
+        sources.append(Flow(label="Sponsor equity", amount=owed - amount))
+    uses = [Flow(label=f"Repay {d.lender}", amount=d.outstanding, debt_id=d.debt_id) for d in repaid]
+    uses.append(Flow(label="Purchase price and fees", amount=max(amount - owed, 0.0)))
+    return SourcesAndUses(sources=tuple(sources), uses=tuple(uses))
 
 
 def with_covenants(

@@ -23,15 +23,17 @@ from adapters.credit.models import (
     ExistingDebt,
     Facility,
     FinancialPeriod,
+    Flow,
     IncomeStatement,
     SourceFormat,
+    SourcesAndUses,
     Sponsor,
     TermSheet,
 )
 from adapters.credit.world import World
 
 TODAY = date(2025, 11, 14)
-SEED_PACKAGES = ("PKG-1001", "PKG-1002", "PKG-1003", "PKG-1004", "PKG-1005", "PKG-1006")
+SEED_PACKAGES = ("PKG-1001", "PKG-1002", "PKG-1003", "PKG-1004", "PKG-1005", "PKG-1006", "PKG-1007")
 
 
 def _period(
@@ -205,6 +207,16 @@ def _package(
                 refinanced=True,
             ),
         ),
+        sources_and_uses=SourcesAndUses(
+            sources=(
+                Flow(label="Unitranche", amount=amount),
+                Flow(label="Sponsor equity", amount=amount / 2),
+            ),
+            uses=(
+                Flow(label="Repay Regional Bank", amount=8_000_000.0, debt_id="D-1"),
+                Flow(label="Purchase price and fees", amount=amount * 1.5 - 8_000_000.0),
+            ),
+        ),
     )
     return package.model_copy(update=changes)
 
@@ -250,6 +262,60 @@ def _fiscal_year_change() -> CreditPackage:
     )
 
 
+def _answers_change_the_file() -> CreditPackage:
+    """A refinancing with no sources and uses and an unsupported add-back: each answer changes the
+    file (the table, the add-back's support), and the certificates and breach history are facts."""
+    unsupported = AddBack(
+        addback_id="AB-3",
+        description="Founder salary above market",
+        category="owner_compensation",
+        amount=300_000.0,
+        supported=False,
+    )
+    base = _package("PKG-1007", "Tamsin Fire Safety Group", _calendar_periods(2_200_000.0), 36_000_000.0)
+    bridge = base.bridge.model_copy(
+        update={
+            "addbacks": (*base.bridge.addbacks, unsupported),
+            "management_adjusted_ebitda": base.bridge.management_adjusted_ebitda + unsupported.amount,
+        }
+    )
+    table = SourcesAndUses(
+        sources=(Flow(label="Unitranche", amount=36_000_000.0),),
+        uses=(
+            Flow(label="Repay Regional Bank", amount=5_000_000.0, debt_id="D-1"),
+            Flow(label="Purchase price and fees", amount=31_000_000.0),
+        ),
+    )
+    answers = (
+        BorrowerAnswer(
+            item="sources_and_uses",
+            available=True,
+            text="Sources and uses attached: 5.0m of the 8.0m bank loan is repaid at closing.",
+            sources_and_uses=table,
+        ),
+        BorrowerAnswer(
+            item="quality_of_earnings",
+            available=True,
+            text="Quality-of-earnings report attached: founder pay above market confirmed at 250,000.",
+            addbacks=(unsupported.model_copy(update={"supported": True, "support_amount": 250_000.0}),),
+        ),
+        BorrowerAnswer(
+            item="compliance_certificates",
+            available=True,
+            text="Compliance certificates for the last four quarters: every test passed.",
+        ),
+        BorrowerAnswer(
+            item="breach_history", available=True, text="No covenant breach, waiver or amendment."
+        ),
+        BorrowerAnswer(
+            item="customer_contracts",
+            available=False,
+            text="The top customer's renewal is under negotiation.",
+        ),
+    )
+    return base.model_copy(update={"bridge": bridge, "sources_and_uses": None, "answers": answers})
+
+
 def seed_world() -> World:
     """The built-in world of the credit sandbox (and of the conformance suite)."""
     eur = _calendar_periods(1_800_000.0, currency="EUR", source="pdf_table")
@@ -274,6 +340,7 @@ def seed_world() -> World:
             ),
             term_sheet=_terms(15_000_000.0, covenants=False),
         ),
+        _answers_change_the_file(),
     ]
     packages[1] = packages[1].model_copy(update={"bridge": _bridge(7_300_000.0, "EUR", synergy=2_000_000.0)})
     return World(today=TODAY, packages={p.package_id: p for p in packages})

@@ -27,6 +27,7 @@ from adapters.credit.models import (
     Facility,
     FinancialPeriod,
     IncomeStatement,
+    SourcesAndUses,
     Sponsor,
     TermSheet,
 )
@@ -84,6 +85,9 @@ class Hand:
     drop_quarter: int | None = None
     fy_stub: bool = False
     answers: tuple[BorrowerAnswer, ...] = field(default=())
+    sources_and_uses: SourcesAndUses | None = None
+    springing: tuple[tuple[CovenantMetric, float], ...] = ()
+    """Covenants that spring: (metric, revolver utilisation % above which they are tested)."""
 
 
 def _quarter(h: Hand, i: int) -> FinancialPeriod:
@@ -189,7 +193,10 @@ def package(h: Hand, package_id: str) -> CreditPackage:
         bridge=bridge,
         term_sheet=TermSheet(
             facility=facility,
-            covenants=tuple(Covenant(metric=m, level=v) for m, v in h.covenants),
+            covenants=tuple(
+                Covenant(metric=m, level=v, springing_utilisation_pct=dict(h.springing).get(m))
+                for m, v in h.covenants
+            ),
             covenant_lite=not h.covenants,
             equity_contribution_pct=45.0,
             collateral="First-lien security over all assets",
@@ -197,4 +204,5 @@ def package(h: Hand, package_id: str) -> CreditPackage:
         existing_debt=h.debts,
         fx_to_facility={h.currency: h.fx} if h.fx else {},
         answers=h.answers,
+        sources_and_uses=h.sources_and_uses,
     )

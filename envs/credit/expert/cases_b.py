@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from adapters.credit.models import AddBack, BorrowerAnswer, ExistingDebt
+from adapters.credit.models import AddBack, BorrowerAnswer, ExistingDebt, Flow, SourcesAndUses
 from envs.credit.assess import Assessment
 from envs.credit.expert.build import LEGAL, TRADE_SHOW, Hand, M, package
 from envs.credit.expert.cases_a import BASE_F, cond
@@ -64,7 +64,7 @@ def x14() -> ExpertCase:
     return ExpertCase(
         "x14-sponsor-default", "the sponsor let a portfolio company default", ("class:escalate", "edge:sponsor_prior_default"),
         "a sponsor with a prior default",
-        p, Assessment(classes=("escalate",), figures=BASE_F, escalation_reasons=("sponsor_prior_default",)),
+        p, Assessment(classes=("escalate",), figures=BASE_F, escalation_reasons=("sponsor_prior_default",), may_ask=("breach_history",)),
         golds=(move("escalate", "the committee decides on sponsors with a default", p, Decision("escalate", BASE_F, reasons=("sponsor_prior_default",))),),
         wrong_moves=(
             move("approve", "good ratios do not clear the sponsor", p, Decision("approve", BASE_F)),
@@ -159,7 +159,12 @@ def x19() -> ExpertCase:
     note = ExistingDebt(debt_id="D-2", lender="Seller note", seniority="subordinated", outstanding=11 * M, currency="USD",
                         rate_pct=10.0, annual_principal=0.0)
     covenants = (("max_total_leverage", 5.0), ("min_interest_coverage", 2.0), ("max_senior_leverage", 4.0))
-    p = package(Hand(facility=33 * M, debts=(bank, note), covenants=covenants), "PKG-X19")  # type: ignore[arg-type]
+    # Sources and uses: the 33.0m facility and 5.0m of equity repay the 20.0m bank loan in full.
+    table = SourcesAndUses(
+        sources=(Flow(label="Unitranche", amount=33 * M), Flow(label="Sponsor equity", amount=5 * M)),
+        uses=(Flow(label="Repay Regional Bank", amount=20 * M, debt_id="D-1"), Flow(label="Dividend recap", amount=18 * M)),
+    )
+    p = package(Hand(facility=33 * M, debts=(bank, note), covenants=covenants, sources_and_uses=table), "PKG-X19")  # type: ignore[arg-type]
     # 33.0m + 11.0m note = 44.0m: 4.00x; senior 33.0 / 11.0 = 3.00x; interest 3.3 + 1.1 = 4.4m; principal 0.33m:
     # FCCR 9.5 / 4.73 = 2.01; DSCR 9.3 / 4.73 = 1.97; headroom 20.0%, 25.0%, (4.0 - 3.0) / 4.0 = 25.0%.
     f = figures(
@@ -190,7 +195,7 @@ def x19() -> ExpertCase:
     return ExpertCase(
         "x19-existing-debt", "a seller note stays, the bank loan is refinanced", ("class:approve",),
         "Total leverage = total debt / adjusted EBITDA; senior leverage likewise with senior debt",
-        p, Assessment(classes=("approve",), figures=f),
+        p, Assessment(classes=("approve",), figures=f, may_ask=("compliance_certificates",)),
         golds=(move("approve", "the note counts in total, not senior, debt; the refinanced loan in neither", p, Decision("approve", f)),),
         wrong_moves=(move("double_count", "counts the loan the facility repays", p, Decision("escalate", double, reasons=("thin_covenant_headroom",))),),
     )
@@ -212,7 +217,7 @@ def x20() -> ExpertCase:
     return ExpertCase(
         "x20-unsupported-addback", "an owner-pay add-back without evidence", ("class:approve",),
         "Add-backs that are recurring, unsupported or above a cap are rejected",
-        p, Assessment(classes=("approve",), figures=BASE_F, may_ask=("addback_support",)),
+        p, Assessment(classes=("approve",), figures=BASE_F, may_ask=("addback_support", "quality_of_earnings")),
         golds=(move("approve", "approves on 11.0m, the unsupported add-back rejected", p, Decision("approve", BASE_F)),),
         wrong_moves=(
             move("accept_unsupported", "takes the founder-pay add-back on trust", p, Decision("approve", trusting)),

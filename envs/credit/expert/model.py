@@ -10,6 +10,7 @@ scored by `credit.v1` like any other.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
 from adapters.credit.models import CreditPackage, FundPolicy
@@ -110,7 +111,10 @@ def move(
         ]
     f = decision.figures
     if decision.klass == "escalate" and f is not None:
-        text = decision.memo or memo(pkg, f, "escalate to investment committee", "Reserved to the committee.")
+        why = ", ".join(r.replace("_", " ") for r in decision.reasons)
+        text = decision.memo or memo(
+            pkg, f, "escalate to investment committee", f"Reserved to the committee. Reasons: {why}."
+        )
         steps.append(
             (
                 ESCALATE,
@@ -158,16 +162,20 @@ class ExpertCase:
     golds: tuple[Move, ...]
     wrong_moves: tuple[Move, ...]
     policy: FundPolicy = field(default_factory=FundPolicy)
+    today: date = TODAY
+    """The decision date."""
+    source: str = ""
+    """The published rule or stated market practice the case rests on."""
 
     def task(self) -> Task:
         """The case as a `credit.v1` task: the first gold as gold, the others as alternatives."""
-        world = World(today=TODAY, policy=self.policy, packages={self.package.package_id: self.package})
+        world = World(today=self.today, policy=self.policy, packages={self.package.package_id: self.package})
         classes = self.right.classes
         must_escalate = True if classes == ("escalate",) else (None if "escalate" in classes else False)
         return Task(
             task_id=f"credit-expert-{self.id}",
             domain="credit",
-            work_item=work_item(self.package, TODAY.isoformat()),
+            work_item=work_item(self.package, self.today.isoformat()),
             initial_world=world.snapshot(),
             tools=tuple(spec.name for spec in DOMAIN.tool_specs()),
             gold_solution=self.golds[0].tool_calls(),

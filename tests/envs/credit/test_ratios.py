@@ -15,7 +15,7 @@ from envs.credit.worldgen import TODAY
 
 @pytest.mark.parametrize("case", load_expert_cases(), ids=lambda c: c.id)
 def test_the_computed_figures_and_classes_match_the_hand_worked_expert_case(case: object) -> None:
-    found = assess(case.package, case.policy, TODAY)  # type: ignore[attr-defined]
+    found = assess(case.package, case.policy, case.today)  # type: ignore[attr-defined]
     right = case.right  # type: ignore[attr-defined]
     assert (found.classes, found.conditions, found.escalation_reasons, found.ask_first, found.may_ask) == (
         right.classes, right.conditions, right.escalation_reasons, right.ask_first, right.may_ask,

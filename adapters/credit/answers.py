@@ -1,0 +1,38 @@
+"""What a borrower's answer changes in the package: a delivered period joins it, a quality-of-earnings
+report restates bridge lines (by id), a sources-and-uses table is attached. The sim and the sandbox
+both apply answers through `answered`, so the world they hold after a request is the same."""
+
+from __future__ import annotations
+
+from adapters.credit.models import BorrowerAnswer, CreditPackage
+
+
+def answered(package: CreditPackage, answer: BorrowerAnswer) -> CreditPackage:
+    """The package once `answer` is delivered (an answer still to follow changes nothing)."""
+    if not answer.available:
+        return package
+    update: dict[str, object] = {}
+    if answer.period is not None and answer.period.label not in {p.label for p in package.periods}:
+        periods = (*package.periods, answer.period)
+        update["periods"] = tuple(sorted(periods, key=lambda x: (x.end, x.kind)))
+    if answer.addbacks:
+        restated = {a.addback_id: a for a in answer.addbacks}
+        kept = tuple(restated.pop(a.addback_id, a) for a in package.bridge.addbacks)
+        lines = (*kept, *restated.values())
+        update["bridge"] = package.bridge.model_copy(
+            update={
+                "addbacks": lines,
+                "management_adjusted_ebitda": package.bridge.reported_ebitda + sum(a.amount for a in lines),
+            }
+        )
+    if answer.sources_and_uses is not None:
+        update["sources_and_uses"] = answer.sources_and_uses
+    return package.model_copy(update=update) if update else package
+
+
+def answered_all(package: CreditPackage, items: tuple[str, ...]) -> CreditPackage:
+    """The package once every delivered answer to `items` is in."""
+    for answer in package.answers:
+        if answer.item in items:
+            package = answered(package, answer)
+    return package

@@ -1,0 +1,71 @@
+"""Covenants at closing: which are tested, which floor each is judged against, and the facility
+amount that restructures a package whose covenant would already be breached.
+
+A springing covenant is tested only while the revolver is drawn past its trigger. Each tested
+covenant's headroom is judged against its own floor (`policy.min_headroom_by_metric`, else
+`policy.min_headroom_pct`). A breach at closing is declined or restructured: the restructure is
+the largest facility amount (whole units) that leaves every tested covenant at its floor or above,
+when a smaller amount can do that at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from adapters.credit.models import Covenant, Facility, FundPolicy
+from envs.credit.ratios import Exact, Inputs, exact, q
+
+
+def tested(covenant: Covenant, facility: Facility) -> bool:
+    """Whether the covenant is tested at closing."""
+    trigger = covenant.springing_utilisation_pct
+    if trigger is None:
+        return True
+    if facility.revolver_commitment <= 0:
+        return False
+    return q(facility.revolver_drawn) / q(facility.revolver_commitment) * 100 > q(trigger)
+
+
+def floor(policy: FundPolicy, covenant: Covenant) -> Fraction:
+    """The least headroom, in percent, this covenant needs."""
+    return q(policy.min_headroom_by_metric.get(covenant.metric, policy.min_headroom_pct))
+
+
+def tested_headroom(e: Exact, facility: Facility) -> list[tuple[Covenant, Fraction]]:
+    """Each covenant tested at closing with its exact headroom."""
+    return [(c, h) for c, h in e.headroom if tested(c, facility)]
+
+
+def breached(e: Exact, facility: Facility) -> list[Covenant]:
+    """The covenants that would fail their first test at closing."""
+    return [c for c, h in tested_headroom(e, facility) if h < 0]
+
+
+def thin(e: Exact, facility: Facility, policy: FundPolicy) -> list[Covenant]:
+    """The covenants tested at closing whose headroom is under their floor."""
+    return [c for c, h in tested_headroom(e, facility) if h < floor(policy, c)]
+
+
+def restructured_amount(inputs: Inputs) -> float | None:
+    """The largest amount that leaves every tested covenant at its floor, or None when no smaller
+    amount does (a liquidity covenant, earnings too low)."""
+    facility = inputs.term_sheet.facility
+
+    def fits(amount: int) -> bool:
+        terms = inputs.term_sheet.model_copy(
+            update={"facility": facility.model_copy(update={"amount": float(amount)})}
+        )
+        e = exact(replace(inputs, term_sheet=terms))
+        return not thin(e, terms.facility, inputs.policy)
+
+    low, high = 1, int(facility.amount)
+    if not fits(low):
+        return None
+    while low < high:  # the largest amount that fits: leverage rises and cover falls with it
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return float(low)

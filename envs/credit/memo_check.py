@@ -1,0 +1,172 @@
+"""A memo is evidence: every ratio it cites matches the computation, and every fact it states is
+in the package.
+
+- A ratio is cited where a number written as a multiple (`4.35x`) follows its name with no other
+  number between (`senior leverage 4.00x`, `FCCR of 1.9x`); a level the memo compares with
+  (`at most 5.0x`, `covenant at 6.25x`, `target 5.0x`) is not a citation. Each citation must equal
+  the figure computed from the package to the decimals it is written with (`4.3x` for 4.2519 is
+  right, `4.30x` is not); liquidity likewise, as an amount.
+- Facts a memo may state only when the package holds them: a waiver, a renewal, a cure, an
+  amendment, a committee's approval. A denial (`no waiver`, `not renewed`) states nothing.
+- An escalation memo names each reason it escalates for; a memo on an approval that asks for more
+  equity cites the FCCR that decides it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from adapters.credit.answers import answered_all
+from adapters.credit.models import CreditPackage, FundPolicy
+from envs.credit.ratios import IncompleteTtm, exact, inputs_for
+
+NUMBER = r"(?P<num>-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\s*(?P<unit>x\b|%|bn\b|billion\b|mm\b|m\b|million\b|k\b|thousand\b)?"
+"""A written number and what follows it."""
+GAP = r"(?P<gap>[^\d\n]{0,40}?)"
+"""Words between a figure's name and its number (no other number)."""
+RATIO_NAMES: dict[str, str] = {
+    "total_leverage": r"(?<!senior )(?<!secured )(?<!net )leverage(?: ratio)?",
+    "senior_leverage": r"senior (?:secured )?leverage(?: ratio)?",
+    "interest_coverage": r"interest cover(?:age)?(?: ratio)?|\bICR\b",
+    "fixed_charge_coverage": r"fixed[- ]charge cover(?:age)?(?: ratio)?|\bFCCR\b",
+    "dscr": r"\bDSCR\b|debt[- ]service cover(?:age)?(?: ratio)?",
+}
+LEVEL_WORDS = re.compile(
+    r"\b(?:at most|at least|not (?:to )?exceed|above|below|under|over|target|level|limit|maximum|minimum"
+    r"|max|min|covenant|threshold|policy|cap|floor|from|to)\b",
+    re.IGNORECASE,
+)
+SCALE = {"bn": 1e9, "billion": 1e9, "mm": 1e6, "m": 1e6, "million": 1e6, "k": 1e3, "thousand": 1e3}
+FACTS: dict[str, re.Pattern[str]] = {
+    "waiver": re.compile(r"\bwaive(?:r|rs|d)?\b", re.IGNORECASE),
+    "renewal": re.compile(r"\brenew(?:al|als|ed|s)?\b", re.IGNORECASE),
+    "cure": re.compile(r"\bcure[ds]?\b", re.IGNORECASE),
+    "amendment": re.compile(r"\bamend(?:ment|ments|ed)?\b", re.IGNORECASE),
+    "committee approval": re.compile(r"\b(?:committee|IC)\b[^.]{0,25}\bapprov", re.IGNORECASE),
+}
+DENIAL = re.compile(r"\b(?:no|not|nor|without|never|absent|neither)\b[^.]*$", re.IGNORECASE)
+DENIAL_REACH = 40
+"""How far before a fact word a denial may stand (same sentence)."""
+REASON_WORDS: dict[str, re.Pattern[str]] = {
+    "leverage_above_policy": re.compile(
+        r"leverage (?:is )?(?:above|over|beyond|exceeds?)|(?:above|over|beyond|exceeds?) (?:the )?(?:fund'?s? )?policy",
+        re.IGNORECASE,
+    ),
+    "thin_covenant_headroom": re.compile(
+        r"\b(?:thin|tight|narrow|limited|insufficient)\b[^.]{0,30}headroom|headroom[^.]{0,30}\b(?:thin|tight|under|below|only)\b",
+        re.IGNORECASE,
+    ),
+    "sponsor_prior_default": re.compile(r"default", re.IGNORECASE),
+    "covenant_lite": re.compile(r"covenant[- ]lite|no maintenance covenant", re.IGNORECASE),
+    "customer_concentration": re.compile(r"concentrat|largest customer", re.IGNORECASE),
+    "non_positive_ebitda": re.compile(r"non[- ]positive|negative|pro[- ]forma|\bloss", re.IGNORECASE),
+    "addback_dependent_earnings": re.compile(r"add-?backs?", re.IGNORECASE),
+}
+
+
+def half_unit(number: str) -> float:
+    """Half a unit of the last decimal written: the rounding a written figure carries."""
+    decimals = len(number.split(".")[1]) if "." in number else 0
+    return 0.5 / 10.0**decimals
+
+
+def cited_multiples(text: str, name: str) -> list[str]:
+    """The multiples cited right after `name` (levels compared with left out)."""
+    out = []
+    for m in re.finditer(f"(?:{name}){GAP}{NUMBER}", text, re.IGNORECASE):
+        if (m.group("unit") or "").lower() == "x" and not LEVEL_WORDS.search(m.group("gap")):
+            out.append(m.group("num"))
+    return out
+
+
+def wrong_ratio(text: str, computed: Mapping[str, float]) -> str | None:
+    """The first ratio cited that the computation does not give, or None."""
+    for figure, name in RATIO_NAMES.items():
+        want = computed.get(figure)
+        if want is None:
+            continue
+        for number in cited_multiples(text, name):
+            if abs(float(number.replace(",", "")) - want) > half_unit(number) + 1e-9:
+                return f"the memo cites {figure.replace('_', ' ')} {number}x; the package gives {want:.4f}x"
+    return None
+
+
+def wrong_liquidity(text: str, computed: float | None) -> str | None:
+    """Liquidity cited as an amount other than the computed one, or None."""
+    if computed is None:
+        return None
+    for m in re.finditer(rf"liquidity{GAP}{NUMBER}", text, re.IGNORECASE):
+        unit = (m.group("unit") or "").lower()
+        if unit in ("x", "%") or LEVEL_WORDS.search(m.group("gap")):
+            continue
+        number = m.group("num").replace(",", "")
+        scale = SCALE.get(unit, 1.0)
+        if abs(float(number) * scale - computed) > half_unit(number) * scale + 1e-6:
+            return f"the memo cites liquidity {m.group('num')}{unit}; the package gives {computed:,.0f}"
+    return None
+
+
+def invented_fact(text: str, package_text: str) -> str | None:
+    """A fact the memo states that the package does not hold, or None."""
+    for fact, pattern in FACTS.items():
+        if pattern.search(package_text):
+            continue
+        for m in pattern.finditer(text):
+            before = text[max(0, m.start() - DENIAL_REACH) : m.start()]
+            if not DENIAL.search(before):
+                return f"the memo states a {fact} the package does not hold ({m.group(0)!r})"
+    return None
+
+
+def missing_reason(text: str, reasons: list[Any]) -> str | None:
+    """An escalation reason the memo does not name, or None."""
+    for reason in reasons:
+        pattern = REASON_WORDS.get(str(reason))
+        if pattern is not None and not pattern.search(text):
+            return f"the memo does not say why: {str(reason).replace('_', ' ')}"
+    return None
+
+
+def computed_figures(world: Mapping[str, Any], package_id: str) -> dict[str, float]:
+    """The figures the package gives (with everything its answers deliver), unrounded; empty
+    when the trailing twelve months cannot be built."""
+    raw = world.get("packages", {}).get(package_id)
+    if raw is None:
+        return {}
+    package = CreditPackage.model_validate(raw)
+    policy = FundPolicy.model_validate(world.get("policy", {}))
+    worked = answered_all(package, tuple(a.item for a in package.answers))
+    try:
+        e = exact(inputs_for(worked, policy))
+    except IncompleteTtm:
+        return {}
+    return {
+        "total_leverage": float(e.total_leverage),
+        "senior_leverage": float(e.senior_leverage),
+        "interest_coverage": float(e.interest_coverage),
+        "fixed_charge_coverage": float(e.fixed_charge_coverage),
+        "dscr": float(e.dscr),
+        "liquidity": float(e.liquidity),
+    }
+
+
+def evidence_problem(world: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
+    """Why the memo of a recording or escalating call is not evidence, or None."""
+    text = str(arguments.get("memo", ""))
+    package_id = str(arguments.get("package_id", ""))
+    computed = computed_figures(world, package_id)
+    liquidity = computed.pop("liquidity", None)
+    package_text = str(world.get("packages", {}).get(package_id, ""))
+    conditions = arguments.get("conditions") or []
+    kinds = {c.get("kind") for c in conditions if isinstance(c, Mapping)}
+    if "more_equity" in kinds and not cited_multiples(text, RATIO_NAMES["fixed_charge_coverage"]):
+        return "the memo asks for more equity without citing the FCCR that decides it"
+    reasons = arguments.get("reasons")
+    return (
+        wrong_ratio(text, computed)
+        or wrong_liquidity(text, liquidity)
+        or invented_fact(text, package_text)
+        or (missing_reason(text, reasons) if isinstance(reasons, list) else None)
+    )

@@ -1,0 +1,57 @@
+"""Answers change the file: the same world after a request in the sim as in the sandbox (the
+conformance suite), and here what each answer changes."""
+
+from __future__ import annotations
+
+from adapters.credit import args as a
+from adapters.credit.logic import apply
+from adapters.credit.sandbox import seed_world
+from envs.credit.assess import after_answers, decide
+from envs.credit.ratios import exact, inputs_for
+
+
+def _ask(world: object, *items: str) -> object:
+    args = a.RequestInformationArgs.model_validate(
+        {"package_id": "PKG-1007", "items": list(items), "message": "please send " + ", ".join(items)}
+    )
+    return apply(world, "request_information", args)[1]  # type: ignore[arg-type]
+
+
+def test_sources_and_uses_delivered_change_the_debt_after_closing() -> None:
+    world = seed_world()
+    before = world.packages["PKG-1007"]
+    after = _ask(world, "sources_and_uses").packages["PKG-1007"]  # type: ignore[attr-defined]
+    assert before.sources_and_uses is None and after.sources_and_uses is not None
+    # Without the table the 8.0m loan counts in full; the table repays 5.0m of it: 3.0m stays.
+    policy = world.policy
+    assert (
+        exact(inputs_for(before, policy)).total_debt - exact(inputs_for(after, policy)).total_debt
+        == 5_000_000
+    )
+
+
+def test_a_quality_of_earnings_report_supports_the_addback_as_far_as_it_ties() -> None:
+    world = seed_world()
+    after = _ask(world, "quality_of_earnings").packages["PKG-1007"]  # type: ignore[attr-defined]
+    line = next(x for x in after.bridge.addbacks if x.addback_id == "AB-3")
+    assert line.supported and line.support_amount == 250_000.0
+    gain = (
+        exact(inputs_for(after, world.policy)).adjusted_ebitda
+        - exact(inputs_for(world.packages["PKG-1007"], world.policy)).adjusted_ebitda
+    )
+    assert gain == 250_000
+
+
+def test_the_decision_is_taken_on_the_file_as_the_answers_left_it() -> None:
+    world = seed_world()
+    package = world.packages["PKG-1007"]
+    worked = after_answers(package, ("sources_and_uses", "quality_of_earnings"))
+    asis, answered = decide(package, world.policy), decide(worked, world.policy)
+    assert asis.figures is not None and answered.figures is not None
+    assert answered.figures.total_leverage < asis.figures.total_leverage
+
+
+def test_facts_received_are_in_the_package_record() -> None:
+    world = _ask(seed_world(), "compliance_certificates", "breach_history")
+    received = " ".join(world.packages["PKG-1007"].received_answers)  # type: ignore[attr-defined]
+    assert "every test passed" in received and "No covenant breach" in received
