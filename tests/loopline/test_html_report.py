@@ -66,3 +66,23 @@ def test_the_improvement_section_draws_rates_with_intervals_and_the_tests_path()
     failing = inputs.improvement.__class__(**{**inputs.improvement.__dict__, "problems": ["no gain"]})
     inputs.improvement = failing
     assert "the loop did not close: no gain" in render(inputs)
+
+
+def test_an_adapter_that_never_served_is_said_so_not_shown_as_zero() -> None:
+    inputs = _inputs()
+    inputs.improvement = ImprovementView(
+        adapter_id="cycle-good",
+        gate="stopped it",
+        decision="stopped_by_gate",
+        reason="base: drop",
+        problems=["the gate stopped the cycle"],
+        families=[FamilyRates("carc:45", Rate(0, 8), Rate(0, 0))],
+        day=[],
+        trail=[],
+        path=[],
+        upper=2.94,
+        lower=-2.94,
+    )
+    html = render(inputs)
+    assert "not served (no adapter loaded)" in html and "0/0" not in html
+    assert "No discordant pair: the test never moved." in html
