@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from bridge.audit.checkpoints import CheckpointError, HeadFinding, compare_heads, key_id, verify_checkpoint
 from bridge.audit.event_keys import Keyring, verify_stored
+from bridge.audit.scopes import SCOPES
 from bridge.store.archive import SqlEventArchive
 from bridge.store.tables import ARCHIVE_TABLE, MAC_TABLE
 from schemas.chain import ChainBreak, verify_chain
@@ -93,9 +94,10 @@ def audit_checkpoints(
 
 
 def audit_macs(archive: SqlEventArchive, keyring: Keyring) -> list[str]:
-    """Every archived event whose stored producer MAC is missing or does not verify with `keyring`:
-    an event written into the archive around the stream worker (or before MACs were kept) is named,
-    though its chain is intact. Needs the producers' keys, so it is the key holder's audit."""
+    """Every archived event whose stored producer signature is missing or does not verify with
+    `keyring`, or that is outside its producer's scope (`bridge.audit.scopes`): an event written
+    into the archive around the stream worker (or before signatures were kept), or archived before
+    scopes were enforced, is named, though its chain is intact. Public keys suffice."""
     a, m = ARCHIVE_TABLE, MAC_TABLE
     joined = a.outerjoin(m, sa.and_(a.c.source == m.c.source, a.c.event_id == m.c.event_id))
     query = (
@@ -107,7 +109,8 @@ def audit_macs(archive: SqlEventArchive, keyring: Keyring) -> list[str]:
     with archive.engine.connect() as conn:
         for row in conn.execution_options(yield_per=2000).execute(query):
             mac = None if row.key_id is None else (str(row.key_id), str(row.mac))
-            refusal = verify_stored(keyring, json.loads(row.structured), mac)
+            doc = json.loads(row.structured)
+            refusal = verify_stored(keyring, doc, mac) or SCOPES.check(doc)
             if refusal is not None:
                 findings.append(f"stream {row.episodeid} seq {row.seq}: {refusal.code}: {refusal.reason}")
     return findings

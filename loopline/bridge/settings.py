@@ -98,9 +98,9 @@ class BridgeSettings(BaseSettings):
         description="The draft store the promotion worker writes (its LOOPLINE_DRAFTS_DIR).",
     )
     event_keys_file: Path = Field(
-        default=Path(".loopline/event-keys.json"),
-        description="Keyring holding this bridge's event MAC key (for `source`); made under the state "
-        "folder, with a key per embedded producer, when missing (`loopline/streams/event_keys.py`).",
+        default=Path(".loopline/keys/bridge.json"),
+        description="This bridge's own event signing key file (for `source`; `loopline/streams/event_keys.py`): "
+        "set and missing, the bridge refuses to start; the default is made by `loopline up`.",
     )
     checkpoint_key: SecretStr | None = Field(
         default=None,

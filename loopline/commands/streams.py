@@ -95,11 +95,12 @@ def worker(
 ) -> None:
     """Run the projector, edge-case detector and dead-letter agents until Ctrl-C / SIGTERM.
 
-    Only events MACed by a producer of the keyring (`LOOPLINE_EVENT_KEYS_FILE`, made under
-    `.loopline` when missing) are archived; the rest go to the dead-letter topic with the reason."""
+    Only events signed by a producer of the public keyring (`LOOPLINE_EVENT_KEYS_FILE`, made by
+    `loopline up`; missing, the worker refuses to start) and within that producer's scope are
+    archived; the rest go to the dead-letter topic with the reason."""
     from bridge.audit.event_keys import EventKeyError
     from bridge.streams.worker import run_worker
-    from loopline.streams.event_keys import ensure_keyring
+    from loopline.streams.event_keys import verifying_keyring
 
     config = _config(
         db_url=db_url,
@@ -112,7 +113,14 @@ def worker(
     )
     if config.event_keys_file is not None:
         try:
-            ensure_keyring(config.event_keys_file, [config.source])
+            verifying_keyring(config.event_keys_file, variable="LOOPLINE_EVENT_KEYS_FILE")
+            if config.detector:
+                if config.signing_key_file is None or not config.signing_key_file.is_file():
+                    raise EventKeyError(
+                        f"no detector signing key file at {config.signing_key_file} "
+                        "(LOOPLINE_DETECTOR_KEY_FILE): `loopline up` makes the embedded stack's"
+                    )
+                config.detector_key()
         except (EventKeyError, OSError) as exc:
             raise _fail(str(exc)) from None
     console.print(f"streams worker: {config.events_topic} → {config.db_url} (DLQ {config.dlq_topic})")
@@ -305,7 +313,15 @@ def keygen() -> None:
 KeysFile = Annotated[
     Path | None,
     typer.Option(
-        "--file", help="The event keyring (default LOOPLINE_EVENT_KEYS_FILE, .loopline/event-keys.json)."
+        "--file",
+        help="The producer's own key file (default: its role's file under .loopline/keys, e.g. bridge.json).",
+    ),
+]
+PublicFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--public-file",
+        help="The verifiers' public keyring (default LOOPLINE_EVENT_KEYS_FILE, .loopline/keys/public.json).",
     ),
 ]
 
@@ -316,24 +332,32 @@ def event_key_add(
         str, typer.Option(help="The producer's CloudEvents source, e.g. loopline://bridge/rcm.")
     ],
     file: KeysFile = None,
+    public_file: PublicFile = None,
 ) -> None:
-    """Rotate a producer's event MAC key: add a new key for SOURCE, which it signs with from its next
-    start; the worker accepts both until the old key is removed from the file (docs/streams.md)."""
+    """Add (or rotate) a producer's Ed25519 event key: the private key goes to the producer's own file
+    (it signs with it from its next start), the public key to the verifiers' keyring (the worker
+    accepts both old and new until the old one is removed; docs/streams.md)."""
     from bridge.audit.event_keys import EventKeyError, add_key
+    from bridge.audit.scopes import SCOPES
+    from loopline.streams.event_keys import role_file
     from loopline.streams.settings import StreamsSettings
 
-    path = file or StreamsSettings().event_keys_file
+    scope = SCOPES.role_of(source)
+    if scope is None:
+        raise _fail(f"{source!r} is no named producer's source (bridge/audit/producer_scopes.json)")
+    path = file or role_file(scope.role)
+    public = public_file or StreamsSettings().event_keys_file
     try:
-        key = add_key(path, source)
+        key = add_key(path, source, public)
     except (EventKeyError, OSError) as exc:
         raise _fail(str(exc)) from None
-    console.print(f"added key {key.key_id} for {source} to {path}", highlight=False)
+    console.print(f"added key {key.key_id} for {source} ({scope.role}) to {path}; public key to {public}")
 
 
 @event_key_app.command("list")
-def event_key_list(file: KeysFile = None) -> None:
-    """List the keyring's key ids and sources (never the secrets); the last per source signs."""
-    from bridge.audit.event_keys import EventKeyError, load_keyring
+def event_key_list(file: PublicFile = None) -> None:
+    """List a keyring's key ids and sources (never the secrets): which sign, which only verify."""
+    from bridge.audit.event_keys import EventKey, EventKeyError, load_keyring
     from loopline.streams.settings import StreamsSettings
 
     path = file or StreamsSettings().event_keys_file
@@ -341,7 +365,7 @@ def event_key_list(file: KeysFile = None) -> None:
         keyring = load_keyring(path)
     except EventKeyError as exc:
         raise _fail(str(exc)) from None
-    signing = {key.source: key.key_id for key in keyring.keys}
+    signing = {key.source: key.key_id for key in keyring.keys if isinstance(key, EventKey)}
     for key in keyring.keys:
-        mark = "signs" if signing[key.source] == key.key_id else "verifies"
-        console.print(f"{key.key_id}  {key.source}  {mark}", highlight=False)
+        mark = "signs" if signing.get(key.source) == key.key_id else "verifies"
+        console.print(f"{key.key_id}  {key.source}  {key.algorithm}  {mark}", highlight=False)

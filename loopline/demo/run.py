@@ -65,6 +65,7 @@ from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.settings import StackSettings
+from loopline.streams.event_keys import ensure_keys, public_file, role_file
 
 if TYPE_CHECKING:
     from loopline.demo.promotion import Truth
@@ -108,9 +109,13 @@ def _progress(console: Console) -> Progress:
 def streams_worker(
     workdir: Path, kafka: KafkaSettings, db_url: str, topic: str, vocabulary: Path
 ) -> Iterator[None]:
-    """The projector + detector as a separate process, as in production; stopped with SIGTERM."""
+    """The projector + detector as a separate process, as in production; stopped with SIGTERM. It
+    verifies with the public keys of the run's key folder and signs with the detector's key only."""
+    keys = workdir / "keys"
     env = {
         **os.environ,
+        "LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)),
+        "LOOPLINE_DETECTOR_KEY_FILE": str(role_file("detector", keys)),
         "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": kafka.bootstrap_servers,
         "LOOPLINE_KAFKA_EMBEDDED": "true" if kafka.embedded else "false",
         "LOOPLINE_KNOWN_VOCABULARY_FILE": str(vocabulary),
@@ -210,6 +215,7 @@ def run_pipeline(
     items = parts.items
     dlq = result.topic.replace(".events.", ".dlq.")
     ensure_topics(kafka.client_config("admin"), [result.topic, dlq], partitions=4)
+    ensure_keys(workdir / "keys")  # each producer's own signing key, and the verifiers' public file
     with (
         serve_in_thread(parts.app, name=f"{domain}-sandbox") as live_url,
         streams_worker(workdir, kafka, db_url, result.topic, vocabulary),
@@ -229,6 +235,7 @@ def run_pipeline(
             max_steps=40,
             live_timeout_s=1.0,
             domain=domain,
+            event_keys_file=role_file("bridge", workdir / "keys"),
         )
         bridge = build_bridge(settings, policy=reference_policy(domain))
         try:
@@ -297,7 +304,9 @@ def _promotion(
     from loopline.demo.promotion import promotion_stage
     from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 
-    publisher = signed_publisher(PROMOTION_SOURCE, kafka, result.topic)
+    publisher = signed_publisher(
+        PROMOTION_SOURCE, kafka, result.topic, key_file=role_file("promotion", workdir / "keys")
+    )
     try:
         summary = promotion_stage(
             console,

@@ -112,7 +112,7 @@ def test_forged_foreign_unsigned_and_out_of_order_events_are_dead_lettered_and_n
     by_code = {as_mapping(letter)["reason_code"]: as_mapping(letter) for letter in letters}
     assert sorted(by_code) == sorted(attacks)
     assert all(meta["reason"] and meta["stage"] == "projector" for meta in by_code.values())
-    assert "belongs to 'loopline://test/runtime'" in by_code["foreign_source"]["reason"]
+    assert "belongs to 'loopline://bridge/test'" in by_code["foreign_source"]["reason"]
     assert "already has seq 3" in by_code["seq_taken"]["reason"]
     wanted = {e.id for e in real.events[:-1] + after.events}
     archived = {
