@@ -111,6 +111,7 @@ class StreamsSettings(BaseSettings):
         require_given(self, ["db_url"], "LOOPLINE_", self.environment)
         require_given(self.kafka, ["bootstrap_servers", "embedded"], "LOOPLINE_KAFKA_", self.environment)
         require_keyring(self.event_keys_file, "LOOPLINE_EVENT_KEYS_FILE", self.environment)
+        require_keyring(self.detector_key_file, "LOOPLINE_DETECTOR_KEY_FILE", self.environment)
         return self
 
     def known_vocabulary(self) -> dict[str, frozenset[str]]:

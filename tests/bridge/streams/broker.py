@@ -23,8 +23,12 @@ from bridge.audit.event_keys import EventKey, Keyring, save_keyring
 from schemas import Event, to_kafka
 from schemas.codec import to_structured
 
-TEST_SOURCES = ("loopline://bridge/test", "loopline://bridge/detect")
-"""The producers a test worker accepts: the test episodes' source (a bridge's) and its own detector."""
+TEST_SOURCES = (
+    "loopline://bridge/test", "loopline://bridge/detect", "loopline://workflows/promotion",
+    "loopline://training/release",
+)  # fmt: skip
+"""The producers a test worker accepts: the test episodes' source (a bridge's), its own detector,
+the promotion workflow and the release manager."""
 DETECT_SOURCE = "loopline://bridge/detect"
 
 

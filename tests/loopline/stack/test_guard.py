@@ -31,6 +31,7 @@ def _production(monkeypatch: pytest.MonkeyPatch, keyring: Path, **env: str) -> N
         "LOOPLINE_BRIDGE_STATE_DIR": "/var/lib/loopline/bridge", "LOOPLINE_BRIDGE_EVENT_KEYS_FILE": str(keyring),
         "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": "kafka:9093", "LOOPLINE_KAFKA_EMBEDDED": "false",
         "LOOPLINE_DB_URL": "postgresql+psycopg://db/loopline", "LOOPLINE_EVENT_KEYS_FILE": str(keyring),
+        "LOOPLINE_DETECTOR_KEY_FILE": str(keyring),
         "LOOPLINE_TEMPORAL_ADDRESS": "temporal-frontend:7233", **env,
     }.items():  # fmt: skip
         monkeypatch.setenv(name, value)
