@@ -65,8 +65,12 @@ def serve(
         f"outbox {settings.state_dir / 'outbox.db'} → {settings.kafka.bootstrap_servers} {settings.events_topic}"
     )
     if process.recovered:
+        uncertain = sum(
+            1 for e in process.recovered if process.capture.outbox.events(e)[-1]["data"].get("effect_unknown")
+        )
         console.print(
-            f"[yellow]{len(process.recovered)} episode(s) left open by a crash closed as interrupted[/]"
+            f"[yellow]{len(process.recovered)} episode(s) left open by a crash closed as interrupted; "
+            f"{uncertain} with a write of unknown effect, each its own high edge case to check[/]"
         )
     try:
         signals = serve_until_signalled(process.app(), settings.host, settings.port, grace_s=settings.drain_s)
