@@ -79,18 +79,47 @@ def audit_checkpoints(
     checkpointed head of every stream): the refused checkpoints, with why, and what the archive
     deleted, truncated or rewrote. `keys` lists every public key in use across a rotation: the
     checkpoint's `key_id` picks its key, and one signed by no listed key is refused."""
+    verified = verified_checkpoints(checkpoints, keys)
+    findings: dict[str, HeadFinding] = {}
+    for stream, head in sorted(verified.every_head):  # each checkpoint a prefix of its stream
+        for finding in compare_heads({stream: head}, archive.head_at):
+            findings.setdefault(str(finding), finding)
+    return verified.refused, list(findings.values())
+
+
+@dataclass(frozen=True)
+class VerifiedCheckpoints:
+    """What the checkpoints whose signatures verify say, and why the others were refused."""
+
+    refused: list[str]
+    newest: dict[str, tuple[int, str]]
+    """Stream → its highest checkpointed head."""
+    every_head: set[tuple[str, tuple[int, str]]]
+    """Every (stream, head) any checkpoint holds."""
+    sources: set[str]
+    """The producers that wrote them."""
+
+
+def verified_checkpoints(
+    checkpoints: Iterable[Mapping[str, Any]], keys: Ed25519PublicKey | Sequence[Ed25519PublicKey]
+) -> VerifiedCheckpoints:
+    """Verify each checkpoint's signature (its `key_id` picks the key; one signed by no listed key
+    is refused) and gather the heads of those that verify."""
     trusted = {key_id(k): k for k in ([keys] if isinstance(keys, Ed25519PublicKey) else keys)}
-    refused: list[str] = []
-    heads: dict[str, tuple[int, str]] = {}
+    out = VerifiedCheckpoints([], {}, set(), set())
     for doc in checkpoints:
         key = trusted.get(str(doc.get("key_id")), next(iter(trusted.values())))
         try:
-            for stream, head in verify_checkpoint(doc, key).items():
-                if stream not in heads or head[0] > heads[stream][0]:
-                    heads[stream] = head
+            heads = verify_checkpoint(doc, key)
         except CheckpointError as exc:
-            refused.append(str(exc))
-    return refused, compare_heads(heads, archive.head_at)
+            out.refused.append(str(exc))
+            continue
+        out.sources.add(str(doc.get("source")))
+        for stream, head in heads.items():
+            out.every_head.add((stream, head))
+            if stream not in out.newest or head[0] > out.newest[stream][0]:
+                out.newest[stream] = head
+    return out
 
 
 def audit_macs(archive: SqlEventArchive, keyring: Keyring) -> list[str]:

@@ -82,7 +82,7 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         relay_process=settings.relay_process,
         durability=settings.durability,
         event_keys_file=settings.event_keys_file,
-        checkpoint_key=settings.checkpoint_key,
+        checkpoint_key=settings.resolved_checkpoint_key(),
         checkpoint_dir=settings.checkpoint_dir,
         checkpoint_interval_s=settings.checkpoint_interval_s,
     )

@@ -164,3 +164,31 @@ class BridgeSettings(BaseSettings):
 
     def resolved_vault_url(self) -> str:
         return self.vault_url or f"sqlite:///{self.state_dir / 'vault.db'}"
+
+    # Strong audit by default (issue 27): the checkpoint key `loopline up` makes, required outside dev/test.
+    checkpoint_key_file: Path = Field(
+        default=Path(".loopline/keys/checkpoint-bridge.key"),
+        description="File with the Ed25519 seed (base64) signing checkpoints, used when `checkpoint_key` "
+        "is unset; `loopline up` makes the default. Set and missing, the bridge refuses to start; "
+        "outside dev/test a checkpoint key is required.",
+    )
+
+    @model_validator(mode="after")
+    def _checkpoints_outside_dev(self) -> BridgeSettings:
+        if self.environment not in ("dev", "test") and self.checkpoint_key is None:
+            require_keyring(self.checkpoint_key_file, "LOOPLINE_BRIDGE_CHECKPOINT_KEY_FILE", self.environment)
+        return self
+
+    def resolved_checkpoint_key(self) -> SecretStr | None:
+        """The checkpoint signing seed: `checkpoint_key`, else the file's; None only in dev/test
+        when the default file is absent (no `loopline up`). A file that was set must be there."""
+        if self.checkpoint_key is not None:
+            return self.checkpoint_key
+        if self.checkpoint_key_file.is_file():
+            return SecretStr(self.checkpoint_key_file.read_text().strip())
+        if "checkpoint_key_file" in self.model_fields_set or self.environment not in ("dev", "test"):
+            raise ValueError(
+                f"no checkpoint key at {self.checkpoint_key_file.absolute()} (LOOPLINE_BRIDGE_CHECKPOINT_KEY_FILE): "
+                "`loopline up` makes the embedded stack's, `loopline audit keygen` prints one"
+            )
+        return None

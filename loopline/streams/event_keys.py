@@ -7,6 +7,10 @@ holds another's private key, and the worker, which writes the archive, can sign 
 detector (whose scope is edge cases). `loopline up`, the demo and `loopline audit event-key add`
 make these files; a process never makes the file it was told to read: one that is missing is an
 `EventKeyError` naming the path it looked at and the variable that sets it.
+
+The same folder holds the checkpoint keys (`bridge.audit.checkpoints`): `checkpoint-bridge.key` and
+`checkpoint-detector.key` (each an Ed25519 seed, base64, the producer's only) and
+`checkpoints.pub` (their public keys, one per line, what `loopline audit verify` checks with).
 """
 
 from __future__ import annotations
@@ -36,6 +40,55 @@ FIXED_SOURCES: dict[str, tuple[str, ...]] = {
     "release": (RELEASE_SOURCE,),
 }
 """The roles whose source does not depend on the domain; the bridge's is `loopline://bridge/<domain>`."""
+
+
+CHECKPOINT_ROLES = ("bridge", "detector")
+"""The producers that sign checkpoints of their stream heads."""
+CHECKPOINT_PUBLIC_FILE = "checkpoints.pub"
+
+
+def checkpoint_key_file(role: str, folder: Path = KEYS_DIR) -> Path:
+    """The checkpoint signing seed of `role` in `folder`."""
+    return folder / f"checkpoint-{role}.key"
+
+
+def checkpoint_public_file(folder: Path = KEYS_DIR) -> Path:
+    """The checkpoint public keys (base64, one a line) in `folder`."""
+    return folder / CHECKPOINT_PUBLIC_FILE
+
+
+def ensure_checkpoint_keys(folder: Path = KEYS_DIR) -> Path:
+    """A checkpoint seed per checkpointing role in `folder` (made where missing, owner-only) and the
+    public file listing each one's public key; the public file's path."""
+    import base64
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+
+    from bridge.audit.checkpoints import private_key, public_key_text
+
+    folder.mkdir(parents=True, exist_ok=True)
+    public = []
+    for role in CHECKPOINT_ROLES:
+        path = checkpoint_key_file(role, folder)
+        if not path.exists():
+            seed = Ed25519PrivateKey.generate().private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+            _write_private(path, base64.b64encode(seed).decode() + "\n")
+        public.append(public_key_text(private_key(path.read_text().strip()).public_key()))
+    listed = checkpoint_public_file(folder)
+    known = listed.read_text().split() if listed.exists() else []
+    listed.write_text("".join(f"{k}\n" for k in dict.fromkeys([*known, *public])))
+    return listed
+
+
+def _write_private(path: Path, text: str) -> None:
+    import os
+
+    partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.replace(partial, path)
 
 
 def role_sources() -> dict[str, tuple[str, ...]]:
@@ -77,6 +130,7 @@ def ensure_keys(folder: Path = KEYS_DIR, extra: Mapping[str, Iterable[str]] | No
             if key.key_id not in listed:
                 known, listed = Keyring((*known.keys, key)), listed | {key.key_id}
     save_keyring(public, known)
+    ensure_checkpoint_keys(folder)
     return public
 
 

@@ -70,10 +70,11 @@ class StreamsSettings(BaseSettings):
         description="Public keys of every producer whose events the worker accepts (no private key: "
         "the worker refuses a keyring that can sign); missing, the worker refuses to start.",
     )
-    streams_checkpoint_key_file: Path | None = Field(
-        default=None,
-        description="File with the Ed25519 seed (base64, `loopline audit keygen`) that signs checkpoints "
-        "of the detector's edge-case streams; unset: none.",
+    streams_checkpoint_key_file: Path = Field(
+        default=Path(".loopline/keys/checkpoint-detector.key"),
+        description="File with the Ed25519 seed (base64) that signs checkpoints of the detector's "
+        "edge-case streams (`loopline up` makes the default; set and missing, or missing outside "
+        "dev/test, the worker refuses to start; the default missing in dev: no checkpoints).",
     )
     streams_checkpoint_dir: Path = Field(
         default=Path(".loopline/checkpoints"), description="Where the detector's checkpoints go."
@@ -94,6 +95,18 @@ class StreamsSettings(BaseSettings):
         default=Path(".loopline/keys/release.json"),
         description="The release manager's own signing key file (its `adapter.*` events).",
     )
+
+    def detector_checkpoint_key(self) -> Path | None:
+        """The detector's checkpoint seed file; None only for the absent default in dev/test."""
+        path = self.streams_checkpoint_key_file
+        if path.is_file():
+            return path.absolute()
+        if "streams_checkpoint_key_file" in self.model_fields_set or self.environment not in ("dev", "test"):
+            raise ValueError(
+                f"no checkpoint key at {path.absolute()} (LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE): "
+                "`loopline up` makes the embedded stack's, `loopline audit keygen` prints one"
+            )
+        return None
 
     def producer_key_file(self, role: str) -> tuple[Path, str]:
         """(path, variable) of the signing key file of a producer role run from these settings."""
@@ -156,6 +169,6 @@ class StreamsSettings(BaseSettings):
             detect=self.detect_config(),
             event_keys_file=self.event_keys_file.absolute(),
             signing_key_file=self.detector_key_file.absolute(),
-            checkpoint_key_file=self.streams_checkpoint_key_file,
-            checkpoint_dir=self.streams_checkpoint_dir if self.streams_checkpoint_key_file else None,
+            checkpoint_key_file=self.detector_checkpoint_key(),
+            checkpoint_dir=self.streams_checkpoint_dir if self.detector_checkpoint_key() else None,
         )
