@@ -6,7 +6,7 @@ given here override them. Heavy imports (faust, sqlmodel, confluent-kafka) happe
 
 from __future__ import annotations
 
-import json
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -210,84 +210,86 @@ def _import_topic(
 def verify(
     db_url: DbUrl = None,
     checkpoints: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
-            help="Folder of signed checkpoints of the stream heads (the bridge's episodes and the detector's "
-            "edge cases), kept outside the archive."
+            help="A folder of signed checkpoints of the stream heads, kept outside the archive; repeat it "
+            "for each (default: LOOPLINE_STREAMS_CHECKPOINT_DIR, where the bridge and the detector write)."
         ),
     ] = None,
     checkpoint_key: Annotated[
         list[str] | None,
         typer.Option(
-            help="A public key the checkpoints are signed with, base64 (`loopline audit keygen` prints it); "
-            "repeat it for every key in use across a rotation."
+            help="A public key the checkpoints are signed with, base64; repeat it for every key in use "
+            "(default: checkpoints.pub beside LOOPLINE_EVENT_KEYS_FILE, which `loopline up` writes)."
         ),
     ] = None,
     event_keys: Annotated[
         Path | None,
         typer.Option(
-            help="The producers' event keyring: also check every archived event's stored MAC, naming "
-            "events written into the archive around the stream worker."
+            help="The producers' public keyring, to check every archived event's signature and scope "
+            "(default: LOOPLINE_EVENT_KEYS_FILE)."
+        ),
+    ] = None,
+    lag_s: Annotated[
+        float, typer.Option(help="How long an event may stand past its producer's newest checkpoint.")
+    ] = 300.0,
+    at: Annotated[
+        datetime | None,
+        typer.Option(help="Audit as of this time (ISO 8601, UTC; default now): the lag is counted to it."),
+    ] = None,
+    skip: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Leave out a check by name: checkpoints, signatures or projections (a weaker audit, "
+            "asked for; the hash chains and stored hashes always run)."
         ),
     ] = None,
 ) -> None:
-    """Verify every stream's hash chain in the archive and, given checkpoints, that no stream lost its
-    tail, vanished or was rewritten since; given the event keyring, that a named producer wrote
-    every archived event; name each finding; exit 1 on any."""
+    """Audit the archive: every stream's hash chain and every stored hash against its content; every
+    signed checkpoint a prefix of its stream, and no stream grown past its newest checkpoint beyond
+    the lag; every event signed by its producer and within its scope; the projections against a
+    rebuild. What cannot be checked (no key, no checkpoint) is a finding. Exit 1 on any."""
     from bridge.audit.checkpoints import CheckpointError, public_key
-    from bridge.store import SqlEventArchive, audit_archive
-    from bridge.store.audit import audit_checkpoints
+    from bridge.store import SqlEventArchive
+    from loopline.streams.audit import SKIPPABLE, run_audit
+    from loopline.streams.event_keys import checkpoint_public_file
+    from loopline.streams.settings import StreamsSettings
 
-    if (checkpoints is None) != (checkpoint_key is None):
-        raise _fail("--checkpoints and --checkpoint-key go together")
     config = _config(db_url=db_url)
     archive = SqlEventArchive(config.db_url)
     if not archive.exists():
         raise _fail(f"no event archive at {config.db_url} (the streams worker creates it)")
-    report = audit_archive(archive)
-    for item in report.breaks:
-        err_console.print(f"[red]broken:[/] {item}", highlight=False, soft_wrap=True)
-    problems = len(report.breaks)
-    if event_keys is not None:
-        from bridge.audit.event_keys import EventKeyError, load_keyring
-        from bridge.store.audit import audit_macs
-
-        try:
-            unsigned = audit_macs(archive, load_keyring(event_keys))
-        except EventKeyError as exc:
-            raise _fail(str(exc)) from None
-        for line in unsigned:
-            err_console.print(f"[red]not a producer's:[/] {line}", highlight=False, soft_wrap=True)
-        problems += len(unsigned)
-    if checkpoints is not None and checkpoint_key is not None:
-        try:
-            keys = [public_key(text) for text in checkpoint_key]
-        except CheckpointError as exc:
-            raise _fail(str(exc)) from None
-        files = sorted(checkpoints.glob("checkpoint-*.json"))
-        if not files:
-            raise _fail(f"no checkpoints in {checkpoints}")
-        docs = []
-        for path in files:
-            try:
-                docs.append(json.loads(path.read_text()))
-            except (OSError, ValueError) as exc:
-                err_console.print(f"[red]refused:[/] {path.name}: unreadable ({exc})", highlight=False)
-                problems += 1
-        refused, findings = audit_checkpoints(archive, docs, keys)
-        for reason in refused:
-            err_console.print(f"[red]refused:[/] {reason}", highlight=False, soft_wrap=True)
-        for finding in findings:
-            err_console.print(f"[red]missing:[/] {finding}", highlight=False, soft_wrap=True)
-        problems += len(refused) + len(findings)
-        console.print(f"{len(files)} checkpoint file(s) checked")
-    if problems:
-        raise _fail(
-            f"{problems} finding(s): {len(report.breaks)} of {report.streams} streams have a broken hash chain"
+    settings = StreamsSettings()
+    try:
+        keys = (
+            checkpoint_public_file(settings.event_keys_file.parent)
+            if not checkpoint_key
+            else [public_key(k) for k in checkpoint_key]
         )
-    console.print(f"{report.streams} streams, {report.events} events: every hash chain is intact")
-    if event_keys is not None:
-        console.print("every archived event carries a MAC of its producer's key")
+    except CheckpointError as exc:
+        raise _fail(str(exc)) from None
+    if set(skip or ()) - SKIPPABLE:
+        raise _fail(f"--skip takes {', '.join(sorted(SKIPPABLE))}")
+    outcome = run_audit(
+        archive,
+        checkpoint_dirs=checkpoints or [settings.streams_checkpoint_dir],
+        checkpoint_keys=keys,
+        event_keys=event_keys or settings.event_keys_file,
+        lag_s=lag_s,
+        skip=frozenset(skip or ()),
+        now=None if at is None else (at if at.tzinfo else at.replace(tzinfo=UTC)),
+    )
+    for label, line in outcome.findings:
+        err_console.print(f"[red]{label}:[/] {line}", highlight=False, soft_wrap=True)
+    if not outcome.ok:
+        raise _fail(
+            f"{len(outcome.findings)} finding(s): {outcome.chain_breaks} of {outcome.streams} streams have a "
+            "broken hash chain"
+        )
+    console.print(f"{outcome.streams} streams, {outcome.events} events: every hash chain is intact")
+    console.print(f"checked: {'; '.join(outcome.checked)}", highlight=False)
+    if outcome.skipped:
+        console.print(f"[yellow]not checked (skipped): {', '.join(outcome.skipped)}[/]", highlight=False)
 
 
 @audit_app.command()
