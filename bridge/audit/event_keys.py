@@ -31,6 +31,7 @@ import os
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,8 +70,12 @@ class EventKey:
     def mac(self, canonical: bytes) -> str:
         """The hex signature (Ed25519) or HMAC-SHA256 of an event's canonical bytes."""
         if self.algorithm == "ed25519":
-            return Ed25519PrivateKey.from_private_bytes(self.secret).sign(_SIGN_DOMAIN + canonical).hex()
+            return self._private.sign(_SIGN_DOMAIN + canonical).hex()
         return hmac.new(self.secret, _DOMAIN + canonical, hashlib.sha256).hexdigest()
+
+    @cached_property
+    def _private(self) -> Ed25519PrivateKey:  # parsed once per key, not once per event
+        return Ed25519PrivateKey.from_private_bytes(self.secret)
 
     def check(self, canonical: bytes, mac: str) -> bool:
         """Whether `mac` is this key's signature (or MAC) of `canonical`."""
@@ -82,7 +87,7 @@ class EventKey:
         """The verify-only half of an Ed25519 key (`EventKeyError` for a legacy HMAC key: it has none)."""
         if self.algorithm != "ed25519":
             raise EventKeyError(f"key {self.key_id} is a shared HMAC secret: it has no public half")
-        public = Ed25519PrivateKey.from_private_bytes(self.secret).public_key()
+        public = self._private.public_key()
         return PublicEventKey(self.key_id, self.source, public.public_bytes(Encoding.Raw, PublicFormat.Raw))
 
     def stamp(self, structured: Mapping[str, Any]) -> tuple[str, str]:
@@ -107,11 +112,15 @@ class PublicEventKey:
     public_bytes: bytes
     algorithm: Algorithm = "ed25519"
 
+    @cached_property
+    def _public(self) -> Ed25519PublicKey:  # parsed once per key, not once per event
+        return Ed25519PublicKey.from_public_bytes(self.public_bytes)
+
     def check(self, canonical: bytes, mac: str) -> bool:
         """Whether `mac` (hex) is the producer's signature of `canonical`."""
         try:
             signature = bytes.fromhex(mac)
-            Ed25519PublicKey.from_public_bytes(self.public_bytes).verify(signature, _SIGN_DOMAIN + canonical)
+            self._public.verify(signature, _SIGN_DOMAIN + canonical)
         except (ValueError, InvalidSignature):
             return False
         return True
