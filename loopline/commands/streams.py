@@ -73,6 +73,12 @@ def _config(**overrides: Any) -> StreamsConfig:
     return config
 
 
+def _environment() -> str:
+    from loopline.streams.settings import StreamsSettings
+
+    return StreamsSettings().environment
+
+
 def _ensure_sqlite_folder(url: str) -> None:
     # SQLite creates the file but not its folder (the default lives in .loopline/).
     prefix = "sqlite:///"
@@ -123,6 +129,11 @@ def worker(
                 config.detector_key()
         except (EventKeyError, OSError) as exc:
             raise _fail(str(exc)) from None
+    if config.detector and config.checkpoint_key_file is None and _environment() not in ("dev", "test"):
+        raise _fail(
+            "outside dev/test the detector signs checkpoints: set LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE "
+            "(`loopline audit keygen` prints a seed)"
+        )
     console.print(f"streams worker: {config.events_topic} → {config.db_url} (DLQ {config.dlq_topic})")
     run_worker(config, loglevel=loglevel)
 

@@ -97,11 +97,12 @@ class StreamsSettings(BaseSettings):
     )
 
     def detector_checkpoint_key(self) -> Path | None:
-        """The detector's checkpoint seed file; None only for the absent default in dev/test."""
+        """The detector's checkpoint seed file; None for the absent default (the worker refuses to
+        run without one outside dev/test: `loopline streams worker`)."""
         path = self.streams_checkpoint_key_file
         if path.is_file():
             return path.absolute()
-        if "streams_checkpoint_key_file" in self.model_fields_set or self.environment not in ("dev", "test"):
+        if "streams_checkpoint_key_file" in self.model_fields_set:
             raise ValueError(
                 f"no checkpoint key at {path.absolute()} (LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE): "
                 "`loopline up` makes the embedded stack's, `loopline audit keygen` prints one"
@@ -124,7 +125,6 @@ class StreamsSettings(BaseSettings):
         require_given(self, ["db_url"], "LOOPLINE_", self.environment)
         require_given(self.kafka, ["bootstrap_servers", "embedded"], "LOOPLINE_KAFKA_", self.environment)
         require_keyring(self.event_keys_file, "LOOPLINE_EVENT_KEYS_FILE", self.environment)
-        require_keyring(self.detector_key_file, "LOOPLINE_DETECTOR_KEY_FILE", self.environment)
         return self
 
     def known_vocabulary(self) -> dict[str, frozenset[str]]:

@@ -12,7 +12,10 @@ from tests.k8s.render import OVERLAYS, Obj, by_kind, pod_spec, render, workloads
 
 SECRETS = {
     "loopline-bridge-secrets": "the platform team: vault-key, token-digests (k8s/README.md)",
-    "loopline-event-keys": "the platform team: event-keys.json (`loopline audit event-key add`)",
+    "loopline-event-public-keys": "the platform team: public.json, checkpoints.pub (k8s/README.md)",
+    "loopline-keys-bridge": "the platform team: the bridge's own event and checkpoint keys",
+    "loopline-keys-detector": "the platform team: the detector's own event and checkpoint keys",
+    "loopline-keys-promotion": "the platform team: the promotion workflow's own event key",
     "loopline-pg-app": "CloudNativePG, for loopline-pg's owner",
     "loopline-kafka-cluster-ca-cert": "Strimzi, the cluster CA",
     "loopline-bridge": "Strimzi, KafkaUser loopline-bridge",
