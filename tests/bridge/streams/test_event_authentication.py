@@ -3,7 +3,8 @@ foreign, unsigned and out-of-order events into the dead-letter topic, and the ar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import time
+from collections.abc import Callable, Iterator, Mapping
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -203,10 +204,12 @@ def test_an_episode_fabricated_under_any_non_bridge_key_is_dead_lettered_and_the
             "ep-after",
             worker,
         )
+        expected = len(NON_BRIDGE) * len(template) + 1
+        deadline = time.monotonic() + 60
+        while len(letters := _letters(bootstrap, dlq)) < expected and time.monotonic() < deadline:
+            time.sleep(0.5)  # the dead letters of a batch are produced after its events are archived
     finally:
         worker.stop()
-    letters = [as_mapping(DeadLetter(m.key, m.value, [(k, v or b"") for k, v in m.headers]))
-               for m in read_topic(bootstrap, dlq, idle_timeout_s=3)]  # fmt: skip
     codes: dict[str, int] = {}
     for meta in letters:
         codes[meta["reason_code"]] = codes.get(meta["reason_code"], 0) + 1
@@ -217,6 +220,11 @@ def test_an_episode_fabricated_under_any_non_bridge_key_is_dead_lettered_and_the
     archived = {str(doc["episodeid"]) for doc in store.iter_structured()}
     assert not archived & {*(f"ep-minted-{n}" for n in range(len(NON_BRIDGE))), "ep-posing"}
     assert "ep-after" in archived
+
+
+def _letters(bootstrap: str, dlq: str) -> list[Mapping[str, str]]:
+    return [as_mapping(DeadLetter(m.key, m.value, [(k, v or b"") for k, v in m.headers]))
+            for m in read_topic(bootstrap, dlq, idle_timeout_s=2)]  # fmt: skip
 
 
 def _can_sign(keyring: Keyring, source: str) -> bool:
