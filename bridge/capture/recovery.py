@@ -38,9 +38,7 @@ def interruption(events: Sequence[dict[str, Any]], reason: str) -> EpisodeInterr
     answered = {e["data"].get("call_id") for e in events if e["type"] in _RESULTS}
     if not calls:
         return EpisodeInterrupted(reason=reason, last_seq=last["seq"], last_event_type=last["type"])
-    uncertain = [
-        e for e in calls if e["data"]["call"]["call_id"] not in answered and not _reads(e["data"])
-    ]
+    uncertain = [e for e in calls if e["data"]["call"]["call_id"] not in answered and not _reads(e["data"])]
     call = (uncertain or calls)[-1]["data"]
     side_effect = _effect(call)
     in_flight = call["call"]["call_id"] not in answered
