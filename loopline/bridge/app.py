@@ -83,6 +83,7 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         durability=settings.durability,
         event_keys_file=settings.event_keys_file,
         checkpoint_key=settings.resolved_checkpoint_key(),
+        checkpoint_topic=settings.checkpoint_topic,
         checkpoint_dir=settings.checkpoint_dir,
         checkpoint_interval_s=settings.checkpoint_interval_s,
     )

@@ -172,6 +172,12 @@ class BridgeSettings(BaseSettings):
         "is unset; `loopline up` makes the default. Set and missing, the bridge refuses to start; "
         "outside dev/test a checkpoint key is required.",
     )
+    checkpoint_topic: str | None = Field(
+        default="loopline.checkpoints.v1",
+        min_length=1,
+        description="Kafka topic each checkpoint also goes to, outside the archive's host "
+        "(`bridge/audit/anchor.py`; `loopline bridge serve` creates it); None: files only.",
+    )
 
     @model_validator(mode="after")
     def _checkpoints_outside_dev(self) -> BridgeSettings:

@@ -42,7 +42,8 @@ def serve(
     from loopline.kafka.topics import TopicError, ensure_topics
 
     try:
-        ensure_topics(settings.kafka.client_config("admin"), [settings.events_topic], partitions=4)
+        topics = [settings.events_topic, *([settings.checkpoint_topic] if settings.checkpoint_topic else [])]
+        ensure_topics(settings.kafka.client_config("admin"), topics, partitions=4)
     except (TopicError, TimeoutError) as exc:
         console.print(
             f"[red]error:[/] {exc} (is the broker at {settings.kafka.bootstrap_servers} up? `loopline up`)"

@@ -241,6 +241,13 @@ def verify(
             "(default: LOOPLINE_EVENT_KEYS_FILE)."
         ),
     ] = None,
+    checkpoint_topic: Annotated[
+        str | None,
+        typer.Option(
+            help="Also the checkpoints anchored on this Kafka topic (e.g. loopline.checkpoints.v1; the broker "
+            "from LOOPLINE_KAFKA_*), for when the files beside the archive are gone."
+        ),
+    ] = None,
     lag_s: Annotated[
         float, typer.Option(help="How long an event may stand past its producer's newest checkpoint.")
     ] = 300.0,
@@ -281,6 +288,16 @@ def verify(
         raise _fail(str(exc)) from None
     if set(skip or ()) - SKIPPABLE:
         raise _fail(f"--skip takes {', '.join(sorted(SKIPPABLE))}")
+    anchored: list[dict[str, Any]] = []
+    if checkpoint_topic is not None:
+        from confluent_kafka import KafkaException
+
+        from bridge.audit.anchor import anchored_checkpoints
+
+        try:
+            anchored = list(anchored_checkpoints(config.bootstrap_servers, checkpoint_topic))
+        except KafkaException as exc:
+            raise _fail(f"cannot read {checkpoint_topic} from {config.bootstrap_servers}: {exc}") from None
     outcome = run_audit(
         archive,
         checkpoint_dirs=checkpoints or [settings.streams_checkpoint_dir],
@@ -289,6 +306,7 @@ def verify(
         lag_s=lag_s,
         skip=frozenset(skip or ()),
         now=None if at is None else (at if at.tzinfo else at.replace(tzinfo=UTC)),
+        anchored=anchored,
     )
     for label, line in outcome.findings:
         err_console.print(f"[red]{label}:[/] {line}", highlight=False, soft_wrap=True)

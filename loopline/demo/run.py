@@ -224,7 +224,8 @@ def run_pipeline(
     vocabulary.write_text(json.dumps(parts.scenario.vocabulary()))
     items = parts.items
     dlq = result.topic.replace(".events.", ".dlq.")
-    ensure_topics(kafka.client_config("admin"), [result.topic, dlq], partitions=4)
+    anchors = result.topic.replace(".events.", ".checkpoints.")  # this run's checkpoints, off the host
+    ensure_topics(kafka.client_config("admin"), [result.topic, dlq, anchors], partitions=4)
     ensure_keys(workdir / "keys")  # each producer's own signing key, and the verifiers' public file
     with (
         serve_in_thread(parts.app, name=f"{domain}-sandbox") as live_url,
@@ -248,6 +249,7 @@ def run_pipeline(
             event_keys_file=role_file("bridge", workdir / "keys"),
             checkpoint_key_file=checkpoint_key_file("bridge", workdir / "keys"),
             checkpoint_dir=workdir / "checkpoints",
+            checkpoint_topic=anchors,
         )
         bridge = build_bridge(settings, policy=reference_policy(domain))
         try:

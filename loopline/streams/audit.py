@@ -10,10 +10,11 @@ within its scope; the projections against a rebuild of the archive.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -67,10 +68,12 @@ def run_audit(
     lag_s: float = DEFAULT_LAG_S,
     skip: frozenset[str] = frozenset(),
     now: datetime | None = None,
+    anchored: Sequence[Mapping[str, Any]] = (),
 ) -> AuditOutcome:
     """Every check over `archive` but those named in `skip` (of `SKIPPABLE`; the hash chains and
     stored hashes always run). Key files that are missing, and checkpoint folders without
-    checkpoints, are findings (`not checked`)."""
+    checkpoints, are findings (`not checked`). `anchored`: checkpoint documents read from their
+    Kafka topic (`bridge.audit.anchor`), checked with the files."""
     unknown = skip - SKIPPABLE
     if unknown:
         raise ValueError(
@@ -83,7 +86,7 @@ def run_audit(
     out.add("edited", audit_hash_columns(archive))
     out.checked += ["hash chains", "stored hashes against content"]
     if "checkpoints" not in skip:
-        _checkpoints(out, archive, checkpoint_dirs, checkpoint_keys, lag_s, now)
+        _checkpoints(out, archive, checkpoint_dirs, checkpoint_keys, lag_s, now, anchored)
     keyring = None if "signatures" in skip else _keyring(out, event_keys)
     if keyring is not None:
         out.add("not a producer's", audit_macs(archive, keyring))
@@ -112,6 +115,7 @@ def _checkpoints(
     keys: Sequence[Ed25519PublicKey] | Path,
     lag_s: float,
     now: datetime | None,
+    anchored: Sequence[Mapping[str, Any]],
 ) -> None:
     try:
         trusted = read_checkpoint_keys(keys) if isinstance(keys, Path) else list(keys)
@@ -121,10 +125,10 @@ def _checkpoints(
     if not trusted:
         out.add("not checked", ["checkpoints: no checkpoint public key given"])
         return
-    docs = []
+    docs: list[Mapping[str, Any]] = list(anchored)
     for folder in dict.fromkeys(folders):
         files = sorted(folder.glob("checkpoint-*.json"))
-        if not files:
+        if not files and not anchored:
             out.add("not checked", [f"checkpoints: none in {folder.absolute()}"])
         for path in files:
             try:

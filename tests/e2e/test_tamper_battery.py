@@ -64,7 +64,9 @@ def recorded(
     assert (keys / "checkpoints.pub").is_file() and role_file("bridge", keys).is_file()
     topic = f"test.tamper.{work.name}.events.v1"
     dlq = topic.replace(".events.", ".dlq.")
+    anchors = topic.replace(".events.", ".checkpoints.")
     ensure_topics(stack.kafka.client_config("admin"), [topic, dlq], partitions=2)
+    ensure_topics(stack.kafka.client_config("admin"), [anchors], partitions=1)
     db, checkpoints = work / "archive.db", work / "checkpoints"
     url = f"sqlite:///{db}"
     SqlEventArchive(url).create_schema()
@@ -83,7 +85,7 @@ def recorded(
             environment="test", unmodelled="keep", topic=topic, kafka=stack.kafka.client_config("producer"),
             relay_process=False, event_keys_file=role_file("bridge", keys),
             checkpoint_key=SecretStr(checkpoint_key_file("bridge", keys).read_text().strip()),
-            checkpoint_dir=checkpoints, checkpoint_interval_s=3600,
+            checkpoint_dir=checkpoints, checkpoint_interval_s=3600, checkpoint_topic=anchors,
         )
     )  # fmt: skip
     archive = SqlEventArchive(url)
@@ -94,7 +96,12 @@ def recorded(
     finally:
         worker.stop()
         archive.engine.dispose()
+    ANCHORS[db] = (stack.bootstrap_servers, anchors)
     yield db, keys, checkpoints
+
+
+ANCHORS: dict[Path, tuple[str, str]] = {}
+"""Archive file → (bootstrap servers, the topic its checkpoints are anchored on)."""
 
 
 def _audit(db: Path, keys: Path, checkpoints: Path, *more: str) -> tuple[int, str]:
@@ -246,3 +253,29 @@ def test_an_edited_or_missing_checkpoint_is_named(recorded: tuple[Path, Path, Pa
     assert code == 1 and "refused:" in out, out
     code, out = _audit(db, keys, tmp_path / "empty")
     assert code == 1 and "not checked: checkpoints: none in" in out, out
+
+
+def test_with_the_checkpoint_files_gone_the_anchored_checkpoints_still_name_a_deleted_tail(
+    recorded: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    db, keys, _checkpoints = recorded
+    bootstrap, anchors = ANCHORS[db]
+    copy = tmp_path / "archive.db"
+    shutil.copy(db, copy)
+    engine = sa.create_engine(f"sqlite:///{copy}")
+    try:
+        stream = _streams(engine)[5]
+        with engine.begin() as conn:
+            conn.execute(sa.text("DELETE FROM event_archive WHERE episodeid = :e AND seq = 3"), {"e": stream})
+    finally:
+        engine.dispose()
+    gone = tmp_path / "files-deleted"
+    gone.mkdir()
+    argv = ["audit", "verify", "--db-url", f"sqlite:///{copy}", "--checkpoints", str(gone)]
+    env = {"LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)), "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": bootstrap}
+    blind = CliRunner(env=env).invoke(app, argv)
+    assert blind.exit_code == 1 and "not checked: checkpoints: none in" in " ".join(blind.output.split())
+    anchored = CliRunner(env=env).invoke(app, [*argv, "--checkpoint-topic", anchors])
+    out = " ".join(anchored.output.split())
+    assert anchored.exit_code == 1 and f"stream {stream}: tail_truncated" in out, out
+    assert "not checked" not in out
