@@ -12,7 +12,8 @@ from typing import Any
 
 from confluent_kafka import Producer
 
-CHECKPOINT_TOPIC = "loopline.checkpoints.v1"
+from schemas.topics import CHECKPOINTS_TOPIC as CHECKPOINT_TOPIC
+
 log = logging.getLogger(__name__)
 
 

@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from envs.domain import DOMAINS
 from loopline.kafka.settings import KafkaSettings
 from loopline.stack.guard import refuse_dev_tokens, require_given, require_keyring
-from schemas.topics import EVENTS_TOPIC
+from schemas.topics import CHECKPOINTS_TOPIC, EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
 RoleName = Literal["agent", "integration", "reviewer", "operator"]
@@ -173,7 +173,7 @@ class BridgeSettings(BaseSettings):
         "outside dev/test a checkpoint key is required.",
     )
     checkpoint_topic: str | None = Field(
-        default="loopline.checkpoints.v1",
+        default=CHECKPOINTS_TOPIC,
         min_length=1,
         description="Kafka topic each checkpoint also goes to, outside the archive's host "
         "(`bridge/audit/anchor.py`; `loopline bridge serve` creates it); None: files only.",

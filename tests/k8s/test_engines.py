@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
+from schemas.topics import CHECKPOINTS_TOPIC, DLQ_TOPIC, EVENTS_TOPIC
 from tests.k8s.render import OVERLAYS, Obj, by_kind, pod_spec, render, workloads
 
 SECRETS = {
@@ -26,7 +26,7 @@ SECRETS = {
 """Every Secret a manifest refers to, and who makes it."""
 
 CLIENT_TOPICS = {
-    "loopline-bridge": {EVENTS_TOPIC},
+    "loopline-bridge": {EVENTS_TOPIC, CHECKPOINTS_TOPIC},
     "loopline-streams": {EVENTS_TOPIC, DLQ_TOPIC},
     "loopline-workflows": {EVENTS_TOPIC},
 }
@@ -39,7 +39,7 @@ def _topics(objects: list[Obj]) -> dict[str, Obj]:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_every_topic_is_declared_with_partitions_and_retention_and_no_compaction(overlay: str) -> None:
     topics = _topics(render(overlay))
-    assert set(topics) == {EVENTS_TOPIC, DLQ_TOPIC}
+    assert set(topics) == {EVENTS_TOPIC, DLQ_TOPIC, CHECKPOINTS_TOPIC}
     for name, topic in topics.items():
         spec = topic["spec"]
         assert spec["partitions"] >= 1 and spec["replicas"] >= 1, name
