@@ -23,9 +23,11 @@ class KafkaAnchor:
 
     def __init__(self, kafka_config: Mapping[str, Any], topic: str = CHECKPOINT_TOPIC) -> None:
         self.topic = topic
-        self._producer = Producer(dict(kafka_config))
+        self._producer: Producer | None = Producer(dict(kafka_config))
 
     def __call__(self, doc: Mapping[str, Any]) -> bool:
+        if self._producer is None:
+            return False
         failures: list[str] = []
         key = f"{doc.get('source')}".encode()
         self._producer.produce(
@@ -40,7 +42,10 @@ class KafkaAnchor:
         return True
 
     def close(self) -> None:
-        self._producer.flush(5)
+        """Flush and drop the producer (its threads stop once it is garbage)."""
+        if self._producer is not None:
+            self._producer.flush(5)
+            self._producer = None
 
 
 def anchored_checkpoints(bootstrap_servers: str, topic: str = CHECKPOINT_TOPIC) -> Iterator[dict[str, Any]]:

@@ -14,12 +14,11 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bridge.audit.anchor import KafkaAnchor
 from bridge.audit.checkpoints import write_checkpoint_file
 from bridge.capture.outbox import SqliteOutbox
 from bridge.recording import CaptureUnavailable
@@ -55,7 +54,7 @@ class CheckpointWriter:
         source: str,
         folder: Path,
         interval_s: float,
-        anchor: Callable[[Mapping[str, Any]], object] | None = None,
+        anchor: KafkaAnchor | None = None,
     ) -> None:
         self._outbox, self._key, self._source, self._folder = outbox, key, source, folder
         self._anchor = anchor
@@ -87,4 +86,7 @@ class CheckpointWriter:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
-        return self.write()
+        last = self.write()
+        if self._anchor is not None:
+            self._anchor.close()
+        return last
