@@ -2,10 +2,10 @@
 
     .venv/bin/python bench/admission.py [--episodes 300] [--rounds 3]
 
-Projects `--episodes` ten-event episodes (MACed with a test key) into a fresh SQLite archive in
+Projects `--episodes` ten-event episodes (signed with a test Ed25519 key) into a fresh SQLite archive in
 batches of 500, three ways, interleaved per round: (a) the check switched off (every decoded event
 admitted), (b) continuity only (no keyring: each event must be the next of its stream's head),
-(c) continuity and the producer's MAC, as the `loopline streams worker` runs. No broker: this
+(c) continuity and the producer's signature and scope, as the `loopline streams worker` runs. No broker: this
 isolates the per-batch work the check adds. Prints the medians and writes
 bench/results/admission.json with every round and the machine's load.
 """

@@ -44,7 +44,7 @@ from bridge.streams.deadletter import RawMessage
 from bridge.streams.decode import header_list
 from bridge.streams.projector import Projector
 from loopline.stack.scratch import scratch_broker
-from loopline.streams.event_keys import DEFAULT_KEYRING, ensure_keyring
+from loopline.streams.event_keys import embedded_signing_key
 from schemas import EpisodeChain, ToolCall, WorkItem, to_kafka
 from schemas.codec import to_structured
 from schemas.events import (
@@ -59,7 +59,8 @@ from schemas.events import (
 from schemas.tools import SideEffect, ToolError
 
 RESULTS = Path(__file__).parent / "results" / "projector.json"
-BENCH_SOURCE = "loopline://bench/runtime"
+BENCH_SOURCE = "loopline://bridge/bench"
+"""A bridge source (`bridge/audit/producer_scopes.json`): the bench stands in for a bridge."""
 TARGET = 5000.0
 console = Console()
 
@@ -102,8 +103,8 @@ def produce(bootstrap: str, topic: str, episodes: int, partitions: int) -> int:
     producer = confluent_kafka.Producer(
         {"bootstrap.servers": bootstrap, "broker.address.family": "v4", "linger.ms": 20}
     )
-    # MACed like the bridge's relay does, with a key the worker finds in the same keyring file.
-    key = ensure_keyring(DEFAULT_KEYRING, [BENCH_SOURCE]).signing_key(BENCH_SOURCE)
+    # Signed like the bridge's relay does, with a key whose public half the worker finds.
+    key = embedded_signing_key("bridge", BENCH_SOURCE)
     count = 0
     for i in range(episodes):
         for event in episode_events(i):

@@ -124,14 +124,14 @@ def produce_existing(bootstrap: str, topic: str, episodes: int) -> int:
     """bench/projector.py's producer, onto a topic that exists already."""
     import confluent_kafka
 
-    from loopline.streams.event_keys import DEFAULT_KEYRING, ensure_keyring
+    from loopline.streams.event_keys import embedded_signing_key
     from schemas import to_kafka
     from schemas.codec import to_structured
 
     producer = confluent_kafka.Producer(
         {"bootstrap.servers": bootstrap, "broker.address.family": "v4", "linger.ms": 20}
     )
-    key = ensure_keyring(DEFAULT_KEYRING, [projector.BENCH_SOURCE]).signing_key(projector.BENCH_SOURCE)
+    key = embedded_signing_key("bridge", projector.BENCH_SOURCE)
     count = 0
     for i in range(episodes):
         for event in projector.episode_events(i):

@@ -10,6 +10,7 @@ checkpoint never names an event the archive could not have received.
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from bridge.audit.anchor import KafkaAnchor
 from bridge.audit.checkpoints import write_checkpoint_file
 from bridge.capture.outbox import SqliteOutbox
 from bridge.recording import CaptureUnavailable
@@ -45,9 +47,17 @@ class CheckpointWriter:
     """Writes a checkpoint every `interval_s` on a daemon thread, and once more on `stop`."""
 
     def __init__(
-        self, outbox: SqliteOutbox, key: Ed25519PrivateKey, *, source: str, folder: Path, interval_s: float
+        self,
+        outbox: SqliteOutbox,
+        key: Ed25519PrivateKey,
+        *,
+        source: str,
+        folder: Path,
+        interval_s: float,
+        anchor: KafkaAnchor | None = None,
     ) -> None:
         self._outbox, self._key, self._source, self._folder = outbox, key, source, folder
+        self._anchor = anchor
         self._interval_s = interval_s
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="checkpoints", daemon=True)
@@ -63,8 +73,11 @@ class CheckpointWriter:
     def write(self) -> Path | None:
         """Write one checkpoint now; None (logged) when the outbox or the folder fails."""
         try:
-            return write_checkpoint(self._outbox, self._key, source=self._source, folder=self._folder)
-        except (OSError, CaptureUnavailable) as exc:
+            path = write_checkpoint(self._outbox, self._key, source=self._source, folder=self._folder)
+            if self._anchor is not None:  # also outside the host (bridge.audit.anchor)
+                self._anchor(json.loads(path.read_text()))
+            return path
+        except (OSError, ValueError, CaptureUnavailable) as exc:
             _log.error("no checkpoint written: %s", exc)
             return None
 
@@ -73,4 +86,7 @@ class CheckpointWriter:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5)
-        return self.write()
+        last = self.write()
+        if self._anchor is not None:
+            self._anchor.close()
+        return last

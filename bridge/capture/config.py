@@ -53,6 +53,8 @@ class CaptureConfig(BaseModel):
     """Ed25519 seed (base64) that signs checkpoints of the delivered stream heads; none: no checkpoints."""
     checkpoint_dir: Path | None = None
     """Where checkpoints go: a folder outside the archive (in production, storage nobody rewrites)."""
+    checkpoint_topic: str | None = None
+    """A Kafka topic each checkpoint also goes to (`bridge.audit.anchor`), with `kafka`; none: files only."""
     checkpoint_interval_s: float = Field(default=60.0, gt=0)
     """How often a checkpoint is written while the capture runs (and once more on close)."""
     retention_s: float = Field(default=3_600.0, ge=0)

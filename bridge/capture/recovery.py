@@ -30,15 +30,17 @@ _CALLED, _RESULTS = "loopline.tool.called.v1", ("loopline.tool.returned.v1", "lo
 
 def interruption(events: Sequence[dict[str, Any]], reason: str) -> EpisodeInterrupted:
     """What closes a stream cut off after `events` (its stored events, in seq order): the last
-    event, the last tool call and whether its effect is unknown."""
+    event, the call it names and whether its effect is unknown. The call named is the last one
+    without a result that could change the live system, when there is one (of parallel calls, a
+    later read may have answered while a write is still out), else the last call."""
     last = events[-1]
     calls = [e for e in events if e["type"] == _CALLED]
     answered = {e["data"].get("call_id") for e in events if e["type"] in _RESULTS}
     if not calls:
         return EpisodeInterrupted(reason=reason, last_seq=last["seq"], last_event_type=last["type"])
-    call = calls[-1]["data"]
-    raw_effect = call.get("side_effect")
-    side_effect = SideEffect(raw_effect) if raw_effect is not None else None
+    uncertain = [e for e in calls if e["data"]["call"]["call_id"] not in answered and not _reads(e["data"])]
+    call = (uncertain or calls)[-1]["data"]
+    side_effect = _effect(call)
     in_flight = call["call"]["call_id"] not in answered
     return EpisodeInterrupted(
         reason=reason,
@@ -49,6 +51,15 @@ def interruption(events: Sequence[dict[str, Any]], reason: str) -> EpisodeInterr
         last_side_effect=side_effect,
         effect_unknown=in_flight and side_effect is not SideEffect.READ,
     )
+
+
+def _effect(call: dict[str, Any]) -> SideEffect | None:
+    raw = call.get("side_effect")
+    return SideEffect(raw) if raw is not None else None
+
+
+def _reads(call: dict[str, Any]) -> bool:
+    return _effect(call) is SideEffect.READ
 
 
 def close_interrupted(outbox: SqliteOutbox, redactor: Redactor, source: str, reason: str) -> list[Event]:

@@ -10,6 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bridge.audit.anchor import KafkaAnchor
 from bridge.audit.checkpoints import private_key
 from bridge.audit.event_keys import load_keyring
 from bridge.capture.checkpoint import CheckpointWriter
@@ -78,6 +79,11 @@ class CaptureService:
                 source=config.source,
                 folder=config.checkpoint_dir,
                 interval_s=config.checkpoint_interval_s,
+                anchor=(
+                    KafkaAnchor(config.kafka, config.checkpoint_topic)
+                    if config.kafka and config.checkpoint_topic
+                    else None
+                ),
             )
             checkpoints.start()
         return cls(config, outbox, vault, redactor, relay, checkpoints)

@@ -15,7 +15,8 @@ FINGERPRINT_HEX = 32
 
 
 def fingerprint(rule: str, features: Mapping[str, Any]) -> str:
-    """Stable hash of a rule and what makes its case distinct (never the episode id)."""
+    """Stable hash of a rule and what makes its case distinct (not the episode id, unless each
+    episode is a case of its own: a write of unknown effect, `rules.episode_interrupted`)."""
     blob = json.dumps(
         {"rule": rule, "features": features}, sort_keys=True, separators=(",", ":"), default=str
     )

@@ -164,17 +164,23 @@ def escalation(event: Event, ctx: RuleContext) -> Iterator[Finding]:
 
 def episode_interrupted(event: Event, ctx: RuleContext) -> Iterator[Finding]:
     """The episode was cut off (a crash, a kill, a shutdown past its deadline); high when a call
-    in flight may have changed the live system without a recorded result."""
+    in flight may have changed the live system without a recorded result. Every such uncertain
+    write is its own case (the episode is one of its features: each needs a human to check what
+    happened in the live system), reported once per episode; interruptions with nothing in flight
+    are one case per tenant."""
     data = event.data
     if isinstance(data, EpisodeInterrupted):
         severity: Severity = "high" if data.effect_unknown else "medium"
         in_flight = f"; {data.last_tool} in flight, effect unknown" if data.effect_unknown else ""
+        features: dict[str, Any] = {"effect_unknown": data.effect_unknown, "tool": None}
+        if data.effect_unknown:
+            features |= {"tool": data.last_tool, "episode": event.episodeid}
         yield _finding(
             event,
             "episode_interrupted",
             severity,
             f"episode interrupted after {data.last_event_type}{in_flight}",
-            {"effect_unknown": data.effect_unknown, "tool": data.last_tool if data.effect_unknown else None},
+            features,
             reason=data.reason,
             last_call_id=data.last_call_id,
         )

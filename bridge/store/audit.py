@@ -14,6 +14,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from bridge.audit.checkpoints import CheckpointError, HeadFinding, compare_heads, key_id, verify_checkpoint
 from bridge.audit.event_keys import Keyring, verify_stored
+from bridge.audit.scopes import SCOPES
 from bridge.store.archive import SqlEventArchive
 from bridge.store.tables import ARCHIVE_TABLE, MAC_TABLE
 from schemas.chain import ChainBreak, verify_chain
@@ -78,24 +79,54 @@ def audit_checkpoints(
     checkpointed head of every stream): the refused checkpoints, with why, and what the archive
     deleted, truncated or rewrote. `keys` lists every public key in use across a rotation: the
     checkpoint's `key_id` picks its key, and one signed by no listed key is refused."""
+    verified = verified_checkpoints(checkpoints, keys)
+    findings: dict[str, HeadFinding] = {}
+    for stream, head in sorted(verified.every_head):  # each checkpoint a prefix of its stream
+        for finding in compare_heads({stream: head}, archive.head_at):
+            findings.setdefault(str(finding), finding)
+    return verified.refused, list(findings.values())
+
+
+@dataclass(frozen=True)
+class VerifiedCheckpoints:
+    """What the checkpoints whose signatures verify say, and why the others were refused."""
+
+    refused: list[str]
+    newest: dict[str, tuple[int, str]]
+    """Stream → its highest checkpointed head."""
+    every_head: set[tuple[str, tuple[int, str]]]
+    """Every (stream, head) any checkpoint holds."""
+    sources: set[str]
+    """The producers that wrote them."""
+
+
+def verified_checkpoints(
+    checkpoints: Iterable[Mapping[str, Any]], keys: Ed25519PublicKey | Sequence[Ed25519PublicKey]
+) -> VerifiedCheckpoints:
+    """Verify each checkpoint's signature (its `key_id` picks the key; one signed by no listed key
+    is refused) and gather the heads of those that verify."""
     trusted = {key_id(k): k for k in ([keys] if isinstance(keys, Ed25519PublicKey) else keys)}
-    refused: list[str] = []
-    heads: dict[str, tuple[int, str]] = {}
+    out = VerifiedCheckpoints([], {}, set(), set())
     for doc in checkpoints:
         key = trusted.get(str(doc.get("key_id")), next(iter(trusted.values())))
         try:
-            for stream, head in verify_checkpoint(doc, key).items():
-                if stream not in heads or head[0] > heads[stream][0]:
-                    heads[stream] = head
+            heads = verify_checkpoint(doc, key)
         except CheckpointError as exc:
-            refused.append(str(exc))
-    return refused, compare_heads(heads, archive.head_at)
+            out.refused.append(str(exc))
+            continue
+        out.sources.add(str(doc.get("source")))
+        for stream, head in heads.items():
+            out.every_head.add((stream, head))
+            if stream not in out.newest or head[0] > out.newest[stream][0]:
+                out.newest[stream] = head
+    return out
 
 
 def audit_macs(archive: SqlEventArchive, keyring: Keyring) -> list[str]:
-    """Every archived event whose stored producer MAC is missing or does not verify with `keyring`:
-    an event written into the archive around the stream worker (or before MACs were kept) is named,
-    though its chain is intact. Needs the producers' keys, so it is the key holder's audit."""
+    """Every archived event whose stored producer signature is missing or does not verify with
+    `keyring`, or that is outside its producer's scope (`bridge.audit.scopes`): an event written
+    into the archive around the stream worker (or before signatures were kept), or archived before
+    scopes were enforced, is named, though its chain is intact. Public keys suffice."""
     a, m = ARCHIVE_TABLE, MAC_TABLE
     joined = a.outerjoin(m, sa.and_(a.c.source == m.c.source, a.c.event_id == m.c.event_id))
     query = (
@@ -107,7 +138,8 @@ def audit_macs(archive: SqlEventArchive, keyring: Keyring) -> list[str]:
     with archive.engine.connect() as conn:
         for row in conn.execution_options(yield_per=2000).execute(query):
             mac = None if row.key_id is None else (str(row.key_id), str(row.mac))
-            refusal = verify_stored(keyring, json.loads(row.structured), mac)
+            doc = json.loads(row.structured)
+            refusal = verify_stored(keyring, doc, mac) or SCOPES.check(doc)
             if refusal is not None:
                 findings.append(f"stream {row.episodeid} seq {row.seq}: {refusal.code}: {refusal.reason}")
     return findings

@@ -1,8 +1,11 @@
 """Which decoded events the archive accepts: written by a named producer, and next in their stream.
 
-Two checks, before anything is archived (`Projector.handle`), in one or two queries per batch:
-- **Authentication** (with a keyring): the event's MAC verifies with a key of its own `source`
+Three checks, before anything is archived (`Projector.handle`), in one or two queries per batch:
+- **Authentication** (with a keyring): the event's signature verifies with a key of its own `source`
   (`bridge.audit.event_keys`); else `unsigned`, `unknown_key`, `foreign_source` or `bad_mac`.
+- **Scope** (with a keyring): that source may write the event's type on its stream
+  (`bridge.audit.scopes`: the bridge episodes, the detector edge cases, promotion task events,
+  release adapter events); else `out_of_scope`, for a new stream and an archived one alike.
 - **Continuity**: an event already archived (same source and id, same hash) is a redelivery and
   passes (the archive ignores it); the same id with other content is `id_taken`. A new event must
   be the next of its stream's archived head, from the same producer: its `source` the head's
@@ -17,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bridge.audit.event_keys import Keyring, KeyringFile, Refusal
+from bridge.audit.scopes import SCOPES, Scopes
 from bridge.store import Engine
 from bridge.store.heads import archived_hashes, stream_heads
 from bridge.streams.deadletter import RawMessage
@@ -38,8 +42,10 @@ class Admission:
     """The checks of this module over one archive, with an optional keyring (a file is read again
     when it changes)."""
 
-    def __init__(self, engine: Engine, keyring: Keyring | KeyringFile | None) -> None:
-        self.engine, self.keyring = engine, keyring
+    def __init__(
+        self, engine: Engine, keyring: Keyring | KeyringFile | None, scopes: Scopes = SCOPES
+    ) -> None:
+        self.engine, self.keyring, self.scopes = engine, keyring, scopes
 
     def admit(self, items: Sequence[Item]) -> Admitted:
         """Split `items` (in consumption order) into accepted and refused."""
@@ -51,6 +57,7 @@ class Admission:
                 None
                 if keyring is None
                 else keyring.verify(decoded.structured, message.headers, decoded.canonical or None)
+                or self.scopes.check(decoded.structured)
             )
             if refusal is None:
                 signed.append((decoded, message))

@@ -21,7 +21,7 @@ import faust
 from faust.types import EventT, StreamT
 from mode.types.signals import BaseSignalT
 
-from bridge.audit.event_keys import EventKey, load_keyring
+from bridge.audit.event_keys import EventKey
 from bridge.store import SqlEventArchive
 from bridge.streams.config import StreamsConfig
 from bridge.streams.deadletter import DeadLetter, RawMessage, rejected_from_headers
@@ -144,11 +144,7 @@ class Outputs:
 
     def __init__(self, config: StreamsConfig, send: Send) -> None:
         self._config, self._send = config, send
-        self._key: EventKey | None = (
-            None
-            if config.event_keys_file is None
-            else load_keyring(config.event_keys_file).signing_key(config.source)
-        )
+        self._key: EventKey | None = None if config.event_keys_file is None else config.detector_key()
 
     async def publish(self, events: Sequence[Event]) -> None:
         """Produce `events` onto the events topic."""

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bridge.audit.event_keys import EventKey, load_keyring
 from bridge.detect.config import DetectConfig
 from bridge.store.engine import validate_sql_url
 from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
@@ -69,9 +70,14 @@ class StreamsConfig(BaseModel):
     )
     event_keys_file: Path | None = Field(
         default=None,
-        description="Keyring (`bridge.audit.event_keys`) of every producer whose events are accepted; "
-        "the detector signs its reports with the key of `source` in it. None: no authentication "
-        "(in-process tests only; the `loopline streams worker` always has one).",
+        description="Keyring (`bridge.audit.event_keys`) of every producer whose events are accepted "
+        "(public keys). None: no authentication (in-process tests only; the `loopline streams "
+        "worker` always has one).",
+    )
+    signing_key_file: Path | None = Field(
+        default=None,
+        description="The detector's own private key file (`bridge.audit.event_keys`) it signs its reports "
+        "with; None: the signing key of `source` in `event_keys_file` (legacy HMAC keyrings, tests).",
     )
     checkpoint_key_file: Path | None = Field(
         default=None,
@@ -94,6 +100,12 @@ class StreamsConfig(BaseModel):
         if not hosts:
             raise ValueError("bootstrap_servers is empty")
         return ",".join(hosts)
+
+    def detector_key(self) -> EventKey | None:
+        """The key the detector signs its reports with: from `signing_key_file`, else the signing key
+        of `source` in `event_keys_file`; None without either (no authentication)."""
+        path = self.signing_key_file or self.event_keys_file
+        return None if path is None else load_keyring(path).signing_key(self.source)
 
     @property
     def faust_datadir(self) -> Path:

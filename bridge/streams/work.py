@@ -51,7 +51,7 @@ class StreamWork:
             Deduplicator(timedelta(seconds=config.dedup_window_s), clock=self._clock),
             source=config.source,
             clock=self._clock,
-            signer=None if keyring is None else keyring.current().signing_key(config.source),
+            signer=None if keyring is None else config.detector_key(),
         )
         self.checkpoints = HeadsCheckpointer.from_config(config)
 

@@ -26,7 +26,7 @@ from engine.domain import LiveClient, ToolDomain
 from envs.domain import DOMAINS
 from loopline.bridge.serve import DrainReport, drain
 from loopline.bridge.settings import DEV_TOKENS, BridgeSettings
-from loopline.streams.event_keys import ensure_keyring
+from loopline.streams.event_keys import signing_key
 
 
 @dataclass
@@ -69,9 +69,7 @@ class BridgeProcess:
 
 def capture_config(settings: BridgeSettings) -> CaptureConfig:
     settings.state_dir.mkdir(parents=True, exist_ok=True)
-    ensure_keyring(
-        settings.event_keys_file, [settings.source], add_missing=settings.environment in ("dev", "test")
-    )
+    signing_key(settings.event_keys_file, settings.source, variable="LOOPLINE_BRIDGE_EVENT_KEYS_FILE")
     return CaptureConfig(
         tenant=settings.tenant,
         source=settings.source,
@@ -84,7 +82,8 @@ def capture_config(settings: BridgeSettings) -> CaptureConfig:
         relay_process=settings.relay_process,
         durability=settings.durability,
         event_keys_file=settings.event_keys_file,
-        checkpoint_key=settings.checkpoint_key,
+        checkpoint_key=settings.resolved_checkpoint_key(),
+        checkpoint_topic=settings.checkpoint_topic,
         checkpoint_dir=settings.checkpoint_dir,
         checkpoint_interval_s=settings.checkpoint_interval_s,
     )

@@ -16,7 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from envs.domain import DOMAINS
 from loopline.kafka.settings import KafkaSettings
 from loopline.stack.guard import refuse_dev_tokens, require_given, require_keyring
-from schemas.topics import EVENTS_TOPIC
+from schemas.topics import CHECKPOINTS_TOPIC, EVENTS_TOPIC
 
 Environment = Literal["dev", "test", "staging", "production"]
 RoleName = Literal["agent", "integration", "reviewer", "operator"]
@@ -103,9 +103,9 @@ class BridgeSettings(BaseSettings):
         description="The draft store the promotion worker writes (its LOOPLINE_DRAFTS_DIR).",
     )
     event_keys_file: Path = Field(
-        default=Path(".loopline/event-keys.json"),
-        description="Keyring holding this bridge's event MAC key (for `source`); made under the state "
-        "folder, with a key per embedded producer, when missing (`loopline/streams/event_keys.py`).",
+        default=Path(".loopline/keys/bridge.json"),
+        description="This bridge's own event signing key file (for `source`; `loopline/streams/event_keys.py`): "
+        "set and missing, the bridge refuses to start; the default is made by `loopline up`.",
     )
     checkpoint_key: SecretStr | None = Field(
         default=None,
@@ -216,3 +216,37 @@ class BridgeSettings(BaseSettings):
         if self.environment not in ("dev", "test"):
             raise ValueError("LOOPLINE_BRIDGE_CANARY_SECRET must be set outside dev/test")
         return secrets.token_bytes(32)
+
+    # Strong audit by default (issue 27): the checkpoint key `loopline up` makes, required outside dev/test.
+    checkpoint_key_file: Path = Field(
+        default=Path(".loopline/keys/checkpoint-bridge.key"),
+        description="File with the Ed25519 seed (base64) signing checkpoints, used when `checkpoint_key` "
+        "is unset; `loopline up` makes the default. Set and missing, the bridge refuses to start; "
+        "outside dev/test a checkpoint key is required.",
+    )
+    checkpoint_topic: str | None = Field(
+        default=CHECKPOINTS_TOPIC,
+        min_length=1,
+        description="Kafka topic each checkpoint also goes to, outside the archive's host "
+        "(`bridge/audit/anchor.py`; `loopline bridge serve` creates it); None: files only.",
+    )
+
+    @model_validator(mode="after")
+    def _checkpoints_outside_dev(self) -> BridgeSettings:
+        if self.environment not in ("dev", "test") and self.checkpoint_key is None:
+            require_keyring(self.checkpoint_key_file, "LOOPLINE_BRIDGE_CHECKPOINT_KEY_FILE", self.environment)
+        return self
+
+    def resolved_checkpoint_key(self) -> SecretStr | None:
+        """The checkpoint signing seed: `checkpoint_key`, else the file's; None only in dev/test
+        when the default file is absent (no `loopline up`). A file that was set must be there."""
+        if self.checkpoint_key is not None:
+            return self.checkpoint_key
+        if self.checkpoint_key_file.is_file():
+            return SecretStr(self.checkpoint_key_file.read_text().strip())
+        if "checkpoint_key_file" in self.model_fields_set or self.environment not in ("dev", "test"):
+            raise ValueError(
+                f"no checkpoint key at {self.checkpoint_key_file.absolute()} (LOOPLINE_BRIDGE_CHECKPOINT_KEY_FILE): "
+                "`loopline up` makes the embedded stack's, `loopline audit keygen` prints one"
+            )
+        return None

@@ -42,7 +42,8 @@ def serve(
     from loopline.kafka.topics import TopicError, ensure_topics
 
     try:
-        ensure_topics(settings.kafka.client_config("admin"), [settings.events_topic], partitions=4)
+        topics = [settings.events_topic, *([settings.checkpoint_topic] if settings.checkpoint_topic else [])]
+        ensure_topics(settings.kafka.client_config("admin"), topics, partitions=4)
     except (TopicError, TimeoutError) as exc:
         console.print(
             f"[red]error:[/] {exc} (is the broker at {settings.kafka.bootstrap_servers} up? `loopline up`)"
@@ -65,8 +66,12 @@ def serve(
         f"outbox {settings.state_dir / 'outbox.db'} → {settings.kafka.bootstrap_servers} {settings.events_topic}"
     )
     if process.recovered:
+        uncertain = sum(
+            1 for e in process.recovered if process.capture.outbox.events(e)[-1]["data"].get("effect_unknown")
+        )
         console.print(
-            f"[yellow]{len(process.recovered)} episode(s) left open by a crash closed as interrupted[/]"
+            f"[yellow]{len(process.recovered)} episode(s) left open by a crash closed as interrupted; "
+            f"{uncertain} with a write of unknown effect, each its own high edge case to check[/]"
         )
     try:
         signals = serve_until_signalled(process.app(), settings.host, settings.port, grace_s=settings.drain_s)

@@ -6,7 +6,7 @@ given here override them. Heavy imports (faust, sqlmodel, confluent-kafka) happe
 
 from __future__ import annotations
 
-import json
+from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -73,6 +73,12 @@ def _config(**overrides: Any) -> StreamsConfig:
     return config
 
 
+def _environment() -> str:
+    from loopline.streams.settings import StreamsSettings
+
+    return StreamsSettings().environment
+
+
 def _ensure_sqlite_folder(url: str) -> None:
     # SQLite creates the file but not its folder (the default lives in .loopline/).
     prefix = "sqlite:///"
@@ -95,11 +101,12 @@ def worker(
 ) -> None:
     """Run the projector, edge-case detector and dead-letter agents until Ctrl-C / SIGTERM.
 
-    Only events MACed by a producer of the keyring (`LOOPLINE_EVENT_KEYS_FILE`, made under
-    `.loopline` when missing) are archived; the rest go to the dead-letter topic with the reason."""
+    Only events signed by a producer of the public keyring (`LOOPLINE_EVENT_KEYS_FILE`, made by
+    `loopline up`; missing, the worker refuses to start) and within that producer's scope are
+    archived; the rest go to the dead-letter topic with the reason."""
     from bridge.audit.event_keys import EventKeyError
     from bridge.streams.worker import run_worker
-    from loopline.streams.event_keys import ensure_keyring
+    from loopline.streams.event_keys import verifying_keyring
 
     config = _config(
         db_url=db_url,
@@ -112,9 +119,21 @@ def worker(
     )
     if config.event_keys_file is not None:
         try:
-            ensure_keyring(config.event_keys_file, [config.source])
+            verifying_keyring(config.event_keys_file, variable="LOOPLINE_EVENT_KEYS_FILE")
+            if config.detector:
+                if config.signing_key_file is None or not config.signing_key_file.is_file():
+                    raise EventKeyError(
+                        f"no detector signing key file at {config.signing_key_file} "
+                        "(LOOPLINE_DETECTOR_KEY_FILE): `loopline up` makes the embedded stack's"
+                    )
+                config.detector_key()
         except (EventKeyError, OSError) as exc:
             raise _fail(str(exc)) from None
+    if config.detector and config.checkpoint_key_file is None and _environment() not in ("dev", "test"):
+        raise _fail(
+            "outside dev/test the detector signs checkpoints: set LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE "
+            "(`loopline audit keygen` prints a seed)"
+        )
     console.print(f"streams worker: {config.events_topic} → {config.db_url} (DLQ {config.dlq_topic})")
     run_worker(config, loglevel=loglevel)
 
@@ -202,84 +221,104 @@ def _import_topic(
 def verify(
     db_url: DbUrl = None,
     checkpoints: Annotated[
-        Path | None,
+        list[Path] | None,
         typer.Option(
-            help="Folder of signed checkpoints of the stream heads (the bridge's episodes and the detector's "
-            "edge cases), kept outside the archive."
+            help="A folder of signed checkpoints of the stream heads, kept outside the archive; repeat it "
+            "for each (default: LOOPLINE_STREAMS_CHECKPOINT_DIR, where the bridge and the detector write)."
         ),
     ] = None,
     checkpoint_key: Annotated[
         list[str] | None,
         typer.Option(
-            help="A public key the checkpoints are signed with, base64 (`loopline audit keygen` prints it); "
-            "repeat it for every key in use across a rotation."
+            help="A public key the checkpoints are signed with, base64; repeat it for every key in use "
+            "(default: checkpoints.pub beside LOOPLINE_EVENT_KEYS_FILE, which `loopline up` writes)."
         ),
     ] = None,
     event_keys: Annotated[
         Path | None,
         typer.Option(
-            help="The producers' event keyring: also check every archived event's stored MAC, naming "
-            "events written into the archive around the stream worker."
+            help="The producers' public keyring, to check every archived event's signature and scope "
+            "(default: LOOPLINE_EVENT_KEYS_FILE)."
+        ),
+    ] = None,
+    checkpoint_topic: Annotated[
+        str | None,
+        typer.Option(
+            help="Also the checkpoints anchored on this Kafka topic (e.g. loopline.checkpoints.v1; the broker "
+            "from LOOPLINE_KAFKA_*), for when the files beside the archive are gone."
+        ),
+    ] = None,
+    lag_s: Annotated[
+        float, typer.Option(help="How long an event may stand past its producer's newest checkpoint.")
+    ] = 300.0,
+    at: Annotated[
+        datetime | None,
+        typer.Option(help="Audit as of this time (ISO 8601, UTC; default now): the lag is counted to it."),
+    ] = None,
+    skip: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Leave out a check by name: checkpoints, signatures or projections (a weaker audit, "
+            "asked for; the hash chains and stored hashes always run)."
         ),
     ] = None,
 ) -> None:
-    """Verify every stream's hash chain in the archive and, given checkpoints, that no stream lost its
-    tail, vanished or was rewritten since; given the event keyring, that a named producer wrote
-    every archived event; name each finding; exit 1 on any."""
+    """Audit the archive: every stream's hash chain and every stored hash against its content; every
+    signed checkpoint a prefix of its stream, and no stream grown past its newest checkpoint beyond
+    the lag; every event signed by its producer and within its scope; the projections against a
+    rebuild. What cannot be checked (no key, no checkpoint) is a finding. Exit 1 on any."""
     from bridge.audit.checkpoints import CheckpointError, public_key
-    from bridge.store import SqlEventArchive, audit_archive
-    from bridge.store.audit import audit_checkpoints
+    from bridge.store import SqlEventArchive
+    from loopline.streams.audit import SKIPPABLE, run_audit
+    from loopline.streams.event_keys import checkpoint_public_file
+    from loopline.streams.settings import StreamsSettings
 
-    if (checkpoints is None) != (checkpoint_key is None):
-        raise _fail("--checkpoints and --checkpoint-key go together")
     config = _config(db_url=db_url)
     archive = SqlEventArchive(config.db_url)
     if not archive.exists():
         raise _fail(f"no event archive at {config.db_url} (the streams worker creates it)")
-    report = audit_archive(archive)
-    for item in report.breaks:
-        err_console.print(f"[red]broken:[/] {item}", highlight=False, soft_wrap=True)
-    problems = len(report.breaks)
-    if event_keys is not None:
-        from bridge.audit.event_keys import EventKeyError, load_keyring
-        from bridge.store.audit import audit_macs
+    settings = StreamsSettings()
+    try:
+        keys = (
+            checkpoint_public_file(settings.event_keys_file.parent)
+            if not checkpoint_key
+            else [public_key(k) for k in checkpoint_key]
+        )
+    except CheckpointError as exc:
+        raise _fail(str(exc)) from None
+    if set(skip or ()) - SKIPPABLE:
+        raise _fail(f"--skip takes {', '.join(sorted(SKIPPABLE))}")
+    anchored: list[dict[str, Any]] = []
+    if checkpoint_topic is not None:
+        from confluent_kafka import KafkaException
+
+        from bridge.audit.anchor import anchored_checkpoints
 
         try:
-            unsigned = audit_macs(archive, load_keyring(event_keys))
-        except EventKeyError as exc:
-            raise _fail(str(exc)) from None
-        for line in unsigned:
-            err_console.print(f"[red]not a producer's:[/] {line}", highlight=False, soft_wrap=True)
-        problems += len(unsigned)
-    if checkpoints is not None and checkpoint_key is not None:
-        try:
-            keys = [public_key(text) for text in checkpoint_key]
-        except CheckpointError as exc:
-            raise _fail(str(exc)) from None
-        files = sorted(checkpoints.glob("checkpoint-*.json"))
-        if not files:
-            raise _fail(f"no checkpoints in {checkpoints}")
-        docs = []
-        for path in files:
-            try:
-                docs.append(json.loads(path.read_text()))
-            except (OSError, ValueError) as exc:
-                err_console.print(f"[red]refused:[/] {path.name}: unreadable ({exc})", highlight=False)
-                problems += 1
-        refused, findings = audit_checkpoints(archive, docs, keys)
-        for reason in refused:
-            err_console.print(f"[red]refused:[/] {reason}", highlight=False, soft_wrap=True)
-        for finding in findings:
-            err_console.print(f"[red]missing:[/] {finding}", highlight=False, soft_wrap=True)
-        problems += len(refused) + len(findings)
-        console.print(f"{len(files)} checkpoint file(s) checked")
-    if problems:
+            anchored = list(anchored_checkpoints(config.bootstrap_servers, checkpoint_topic))
+        except KafkaException as exc:
+            raise _fail(f"cannot read {checkpoint_topic} from {config.bootstrap_servers}: {exc}") from None
+    outcome = run_audit(
+        archive,
+        checkpoint_dirs=checkpoints or [settings.streams_checkpoint_dir],
+        checkpoint_keys=keys,
+        event_keys=event_keys or settings.event_keys_file,
+        lag_s=lag_s,
+        skip=frozenset(skip or ()),
+        now=None if at is None else (at if at.tzinfo else at.replace(tzinfo=UTC)),
+        anchored=anchored,
+    )
+    for label, line in outcome.findings:
+        err_console.print(f"[red]{label}:[/] {line}", highlight=False, soft_wrap=True)
+    if not outcome.ok:
         raise _fail(
-            f"{problems} finding(s): {len(report.breaks)} of {report.streams} streams have a broken hash chain"
+            f"{len(outcome.findings)} finding(s): {outcome.chain_breaks} of {outcome.streams} streams have a "
+            "broken hash chain"
         )
-    console.print(f"{report.streams} streams, {report.events} events: every hash chain is intact")
-    if event_keys is not None:
-        console.print("every archived event carries a MAC of its producer's key")
+    console.print(f"{outcome.streams} streams, {outcome.events} events: every hash chain is intact")
+    console.print(f"checked: {'; '.join(outcome.checked)}", highlight=False)
+    if outcome.skipped:
+        console.print(f"[yellow]not checked (skipped): {', '.join(outcome.skipped)}[/]", highlight=False)
 
 
 @audit_app.command()
@@ -305,7 +344,15 @@ def keygen() -> None:
 KeysFile = Annotated[
     Path | None,
     typer.Option(
-        "--file", help="The event keyring (default LOOPLINE_EVENT_KEYS_FILE, .loopline/event-keys.json)."
+        "--file",
+        help="The producer's own key file (default: its role's file under .loopline/keys, e.g. bridge.json).",
+    ),
+]
+PublicFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--public-file",
+        help="The verifiers' public keyring (default LOOPLINE_EVENT_KEYS_FILE, .loopline/keys/public.json).",
     ),
 ]
 
@@ -316,24 +363,32 @@ def event_key_add(
         str, typer.Option(help="The producer's CloudEvents source, e.g. loopline://bridge/rcm.")
     ],
     file: KeysFile = None,
+    public_file: PublicFile = None,
 ) -> None:
-    """Rotate a producer's event MAC key: add a new key for SOURCE, which it signs with from its next
-    start; the worker accepts both until the old key is removed from the file (docs/streams.md)."""
+    """Add (or rotate) a producer's Ed25519 event key: the private key goes to the producer's own file
+    (it signs with it from its next start), the public key to the verifiers' keyring (the worker
+    accepts both old and new until the old one is removed; docs/streams.md)."""
     from bridge.audit.event_keys import EventKeyError, add_key
+    from bridge.audit.scopes import SCOPES
+    from loopline.streams.event_keys import role_file
     from loopline.streams.settings import StreamsSettings
 
-    path = file or StreamsSettings().event_keys_file
+    scope = SCOPES.role_of(source)
+    if scope is None:
+        raise _fail(f"{source!r} is no named producer's source (bridge/audit/producer_scopes.json)")
+    path = file or role_file(scope.role)
+    public = public_file or StreamsSettings().event_keys_file
     try:
-        key = add_key(path, source)
+        key = add_key(path, source, public)
     except (EventKeyError, OSError) as exc:
         raise _fail(str(exc)) from None
-    console.print(f"added key {key.key_id} for {source} to {path}", highlight=False)
+    console.print(f"added key {key.key_id} for {source} ({scope.role}) to {path}; public key to {public}")
 
 
 @event_key_app.command("list")
-def event_key_list(file: KeysFile = None) -> None:
-    """List the keyring's key ids and sources (never the secrets); the last per source signs."""
-    from bridge.audit.event_keys import EventKeyError, load_keyring
+def event_key_list(file: PublicFile = None) -> None:
+    """List a keyring's key ids and sources (never the secrets): which sign, which only verify."""
+    from bridge.audit.event_keys import EventKey, EventKeyError, load_keyring
     from loopline.streams.settings import StreamsSettings
 
     path = file or StreamsSettings().event_keys_file
@@ -341,7 +396,7 @@ def event_key_list(file: KeysFile = None) -> None:
         keyring = load_keyring(path)
     except EventKeyError as exc:
         raise _fail(str(exc)) from None
-    signing = {key.source: key.key_id for key in keyring.keys}
+    signing = {key.source: key.key_id for key in keyring.keys if isinstance(key, EventKey)}
     for key in keyring.keys:
-        mark = "signs" if signing[key.source] == key.key_id else "verifies"
-        console.print(f"{key.key_id}  {key.source}  {mark}", highlight=False)
+        mark = "signs" if signing.get(key.source) == key.key_id else "verifies"
+        console.print(f"{key.key_id}  {key.source}  {key.algorithm}  {mark}", highlight=False)

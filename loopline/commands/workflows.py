@@ -58,7 +58,7 @@ def worker(
             if publish_events and not training_only
             else None
         )
-    except (ValidationError, RuntimeError, OSError) as exc:
+    except (ValidationError, ValueError, RuntimeError, OSError) as exc:  # ValueError: a missing key file
         console.print(f"[red]error:[/] {exc}")
         raise typer.Exit(1) from None
 

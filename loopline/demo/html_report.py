@@ -23,12 +23,13 @@ from markupsafe import Markup
 from rich.console import Console
 
 from adapters.drafting.store import PromotionStatus
-from bridge.store import AuditReport, SqlEpisodeReader, SqlEventArchive
+from bridge.store import SqlEpisodeReader, SqlEventArchive
 from loopline.card.model import VerifierCard
 from loopline.card.render import sections
 from loopline.demo.charts import FamilyRates, pass_rates, sprt_path
 from loopline.inspect import timeline
 from loopline.inspect.timeline import TimelineRow
+from loopline.streams.audit import AuditOutcome
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class ReportInputs:
     events: int
     archived: int
     outcomes: int
-    audit: AuditReport
+    audit: AuditOutcome
     tool_rates: list[Any]
     edge_cases: list[Any]
     latency: Latency | None
@@ -97,7 +98,7 @@ def collect(
     events: int,
     archived: int,
     outcomes: int,
-    audit: AuditReport,
+    audit: AuditOutcome,
     source: str,
 ) -> ReportInputs:
     """The run's facts from the archive (the stages after it add theirs to the result)."""

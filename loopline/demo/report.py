@@ -8,15 +8,16 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from bridge.store import AuditReport, SqlEpisodeReader
+from bridge.store import SqlEpisodeReader
 from loopline.inspect import timeline
+from loopline.streams.audit import AuditOutcome
 
 
 def print_report(
     console: Console,
     reader: SqlEpisodeReader,
     episodes: list[dict[str, Any]],
-    audit: AuditReport,
+    audit: AuditOutcome,
     result: Any,
 ) -> None:
     statuses = Counter(e["status"] for e in episodes)
@@ -52,8 +53,12 @@ def print_report(
             table.add_row(str(row.seq), row.kind, row.what, row.detail, style=row.style or None)
         console.print(table)
 
+    for label, line in audit.findings[:20]:
+        console.print(f"[red]{label}:[/] {line}", highlight=False, soft_wrap=True)
     verdict = (
-        "[green]every hash chain intact[/]" if audit.ok else f"[red]{len(audit.breaks)} broken chain(s)[/]"
+        f"[green]no finding[/] ({'; '.join(audit.checked)})"
+        if audit.ok
+        else f"[red]{len(audit.findings)} finding(s)[/]"
     )
     console.print(
         f"{len(episodes)} episodes · {result.events} events captured · {result.archived} archived · "

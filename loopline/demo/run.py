@@ -8,7 +8,8 @@
    every event (PHI tokenised) into its outbox and relays it to Kafka;
 5. the payer's later outcomes arrive through the webhook; some contradict the episode;
 6. the demo waits until the archive holds every event, then reports episodes, tool error rates,
-   edge cases, one episode's timeline and the audit of every hash chain;
+   edge cases, one episode's timeline and the audit `loopline audit verify` runs (every check,
+   with the run's keys and checkpoints);
 7. the verifier that will score training is checked: a verifier card on a small sample of rcm-base
    and rcm-edge plus the hand-written expert set (validation, mutants, exploits, expert
    agreement, and business outcomes from this run's archive);
@@ -51,7 +52,7 @@ from rich.progress import (
 )
 
 from adapters.serving import serve_in_thread
-from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
+from bridge.store import SqlEpisodeReader, SqlEventArchive
 from envs.demo import RuleChange
 from envs.domain import DOMAINS
 from envs.rollout import reference_policy
@@ -65,6 +66,14 @@ from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.settings import StackSettings
+from loopline.streams.audit import run_audit
+from loopline.streams.event_keys import (
+    checkpoint_key_file,
+    checkpoint_public_file,
+    ensure_keys,
+    public_file,
+    role_file,
+)
 from training.release.sequential import SprtSettings
 
 if TYPE_CHECKING:
@@ -115,9 +124,15 @@ def _progress(console: Console) -> Progress:
 def streams_worker(
     workdir: Path, kafka: KafkaSettings, db_url: str, topic: str, vocabulary: Path
 ) -> Iterator[None]:
-    """The projector + detector as a separate process, as in production; stopped with SIGTERM."""
+    """The projector + detector as a separate process, as in production; stopped with SIGTERM. It
+    verifies with the public keys of the run's key folder and signs with the detector's key only."""
+    keys = workdir / "keys"
     env = {
         **os.environ,
+        "LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)),
+        "LOOPLINE_DETECTOR_KEY_FILE": str(role_file("detector", keys)),
+        "LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE": str(checkpoint_key_file("detector", keys)),
+        "LOOPLINE_STREAMS_CHECKPOINT_DIR": str(workdir / "checkpoints"),
         "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": kafka.bootstrap_servers,
         "LOOPLINE_KAFKA_EMBEDDED": "true" if kafka.embedded else "false",
         "LOOPLINE_KNOWN_VOCABULARY_FILE": str(vocabulary),
@@ -236,7 +251,9 @@ def run_pipeline(
     vocabulary.write_text(json.dumps(parts.scenario.vocabulary()))
     items = parts.items
     dlq = result.topic.replace(".events.", ".dlq.")
-    ensure_topics(kafka.client_config("admin"), [result.topic, dlq], partitions=4)
+    anchors = result.topic.replace(".events.", ".checkpoints.")  # this run's checkpoints, off the host
+    ensure_topics(kafka.client_config("admin"), [result.topic, dlq, anchors], partitions=4)
+    ensure_keys(workdir / "keys")  # each producer's own signing key, and the verifiers' public file
     with (
         serve_in_thread(parts.app, name=f"{domain}-sandbox") as live_url,
         streams_worker(workdir, kafka, db_url, result.topic, vocabulary),
@@ -256,6 +273,10 @@ def run_pipeline(
             max_steps=40,
             live_timeout_s=1.0,
             domain=domain,
+            event_keys_file=role_file("bridge", workdir / "keys"),
+            checkpoint_key_file=checkpoint_key_file("bridge", workdir / "keys"),
+            checkpoint_dir=workdir / "checkpoints",
+            checkpoint_topic=anchors,
         )
         bridge = build_bridge(settings, policy=reference_policy(domain))
         try:
@@ -270,7 +291,13 @@ def run_pipeline(
     archive = SqlEventArchive(db_url)
     reader = SqlEpisodeReader(archive.engine)
     result.edge_cases = len(reader.list_edge_cases(limit=1000))
-    audit = audit_archive(archive)
+    keys = workdir / "keys"
+    audit = run_audit(  # what `loopline audit verify` with the run's keys and checkpoints runs
+        archive,
+        checkpoint_dirs=[workdir / "checkpoints"],
+        checkpoint_keys=checkpoint_public_file(keys),
+        event_keys=public_file(keys),
+    )
     result.audit_ok = audit.ok
     result.seconds = time.monotonic() - started
     report.print_report(console, reader, result.episodes, audit, result)
@@ -287,7 +314,9 @@ def run_pipeline(
     )
     (workdir / "report.json").write_text(json.dumps(report.as_json(reader, result), indent=2, default=str))
     console.print(
-        f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`"
+        f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`; "
+        f"the audit again: `LOOPLINE_EVENT_KEYS_FILE={public_file(keys)} loopline audit verify --db-url {db_url} "
+        f"--checkpoints {workdir / 'checkpoints'}`"
     )
     _verifier_card(console, db_url, workdir, result, parts)
     if temporal_address is not None:
@@ -364,7 +393,9 @@ def _promotion(
     from loopline.demo.promotion import promotion_stage
     from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 
-    publisher = signed_publisher(PROMOTION_SOURCE, kafka, result.topic)
+    publisher = signed_publisher(
+        PROMOTION_SOURCE, kafka, result.topic, key_file=role_file("promotion", workdir / "keys")
+    )
     try:
         summary = promotion_stage(
             console,

@@ -1,25 +1,26 @@
-"""Structured events to a Kafka topic, MACed with their producer's key (`bridge.audit.event_keys`).
+"""Structured events to a Kafka topic, signed with their producer's key (`bridge.audit.event_keys`).
 
-The stream worker verifies each event's MAC before it archives it, so every producer outside the
-bridge's capture (the promotion workflow's `task.promoted`, the release manager's decisions) sends
-through `signed_publisher` with its own source's key from the event keyring.
+The stream worker verifies each event's signature and scope before it archives it, so every producer
+outside the bridge's capture (the promotion workflow's `task.promoted`, the release manager's
+decisions) sends through `signed_publisher` with its own role's private key file only.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from confluent_kafka import Producer
 
-from bridge.audit.event_keys import Keyring
+from bridge.audit.event_keys import EventKeyError, Keyring
+from bridge.audit.scopes import SCOPES
 from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
-from loopline.streams.event_keys import ensure_keyring
+from loopline.streams.event_keys import PROMOTION_SOURCE, signing_key
 from loopline.streams.settings import StreamsSettings
 from schemas.codec import from_structured, to_kafka
 
-PROMOTION_SOURCE = "loopline://workflows/promotion"
-"""The promotion workflow's producer name (its `task.promoted` events)."""
+__all__ = ["PROMOTION_SOURCE", "KafkaPublisher", "signed_publisher"]
 
 
 class KafkaPublisher:
@@ -54,13 +55,17 @@ class KafkaPublisher:
 
 
 def signed_publisher(
-    source: str, kafka: KafkaSettings | None = None, topic: str | None = None
+    source: str, kafka: KafkaSettings | None = None, topic: str | None = None, key_file: Path | None = None
 ) -> KafkaPublisher:
-    """A publisher to `topic` (default the streams' event topic, `LOOPLINE_EVENTS_TOPIC`), MACed with
-    `source`'s key from the event keyring (`LOOPLINE_EVENT_KEYS_FILE`; the key is made there when
-    missing)."""
+    """A publisher to `topic` (default the streams' event topic, `LOOPLINE_EVENTS_TOPIC`), signed with
+    `source`'s key from its role's own key file (`LOOPLINE_PROMOTION_KEY_FILE`,
+    `LOOPLINE_RELEASE_KEY_FILE`, or `key_file`); `EventKeyError`, saying where it looked, when it is
+    missing."""
     streams = StreamsSettings()
-    keys = ensure_keyring(streams.event_keys_file, [source])
-    return KafkaPublisher(
-        kafka or KafkaSettings(), topic or streams.events_topic, Keyring((keys.signing_key(source),))
-    )
+    scope = SCOPES.role_of(source)
+    if scope is None:
+        raise EventKeyError(f"source {source!r} is no named producer's (bridge/audit/producer_scopes.json)")
+    path, variable = streams.producer_key_file(scope.role)
+    path = key_file or path
+    key = signing_key(path, source, variable=variable)
+    return KafkaPublisher(kafka or KafkaSettings(), topic or streams.events_topic, Keyring((key,)))

@@ -19,7 +19,7 @@ from loopline.stack.processes import ProcessRecord, begin_stop, finish_stop, liv
 from loopline.stack.settings import StackSettings
 from loopline.stack.startup import Progress, start_embedded
 from loopline.stack.state import Endpoints, StackLayout, StackState
-from loopline.streams.event_keys import ensure_keyring
+from loopline.streams.event_keys import ensure_keys
 
 
 def _silent(_: str) -> None:
@@ -107,8 +107,9 @@ def up(settings: StackSettings, *, progress: Progress = _silent, detach: bool = 
         stop(list(existing.processes.values()), settings.stop_timeout_s)
         layout.clear()
     last = layout.last_ports()
-    # The named producers' event MAC keys, made once under the state folder (loopline/streams/event_keys.py).
-    ensure_keyring(layout.root / "event-keys.json")
+    # Each named producer's event signing key and the verifiers' public file, made once under the
+    # state folder (loopline/streams/event_keys.py).
+    ensure_keys(layout.root / "keys")
     state = start_embedded(settings, layout, progress, detach)
     if settings.port_mode == "auto" and last is not None and state.ports != last:
         notes.append("the last ports were taken, so the stack has new endpoints: restart its clients")

@@ -4,7 +4,9 @@ Environment (prefix `LOOPLINE_`): `LOOPLINE_DB_URL`, `LOOPLINE_EVENTS_TOPIC`, `L
 `LOOPLINE_STREAMS_APP_ID`, `LOOPLINE_STREAMS_BATCH_SIZE`, `LOOPLINE_STREAMS_WEB_PORT`,
 `LOOPLINE_STREAMS_WEB_BIND`, `LOOPLINE_STREAMS_OFFLOAD`,
 `LOOPLINE_DEDUP_WINDOW_S`, `LOOPLINE_KNOWN_VOCABULARY_FILE`, `LOOPLINE_LATENCY_THRESHOLD_MS`,
-`LOOPLINE_EVENT_KEYS_FILE` (the producers' keyring; made under `.loopline` when missing),
+`LOOPLINE_EVENT_KEYS_FILE` (the producers' public keys), `LOOPLINE_DETECTOR_KEY_FILE`,
+`LOOPLINE_PROMOTION_KEY_FILE`, `LOOPLINE_RELEASE_KEY_FILE` (each producer's own signing key; all
+made by `loopline up` under `.loopline/keys`, never at a process's start),
 `LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE`, `LOOPLINE_STREAMS_CHECKPOINT_DIR` and `LOOPLINE_ENVIRONMENT`; the
 broker from `LOOPLINE_KAFKA_*` (`loopline.kafka.settings.KafkaSettings`). Read when built, never at import.
 """
@@ -64,14 +66,15 @@ class StreamsSettings(BaseSettings):
         default=None, description="JSON {field: [known values]} for the unknown-vocabulary rule, e.g. CARCs."
     )
     event_keys_file: Path = Field(
-        default=Path(".loopline/event-keys.json"),
-        description="Keyring of every producer whose events the worker accepts (made, with a key per "
-        "embedded producer, when missing); the detector signs with its own key in it.",
+        default=Path(".loopline/keys/public.json"),
+        description="Public keys of every producer whose events the worker accepts (no private key: "
+        "the worker refuses a keyring that can sign); missing, the worker refuses to start.",
     )
-    streams_checkpoint_key_file: Path | None = Field(
-        default=None,
-        description="File with the Ed25519 seed (base64, `loopline audit keygen`) that signs checkpoints "
-        "of the detector's edge-case streams; unset: none.",
+    streams_checkpoint_key_file: Path = Field(
+        default=Path(".loopline/keys/checkpoint-detector.key"),
+        description="File with the Ed25519 seed (base64) that signs checkpoints of the detector's "
+        "edge-case streams (`loopline up` makes the default; set and missing, or missing outside "
+        "dev/test, the worker refuses to start; the default missing in dev: no checkpoints).",
     )
     streams_checkpoint_dir: Path = Field(
         default=Path(".loopline/checkpoints"), description="Where the detector's checkpoints go."
@@ -80,6 +83,42 @@ class StreamsSettings(BaseSettings):
         default="dev", description="Outside dev/test the archive, broker and keyring must be given."
     )
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
+    detector_key_file: Path = Field(
+        default=Path(".loopline/keys/detector.json"),
+        description="The detector's own signing key file (its edge-case reports).",
+    )
+    promotion_key_file: Path = Field(
+        default=Path(".loopline/keys/promotion.json"),
+        description="The promotion workflow's own signing key file (its `task.promoted` events).",
+    )
+    release_key_file: Path = Field(
+        default=Path(".loopline/keys/release.json"),
+        description="The release manager's own signing key file (its `adapter.*` events).",
+    )
+
+    def detector_checkpoint_key(self) -> Path | None:
+        """The detector's checkpoint seed file; None for the absent default (the worker refuses to
+        run without one outside dev/test: `loopline streams worker`)."""
+        path = self.streams_checkpoint_key_file
+        if path.is_file():
+            return path.absolute()
+        if "streams_checkpoint_key_file" in self.model_fields_set:
+            raise ValueError(
+                f"no checkpoint key at {path.absolute()} (LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE): "
+                "`loopline up` makes the embedded stack's, `loopline audit keygen` prints one"
+            )
+        return None
+
+    def producer_key_file(self, role: str) -> tuple[Path, str]:
+        """(path, variable) of the signing key file of a producer role run from these settings."""
+        paths = {
+            "detector": self.detector_key_file,
+            "promotion": self.promotion_key_file,
+            "release": self.release_key_file,
+        }
+        if role not in paths:
+            raise ValueError(f"role {role!r} has no key file in the streams settings")
+        return paths[role], f"LOOPLINE_{role.upper()}_KEY_FILE"
 
     @model_validator(mode="after")
     def _given_outside_dev(self) -> StreamsSettings:
@@ -129,6 +168,7 @@ class StreamsSettings(BaseSettings):
             dedup_window_s=self.dedup_window_s,
             detect=self.detect_config(),
             event_keys_file=self.event_keys_file.absolute(),
-            checkpoint_key_file=self.streams_checkpoint_key_file,
-            checkpoint_dir=self.streams_checkpoint_dir if self.streams_checkpoint_key_file else None,
+            signing_key_file=self.detector_key_file.absolute(),
+            checkpoint_key_file=self.detector_checkpoint_key(),
+            checkpoint_dir=self.streams_checkpoint_dir if self.detector_checkpoint_key() else None,
         )

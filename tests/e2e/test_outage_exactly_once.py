@@ -23,13 +23,13 @@ from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.ports import pick_free_ports
 from loopline.stack.settings import StackSettings
-from loopline.streams.event_keys import DEFAULT_KEYRING, ensure_keyring
+from loopline.streams.event_keys import ensure_keys, role_file
 from schemas import ToolCall, ToolOutcome, ToolResult, WorkItem
 from schemas.events import PolicyRef
 from schemas.tools import SideEffect
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
-SOURCE = "loopline://test/outage"
+SOURCE = "loopline://bridge/outage"
 TOPIC = "loopline.outage.events.v1"
 PORT_FIELDS = (
     "kafka",
@@ -90,7 +90,7 @@ def test_every_event_reaches_the_archive_exactly_once_across_a_broker_outage(
     config = CaptureConfig(
         tenant="acme", source=SOURCE, outbox_path=tmp_path / "outbox.db", vault_url=f"sqlite:///{tmp_path / 'vault.db'}",
         environment="test", unmodelled="keep", topic=TOPIC, kafka=producer,
-        event_keys_file=_keyring_with(SOURCE),
+        event_keys_file=_bridge_key_file(tmp_path, SOURCE),
     )  # fmt: skip
     with ExitStack() as workers:
         workers.enter_context(streams_worker(tmp_path, kafka, db_url, TOPIC, vocabulary))
@@ -113,10 +113,10 @@ def test_every_event_reaches_the_archive_exactly_once_across_a_broker_outage(
     assert set(archived) == expected
 
 
-def _keyring_with(source: str) -> Path:
-    """The embedded keyring the demo's worker reads, holding a key for `source` (the relay's)."""
-    ensure_keyring(DEFAULT_KEYRING, [source])
-    return DEFAULT_KEYRING
+def _bridge_key_file(workdir: Path, source: str) -> Path:
+    """The relay's own key file (a key for `source`), in the key folder the demo's worker reads."""
+    ensure_keys(workdir / "keys", {"bridge": [source]})
+    return role_file("bridge", workdir / "keys")
 
 
 def _wait_for(db_url: str, count: int, timeout_s: float = 120) -> list[str]:

@@ -40,6 +40,7 @@ from loopline.demo.run import streams_worker
 from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 from loopline.kafka.topics import ensure_topics
 from loopline.stack.binaries import temporal_bin
+from loopline.streams.event_keys import ensure_keys, role_file
 from tests.conftest import StackHandle
 from workflows.settings import WorkflowsSettings
 
@@ -112,17 +113,21 @@ def test_a_payer_rule_change_becomes_a_task_a_specialist_approves_in_the_browser
     admin.close()
 
     drafts = workdir / "drafts"
+    ensure_keys(workdir / "keys")  # the folder the demo's worker reads (streams_worker)
     settings = BridgeSettings(
         state_dir=workdir / "bridge", live_url=sandbox, db_url=db_url, events_topic=topic, kafka=stack.kafka,
         environment="dev", max_steps=40, temporal_address=stack.temporal_address, drafts_dir=drafts,
         token_names={token_digest("dev-reviewer-token"): "Dana Whitfield"},
+        event_keys_file=role_file("bridge", workdir / "keys"),
     )  # fmt: skip
     bridge = build_bridge(settings)
     workflows = WorkflowsSettings(
         temporal_address=stack.temporal_address, db_url=db_url, drafts_dir=drafts,
         tasksets_root=workdir / "tasksets", task_queue=f"e2e-{unique_topic[-8:]}", events_topic=topic,
     )  # fmt: skip
-    publisher = signed_publisher(PROMOTION_SOURCE, stack.kafka, topic)
+    publisher = signed_publisher(
+        PROMOTION_SOURCE, stack.kafka, topic, key_file=role_file("promotion", workdir / "keys")
+    )
     store, registry = DraftStore(drafts), TaskSetRegistry(workdir / "tasksets")
     vocabulary = workdir / "training-vocabulary.json"
     try:

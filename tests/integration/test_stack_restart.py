@@ -63,7 +63,7 @@ def test_the_relay_and_the_stream_worker_deliver_again_after_up_restarts_a_kille
         topic=topic,
         kafka_config=relay_config,
         backoff_max_s=0.3,
-        signer=producer_key("loopline://test/runtime"),
+        signer=producer_key("loopline://bridge/test"),
     ).start()
     worker = WorkerProcess(
         first.endpoints.bootstrap_servers, db_url, topic, dlq, tmp_path / "worker.log", group="restart"

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import pytest
 
-from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
+from schemas.topics import CHECKPOINTS_TOPIC, DLQ_TOPIC, EVENTS_TOPIC
 from tests.k8s.render import OVERLAYS, Obj, by_kind, pod_spec, render, workloads
 
 SECRETS = {
     "loopline-bridge-secrets": "the platform team: vault-key, token-digests, canary-secret (k8s/README.md)",
     "loopline-policy-secrets": "the platform team: the policy server's serving-key and release-key (k8s/README.md)",
-    "loopline-event-keys": "the platform team: event-keys.json (`loopline audit event-key add`)",
+    "loopline-event-public-keys": "the platform team: public.json, checkpoints.pub (k8s/README.md)",
+    "loopline-keys-bridge": "the platform team: the bridge's own event and checkpoint keys",
+    "loopline-keys-detector": "the platform team: the detector's own event and checkpoint keys",
+    "loopline-keys-promotion": "the platform team: the promotion workflow's own event key",
     "loopline-pg-app": "CloudNativePG, for loopline-pg's owner",
     "loopline-kafka-cluster-ca-cert": "Strimzi, the cluster CA",
     "loopline-bridge": "Strimzi, KafkaUser loopline-bridge",
@@ -24,7 +27,7 @@ SECRETS = {
 """Every Secret a manifest refers to, and who makes it."""
 
 CLIENT_TOPICS = {
-    "loopline-bridge": {EVENTS_TOPIC},
+    "loopline-bridge": {EVENTS_TOPIC, CHECKPOINTS_TOPIC},
     "loopline-streams": {EVENTS_TOPIC, DLQ_TOPIC},
     "loopline-workflows": {EVENTS_TOPIC},
 }
@@ -37,7 +40,7 @@ def _topics(objects: list[Obj]) -> dict[str, Obj]:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_every_topic_is_declared_with_partitions_and_retention_and_no_compaction(overlay: str) -> None:
     topics = _topics(render(overlay))
-    assert set(topics) == {EVENTS_TOPIC, DLQ_TOPIC}
+    assert set(topics) == {EVENTS_TOPIC, DLQ_TOPIC, CHECKPOINTS_TOPIC}
     for name, topic in topics.items():
         spec = topic["spec"]
         assert spec["partitions"] >= 1 and spec["replicas"] >= 1, name

@@ -125,6 +125,13 @@ def test_every_variable_a_manifest_sets_is_read_by_its_command(overlay: str) -> 
     assert not unread, "\n".join(unread)
 
 
+KEY_FILES = (
+    "public.json", "checkpoints.pub", "bridge.json", "detector.json", "promotion.json", "checkpoint-bridge.key",
+    "checkpoint-detector.key", "ca.crt", "user.crt", "user.key",
+)  # fmt: skip
+"""What the Secrets hold (k8s/README.md): a file of each name stands in for every mount."""
+
+
 def _mounted(pod: Obj, container: Obj, root: Path) -> dict[str, Path]:
     """Each mount path of a Secret, and a folder standing in for it (with the files the pod would see)."""
     secret_volumes = {v["name"] for v in pod.get("volumes", []) if "secret" in v}
@@ -133,7 +140,7 @@ def _mounted(pod: Obj, container: Obj, root: Path) -> dict[str, Path]:
         if mount["name"] in secret_volumes:
             folder = root / mount["mountPath"].strip("/")
             folder.mkdir(parents=True, exist_ok=True)
-            for file in ("event-keys.json", "ca.crt", "user.crt", "user.key"):
+            for file in KEY_FILES:
                 (folder / file).write_text("{}")
             out[mount["mountPath"]] = folder
     return out

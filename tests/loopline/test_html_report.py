@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bridge.store import AuditReport
 from loopline.demo.charts import FamilyRates, Rate
 from loopline.demo.html_report import EpisodeEntry, ImprovementView, ReportInputs, render
 from loopline.inspect.timeline import TimelineRow
+from loopline.streams.audit import AuditOutcome
 
 
 def _inputs() -> ReportInputs:
@@ -19,7 +19,7 @@ def _inputs() -> ReportInputs:
         events=1,
         archived=1,
         outcomes=0,
-        audit=AuditReport(streams=1, events=1),
+        audit=AuditOutcome(streams=1, events=1),
         tool_rates=[],
         edge_cases=[],
         latency=None,

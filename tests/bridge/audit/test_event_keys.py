@@ -1,4 +1,5 @@
-"""Producer keys: MACs over the canonical envelope, refusals by reason, rotation, keyring files."""
+"""Producer keys: Ed25519 signatures over the canonical envelope, refusals by reason, rotation,
+public keyrings that cannot sign, keyring files."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ import pytest
 
 from bridge.audit.event_keys import (
     MAC_HEADER,
+    EventKey,
     EventKeyError,
     Keyring,
     KeyringFile,
     add_key,
     load_keyring,
-    load_or_create_keyring,
     new_key,
+    save_keyring,
 )
 from bridge.capture.outbox_rows import canonical_of
 from schemas import EpisodeChain, to_json
@@ -23,7 +25,7 @@ from schemas.chain import canonical_bytes
 from schemas.codec import to_structured
 from tests.bridge.store.builders import typical_episode
 
-SOURCE = "loopline://test/runtime"
+SOURCE = "loopline://bridge/test"
 
 
 def _doc() -> dict[str, object]:
@@ -78,15 +80,30 @@ def test_across_a_rotation_the_new_key_signs_and_events_under_the_old_one_still_
     assert refusal is not None and refusal.code == "unknown_key"
 
 
-def test_a_keyring_file_is_made_once_with_a_key_per_producer_and_kept_private(tmp_path: Path) -> None:
-    path = tmp_path / "state" / "event-keys.json"
-    first = load_or_create_keyring(path, ["loopline://a", "loopline://b"])
-    again = load_or_create_keyring(path, ["loopline://c"])
-    assert [k.source for k in again.keys] == ["loopline://a", "loopline://b"]
-    assert again.keys == first.keys and path.stat().st_mode & 0o077 == 0
-    with pytest.raises(EventKeyError, match="no key for source 'loopline://c'"):
-        again.signing_key("loopline://c")
-    assert "secret" not in repr(first.keys[0])
+def test_a_public_keyring_verifies_every_producer_and_cannot_sign_for_any(tmp_path: Path) -> None:
+    private = [new_key(SOURCE), new_key("loopline://workflows/promotion")]
+    path = tmp_path / "state" / "public.json"
+    save_keyring(path, Keyring(private).public())
+    public, doc = load_keyring(path), _doc()
+    assert path.stat().st_mode & 0o077 == 0 and "private" not in path.read_text()
+    assert not public.can_sign() and Keyring(private).can_sign()
+    for key in private:
+        assert (
+            public.verify({**doc, "source": key.source}, key.headers_for({**doc, "source": key.source}))
+            is None
+        )
+        with pytest.raises(EventKeyError, match="no signing key for source"):
+            public.signing_key(key.source)
+    assert "secret" not in repr(private[0]) and private[0].secret.hex() not in repr(private[0])
+
+
+def test_a_legacy_hmac_key_still_verifies_what_it_signed_and_has_no_public_half() -> None:
+    legacy = EventKey("k-old", SOURCE, b"0123456789abcdef0123456789abcdef")
+    doc = _doc()
+    assert Keyring([legacy]).verify(doc, legacy.headers_for(doc)) is None
+    assert Keyring([legacy]).public().keys == ()
+    with pytest.raises(EventKeyError, match="no public half"):
+        legacy.public()
 
 
 def test_a_malformed_keyring_file_is_a_clear_error(tmp_path: Path) -> None:
@@ -110,16 +127,33 @@ def test_the_cli_rotates_a_producers_key_and_lists_which_key_signs(tmp_path: Pat
 
     from loopline.cli import app
 
-    path = tmp_path / "keys.json"
+    path, public = tmp_path / "bridge.json", tmp_path / "public.json"
     for _ in range(2):
         added = CliRunner().invoke(
-            app, ["audit", "event-key", "add", "--source", SOURCE, "--file", str(path)]
+            app,
+            [
+                "audit",
+                "event-key",
+                "add",
+                "--source",
+                SOURCE,
+                "--file",
+                str(path),
+                "--public-file",
+                str(public),
+            ],
         )
         assert added.exit_code == 0, added.output
-    listed = CliRunner().invoke(app, ["audit", "event-key", "list", "--file", str(path)])
+    listed = CliRunner().invoke(app, ["audit", "event-key", "list", "--public-file", str(path)])
     old, new = load_keyring(path).keys
-    assert listed.exit_code == 0 and "secret" not in listed.output
+    assert listed.exit_code == 0 and "secret" not in listed.output and "private" not in listed.output
     assert (
-        f"{old.key_id}  {SOURCE}  verifies" in listed.output
-        and f"{new.key_id}  {SOURCE}  signs" in listed.output
+        f"{old.key_id}  {SOURCE}  ed25519  verifies" in listed.output
+        and f"{new.key_id}  {SOURCE}  ed25519  signs" in listed.output
     )
+    assert [k.key_id for k in load_keyring(public).keys] == [old.key_id, new.key_id]
+    assert not load_keyring(public).can_sign()
+    outsider = CliRunner().invoke(
+        app, ["audit", "event-key", "add", "--source", "loopline://attacker", "--file", str(path)]
+    )
+    assert outsider.exit_code == 1 and "no named producer" in outsider.output

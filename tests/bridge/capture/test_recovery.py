@@ -12,7 +12,7 @@ from bridge.capture.recovery import close_interrupted
 from bridge.phi import Redactor
 from bridge.recording import CaptureUnavailable, EpisodeRecorder
 from bridge.recording.gate import GatedSink
-from schemas import SideEffect, ToolCall, verify_chain
+from schemas import SideEffect, ToolCall, ToolOutcome, ToolResult, verify_chain
 from schemas.events import ModelResponded, PolicyRef
 from tests.bridge.conftest import SOURCE
 from tests.bridge.phi.phi_models import LookupArgs
@@ -65,3 +65,22 @@ def test_a_closed_gate_refuses_recorders_and_the_closing_event_continues_the_cha
         late.escalated("too late", trigger="runtime")
     [closing] = close_interrupted(outbox, redactor, SOURCE, "cut off by shutdown")
     assert closing.seq == 1 and verify_chain(outbox.events("late")) is None
+
+
+def test_of_parallel_calls_the_write_still_out_is_named_though_a_later_read_answered(
+    make_recorder: MakeRecorder, outbox: SqliteOutbox, redactor: Redactor
+) -> None:
+    both = make_recorder("both", outbox)
+    _start(both)
+    write = ToolCall(call_id="w-1", name="submit_appeal", arguments={"claim_id": "CLM-1"})
+    read = ToolCall(call_id="r-1", name="lookup_claim", arguments={"claim_id": "CLM-1", "member_id": "M"})
+    both.model_responded(ModelResponded(turn=0, tool_calls=(write, read)))
+    both.tool_called(write, SideEffect.WRITE, None)
+    both.tool_called(read, SideEffect.READ, LookupArgs)
+    both.tool_returned(
+        ToolResult(call_id="r-1", name="lookup_claim", outcome=ToolOutcome.OK, result={}), None
+    )
+    (closing,) = close_interrupted(outbox, redactor, SOURCE, "found open at start-up")
+    assert closing.data.model_dump(include={"last_call_id", "last_tool", "effect_unknown"}) == {
+        "last_call_id": "w-1", "last_tool": "submit_appeal", "effect_unknown": True,
+    }  # fmt: skip

@@ -240,7 +240,27 @@ def test_an_interrupted_episode_is_an_edge_case_high_when_a_write_was_in_flight(
                                    effect_unknown=True)  # fmt: skip
     (finding,) = _detector().evaluate(ep._add(in_flight))
     assert (finding.rule, finding.severity) == ("episode_interrupted", "high")
-    assert finding.features == {"effect_unknown": True, "tool": "submit_appeal"}
+    assert finding.features == {
+        "effect_unknown": True,
+        "tool": "submit_appeal",
+        "episode": ep.events[-1].episodeid,
+    }
     quiet = EpisodeInterrupted(reason="cut off", last_seq=0, last_event_type="loopline.episode.started.v1")
     (finding,) = _detector().evaluate(EpisodeBuilder()._add(quiet))
     assert (finding.rule, finding.severity) == ("episode_interrupted", "medium")
+
+
+def test_every_write_of_unknown_effect_is_its_own_case_and_quiet_interruptions_are_one() -> None:
+    from schemas.events import EpisodeInterrupted
+
+    in_flight = EpisodeInterrupted(reason="found open at start-up", last_seq=2, last_event_type="loopline.tool.called.v1",
+                                   last_call_id="c1", last_tool="post_write_off", last_side_effect=SideEffect.WRITE,
+                                   effect_unknown=True)  # fmt: skip
+    quiet = EpisodeInterrupted(reason="cut off", last_seq=0, last_event_type="loopline.episode.started.v1")
+    detector = _detector()
+    writes = [detector.evaluate(EpisodeBuilder(f"ep-{n}")._add(in_flight))[0] for n in range(4)]
+    assert len({f.fingerprint for f in writes}) == 4 and {f.severity for f in writes} == {"high"}
+    again = detector.evaluate(EpisodeBuilder("ep-0")._add(in_flight))[0]
+    assert again.fingerprint == writes[0].fingerprint  # one case per episode: a redelivery is no new one
+    calm = [detector.evaluate(EpisodeBuilder(f"ep-{n}")._add(quiet))[0] for n in range(3)]
+    assert len({f.fingerprint for f in calm}) == 1

@@ -36,7 +36,7 @@ class EpisodeBuilder:
         self.chain = EpisodeChain(
             episode_id,
             tenant=tenant,
-            source="loopline://test/runtime",
+            source="loopline://bridge/test",
             clock=lambda: start + timedelta(seconds=next(ticks)),
         )
         self.events: list[Event] = []

@@ -7,21 +7,21 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from bridge.audit.event_keys import save_keyring
 from bridge.store import ArchiveRecord, SqlEventArchive, audit_archive
 from bridge.store.audit import audit_macs
 from bridge.streams.config import StreamsConfig
 from bridge.streams.work import StreamWork
 from loopline.cli import app
 from tests.bridge.store.builders import typical_episode
-from tests.bridge.streams.broker import producer_keyring
+from tests.bridge.streams.broker import producer_keyring, write_test_keys
 from tests.bridge.streams.messages import message
 
 
 def test_an_event_appended_to_the_archive_around_the_worker_is_named_by_the_audit(tmp_path: Path) -> None:
-    keys = tmp_path / "event-keys.json"
-    save_keyring(keys, producer_keyring())
-    config = StreamsConfig(db_url=f"sqlite:///{tmp_path}/archive.db", event_keys_file=keys)
+    keys, detector = write_test_keys(tmp_path)
+    config = StreamsConfig(
+        db_url=f"sqlite:///{tmp_path}/archive.db", event_keys_file=keys, signing_key_file=detector
+    )
     archive = SqlEventArchive(config.db_url)
     archive.create_schema()
     work = StreamWork(archive, config)
@@ -30,7 +30,7 @@ def test_an_event_appended_to_the_archive_around_the_worker_is_named_by_the_audi
     assert (
         len(work.record(work.detect([message(e) for e in episode.events]).reports)) == 2
     )  # the detector's own
-    argv = ["audit", "verify", "--db-url", config.db_url, "--event-keys", str(keys)]
+    argv = ["audit", "verify", "--db-url", config.db_url, "--event-keys", str(keys), "--skip", "checkpoints"]
     clean = CliRunner().invoke(app, argv)
     assert clean.exit_code == 0 and audit_macs(archive, producer_keyring()) == [], clean.output
 

@@ -1,8 +1,9 @@
 """Real-broker helpers for the streams integration tests: producing, and a worker process.
 
 The worker logs to a file next to the test; `LOOPLINE_TEST_WORKER_LOGLEVEL=info` makes it chatty.
-It authenticates every event against a test keyring (`producer_keyring`) written next to its log, and
-`produce` MACs each event with its source's test key, as a named producer would.
+It authenticates every event against the test producers' public keys (`producer_keyring`) written
+next to its log, holding the detector's private key only (`detector-key.json`), and `produce` signs
+each event with its source's test key, as a named producer would.
 """
 
 from __future__ import annotations
@@ -22,22 +23,28 @@ from bridge.audit.event_keys import EventKey, Keyring, save_keyring
 from schemas import Event, to_kafka
 from schemas.codec import to_structured
 
-TEST_SOURCES = ("loopline://test/runtime", "loopline://bridge/detect")
-"""The producers a test worker accepts: the test episodes' source and the worker's own detector."""
+TEST_SOURCES = (
+    "loopline://bridge/test", "loopline://bridge/detect", "loopline://workflows/promotion",
+    "loopline://training/release",
+)  # fmt: skip
+"""The producers a test worker accepts: the test episodes' source (a bridge's), its own detector,
+the promotion workflow and the release manager."""
+DETECT_SOURCE = "loopline://bridge/detect"
 
 
 def producer_key(source: str) -> EventKey:
-    """The deterministic test key of `source` (its secret derived from the name: tests only)."""
+    """The deterministic Ed25519 test key of `source` (its seed derived from the name: tests only)."""
     return EventKey(
         f"test-{hashlib.sha256(source.encode()).hexdigest()[:8]}",
         source,
         hashlib.sha256(b"test:" + source.encode()).digest(),
+        "ed25519",
     )
 
 
 def producer_keyring(sources: Sequence[str] = TEST_SOURCES) -> Keyring:
-    """A keyring of the test keys of `sources`."""
-    return Keyring(producer_key(source) for source in sources)
+    """The verifiers' keyring of `sources`: their test keys' public halves only."""
+    return Keyring(producer_key(source).public() for source in sources)
 
 
 def produce(
@@ -80,11 +87,15 @@ class WorkerProcess:
         env_extra: dict[str, str] | None = None, args: Sequence[str] = (),
     ) -> None:  # fmt: skip
         self.keys_file = log.parent / "event-keys.json"
+        self.detector_key_file = log.parent / "detector-key.json"
         if not self.keys_file.exists():
             save_keyring(self.keys_file, producer_keyring())
+        if not self.detector_key_file.exists():
+            save_keyring(self.detector_key_file, Keyring([producer_key(DETECT_SOURCE)]))
         env = {
             **os.environ,
             "LOOPLINE_EVENT_KEYS_FILE": str(self.keys_file),
+            "LOOPLINE_DETECTOR_KEY_FILE": str(self.detector_key_file),
             **(env_extra or {}),
             "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": bootstrap,
             "LOOPLINE_KAFKA_SESSION_TIMEOUT_MS": "4000",
@@ -130,3 +141,12 @@ def wait_until(check: Callable[[], bool], what: str, worker: WorkerProcess, time
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}:\n{worker.tail()}")
         time.sleep(0.1)
+
+
+def write_test_keys(folder: Path) -> tuple[Path, Path]:
+    """(public keyring, detector key file) of the test producers, written under `folder`: what an
+    in-process `StreamsConfig` takes as `event_keys_file` and `signing_key_file`."""
+    public, detector = folder / "event-keys.json", folder / "detector-key.json"
+    save_keyring(public, producer_keyring())
+    save_keyring(detector, Keyring([producer_key(DETECT_SOURCE)]))
+    return public, detector

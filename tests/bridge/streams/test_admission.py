@@ -53,16 +53,53 @@ def test_events_that_do_not_continue_their_stream_are_dead_lettered_with_the_rea
 
 
 def test_one_named_producer_cannot_write_into_another_producers_stream(archive: SqlEventArchive) -> None:
-    keyring = producer_keyring(("loopline://test/runtime", "loopline://workflows/promotion"))
+    keyring = producer_keyring(("loopline://bridge/test", "loopline://bridge/other"))
     projector = Projector(archive, keyring=keyring)
     events = typical_episode().events
     projector.handle([message(e, i, signed=True) for i, e in enumerate(events[:5])])
     intruder = EpisodeChain(
-        "ep-1", tenant="acme", source="loopline://workflows/promotion", next_seq=5, prevhash=events[4].hash
+        "ep-1", tenant="acme", source="loopline://bridge/other", next_seq=5, prevhash=events[4].hash
     ).append(events[5].data)
     result = projector.handle([message(intruder, 9, signed=True)])
     assert _codes(result) == ["foreign_source"] and archive.count() == 5
-    assert "is written by 'loopline://test/runtime'" in as_mapping(result.dead_letters[0])["reason"]
+    assert "is written by 'loopline://bridge/test'" in as_mapping(result.dead_letters[0])["reason"]
+
+
+NON_BRIDGE = ("loopline://bridge/detect", "loopline://workflows/promotion", "loopline://training/release")
+
+
+def test_an_episode_fabricated_under_any_non_bridge_key_is_out_of_scope(archive: SqlEventArchive) -> None:
+    projector = Projector(archive, keyring=producer_keyring(("loopline://bridge/test", *NON_BRIDGE)))
+    real = typical_episode("ep-real").events
+    for n, source in enumerate(NON_BRIDGE):
+        chain = EpisodeChain(f"ep-fake-{n}", tenant="acme", source=source)
+        fake = [chain.append(e.data) for e in real]  # a whole, well-chained, validly signed episode
+        result = projector.handle([message(e, 100 * n + i, signed=True) for i, e in enumerate(fake)])
+        assert _codes(result) == ["out_of_scope"] * len(fake), source
+        assert "may not write 'loopline.episode.started.v1'" in as_mapping(result.dead_letters[0])["reason"]
+    assert archive.count() == 0
+    # The detector's own type, but on a stream that is not an edge case's: out of scope too.
+    detector = EpisodeChain("task:T-1", tenant="acme", source="loopline://bridge/detect")
+    case = typical_episode("ep-x").outcome("paid")  # any data: the type decides first
+    assert _codes(projector.handle([message(detector.append(case.data), 900, signed=True)])) == [
+        "out_of_scope"
+    ]
+    ok = projector.handle([message(e, 1000 + i, signed=True) for i, e in enumerate(real)])
+    assert (ok.appended.inserted, _codes(ok)) == (len(real), [])
+
+
+def test_a_stream_archived_before_scopes_cannot_be_continued_by_its_out_of_scope_writer(
+    archive: SqlEventArchive,
+) -> None:
+    from bridge.store import ArchiveRecord
+
+    real = typical_episode("ep-old").events
+    chain = EpisodeChain("ep-old", tenant="acme", source="loopline://workflows/promotion")
+    old = [chain.append(e.data) for e in real]
+    archive.append([ArchiveRecord.of(e) for e in old[:4]])  # archived when any key could mint a stream
+    projector = Projector(archive, keyring=producer_keyring(("loopline://workflows/promotion",)))
+    result = projector.handle([message(e, i, signed=True) for i, e in enumerate(old[4:])])
+    assert _codes(result) == ["out_of_scope"] * len(old[4:]) and archive.count() == 4
 
 
 def test_without_a_keyring_only_continuity_is_checked(archive: SqlEventArchive) -> None:

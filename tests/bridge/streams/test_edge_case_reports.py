@@ -15,7 +15,6 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 from typer.testing import CliRunner
 
 from bridge.audit.checkpoints import public_key_text
-from bridge.audit.event_keys import save_keyring
 from bridge.store import SqlEpisodeReader, SqlEventArchive, audit_archive
 from bridge.streams.app import Outputs, detect_and_report
 from bridge.streams.config import StreamsConfig
@@ -26,7 +25,7 @@ from bridge.streams.work import StreamWork
 from loopline.cli import app
 from schemas import Event
 from tests.bridge.store.builders import typical_episode
-from tests.bridge.streams.broker import WorkerProcess, produce, producer_keyring, wait_until
+from tests.bridge.streams.broker import WorkerProcess, produce, wait_until, write_test_keys
 from tests.bridge.streams.messages import message
 
 
@@ -35,9 +34,10 @@ class Crash(Exception):
 
 
 def _config(tmp_path: Path, **more: Any) -> StreamsConfig:
-    keys = tmp_path / "event-keys.json"
-    save_keyring(keys, producer_keyring())
-    return StreamsConfig(db_url=f"sqlite:///{tmp_path}/archive.db", event_keys_file=keys, **more)
+    keys, detector = write_test_keys(tmp_path)
+    return StreamsConfig(
+        db_url=f"sqlite:///{tmp_path}/archive.db", event_keys_file=keys, signing_key_file=detector, **more
+    )
 
 
 def _archive(config: StreamsConfig) -> SqlEventArchive:
@@ -119,7 +119,7 @@ def test_deleting_an_edge_case_is_named_by_audit_verify_against_the_detectors_ch
     assert len(reports) == 2 and len(list(folder.glob("checkpoint-*.json"))) == 1
 
     argv = ["audit", "verify", "--db-url", config.db_url, "--checkpoints", str(folder),
-            "--checkpoint-key", public_key_text(key.public_key())]  # fmt: skip
+            "--checkpoint-key", public_key_text(key.public_key()), "--event-keys", str(config.event_keys_file)]  # fmt: skip
     clean = CliRunner().invoke(app, argv)
     assert clean.exit_code == 0, clean.output
     deleted = reports[0].episodeid

@@ -1,9 +1,10 @@
 """A bridge API process for the shutdown tests: sim tools, a slow scripted policy, no broker.
 
-    python tests/loopline/bridge/drain_child.py STATE_DIR PORT DRAIN_S TURN_S STEPS
+    python tests/loopline/bridge/drain_child.py STATE_DIR PORT DRAIN_S TURN_S STEPS [write_off]
 
 Serves until SIGTERM or SIGINT (printing `ready` once it listens), drains, prints the drain
-report as JSON and exits 0.
+report as JSON and exits 0. With `write_off`, each episode's first act is a `post_write_off` that
+the live system never answers (a write in flight when the process is killed).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import httpx
+from pydantic import BaseModel
 
 from adapters import Toolbox
 from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
@@ -29,7 +31,22 @@ from loopline.bridge.app import rcm_services
 from loopline.bridge.serve import drain, serve_until_signalled
 
 
-def main(state: Path, port: int, drain_s: float, turn_s: float, steps: int) -> None:
+class StallingWrites:
+    """A backend whose `post_write_off` never answers: the write stays in flight."""
+
+    def __init__(self, inner: SimBackend) -> None:
+        self.inner = inner
+
+    def invoke(self, tool: str, args: BaseModel) -> BaseModel:
+        if tool == "post_write_off":
+            time.sleep(3600)
+        return self.inner.invoke(tool, args)
+
+
+WRITE_OFF = {"claim_id": "CLM-1001", "amount": 10.0, "reason_code": "contractual"}
+
+
+def main(state: Path, port: int, drain_s: float, turn_s: float, steps: int, mode: str = "") -> None:
     capture = CaptureService.open(
         CaptureConfig(
             tenant="acme",
@@ -45,13 +62,16 @@ def main(state: Path, port: int, drain_s: float, turn_s: float, steps: int) -> N
 
     def script(messages: Sequence[Message]) -> PolicyReply:
         time.sleep(turn_s)
+        if mode == "write_off":
+            return act(call("post_write_off", WRITE_OFF))
         if sum(1 for m in messages if m.get("role") == "tool") < steps:
             return act(call("get_claim", {"claim_id": "CLM-1001"}))
         return say("done")
 
     archive = SqlEventArchive(f"sqlite:///{state / 'archive.db'}")
     archive.create_schema()
-    services = rcm_services(capture, Toolbox(RCM_TOOLS, SimBackend(seed_world())), ScriptedPolicy(script),
+    backend = StallingWrites(SimBackend(seed_world())) if mode == "write_off" else SimBackend(seed_world())
+    services = rcm_services(capture, Toolbox(RCM_TOOLS, backend), ScriptedPolicy(script),
                             EpisodeConfig(max_steps=steps + 2), archive)  # fmt: skip
     app = create_app(services, TokenTable.from_tokens({"agent-token": Role.AGENT}))
 
@@ -71,4 +91,11 @@ def main(state: Path, port: int, drain_s: float, turn_s: float, steps: int) -> N
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5]))
+    main(
+        Path(sys.argv[1]),
+        int(sys.argv[2]),
+        float(sys.argv[3]),
+        float(sys.argv[4]),
+        int(sys.argv[5]),
+        *sys.argv[6:],
+    )

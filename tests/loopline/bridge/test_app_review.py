@@ -17,15 +17,18 @@ from adapters.serving import serve_in_thread
 from loopline.bridge.app import ReviewUnavailable, build_bridge, review_services
 from loopline.bridge.settings import BridgeSettings
 from loopline.kafka.settings import KafkaSettings
+from loopline.streams.event_keys import ensure_keys, role_file
 from workflows.promotion.client import TemporalReviewDesk
 
 REVIEWER = {"Authorization": "Bearer dev-reviewer-token"}
 
 
 def settings(tmp_path: Path, **extra: object) -> BridgeSettings:
+    ensure_keys(tmp_path / "keys")
     return BridgeSettings(
         state_dir=tmp_path / "bridge", db_url=f"sqlite:///{tmp_path / 'archive.db'}", relay_process=False,
-        kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts", **extra,  # type: ignore[arg-type]
+        kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts",
+        event_keys_file=role_file("bridge", tmp_path / "keys"), **extra,  # type: ignore[arg-type]
     )  # fmt: skip
 
 

@@ -39,9 +39,10 @@ def _free_port() -> int:
 
 
 class Bridge:
-    def __init__(self, state: Path, drain_s: float, turn_s: float, steps: int) -> None:
+    def __init__(self, state: Path, drain_s: float, turn_s: float, steps: int, mode: str = "") -> None:
         self.port = _free_port()
         argv = [sys.executable, str(CHILD), str(state), str(self.port), str(drain_s), str(turn_s), str(steps)]
+        argv += [mode] if mode else []
         env = {**os.environ, "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=REPO)
         assert self.proc.stdout is not None

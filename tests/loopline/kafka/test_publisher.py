@@ -1,6 +1,6 @@
 """Release decisions reach the archive through Kafka like every other producer's events: `loopline
-adapters ... --publish` sends them MACed with the release key, the stream worker verifies and
-archives them, and the archive's MAC audit finds nothing to report."""
+adapters ... --publish` sends them signed with the release role's own key, the stream worker verifies
+them with its public key and archives them, and the signature audit finds nothing to report."""
 
 from __future__ import annotations
 
@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from bridge.audit.event_keys import load_keyring
 from bridge.store import SqlEventArchive
 from bridge.store.audit import audit_macs
 from loopline.cli import app
 from loopline.demo.run import streams_worker
 from loopline.kafka.topics import ensure_topics
-from loopline.streams.event_keys import ensure_keyring
+from loopline.streams.event_keys import ensure_keys, role_file
 from tests.conftest import StackHandle
 from tests.loopline.gated import gated_adapter
 from training.release.manager import SOURCE
@@ -28,14 +29,13 @@ def test_release_decisions_published_with_the_release_key_are_archived_and_pass_
 ) -> None:
     topic, db_url = f"{unique_topic}.events.v1", f"sqlite:///{tmp_path / 'archive.db'}"
     ensure_topics(stack.kafka.client_config("admin"), [topic, topic.replace(".events.", ".dlq.")])
-    keys_file = tmp_path / "event-keys.json"
+    public = ensure_keys(tmp_path / "keys")  # the folder the demo's worker reads (streams_worker)
     for name, value in {
-        "LOOPLINE_EVENT_KEYS_FILE": str(keys_file), "LOOPLINE_EVENTS_TOPIC": topic,
+        "LOOPLINE_RELEASE_KEY_FILE": str(role_file("release", tmp_path / "keys")), "LOOPLINE_EVENTS_TOPIC": topic,
         "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": stack.kafka.bootstrap_servers,
         "LOOPLINE_KAFKA_EMBEDDED": "true" if stack.kafka.embedded else "false",
     }.items():  # fmt: skip
         monkeypatch.setenv(name, value)
-    ensure_keyring(keys_file, [SOURCE])  # the worker and the release share the local keyring
     state, release_db = tmp_path / "state", f"sqlite:///{tmp_path / 'release.db'}"
     gated_adapter(state, "cycle-1", db_url=release_db)
 
@@ -62,4 +62,4 @@ def test_release_decisions_published_with_the_release_key_are_archived_and_pass_
         "loopline.adapter.evaluated.v1", "loopline.adapter.registered.v1", "loopline.adapter.deployed.v1",
         "loopline.adapter.rolled_back.v1",
     ]  # fmt: skip
-    assert audit_macs(archive, ensure_keyring(keys_file)) == []
+    assert audit_macs(archive, load_keyring(public)) == []

@@ -15,6 +15,7 @@ from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app
 from loopline.kafka.settings import KafkaSettings
 from loopline.release.routing import ReleaseRouter
+from loopline.streams.event_keys import ensure_keys, role_file
 from tests.loopline.gated import gated_adapter
 
 pytestmark = pytest.mark.integration
@@ -23,10 +24,12 @@ ITEMS = [f"claim-{n}" for n in range(400)]
 
 
 def _settings(tmp_path: Path, **extra: object) -> BridgeSettings:
+    ensure_keys(tmp_path / "keys")
     return BridgeSettings(
         state_dir=tmp_path / "bridge", db_url=f"sqlite:///{tmp_path / 'archive.db'}", relay_process=False,
         kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts",
-        release_verify_fingerprints=False, **extra,  # type: ignore[arg-type]
+        release_verify_fingerprints=False,
+        event_keys_file=role_file("bridge", tmp_path / "keys"), **extra,  # type: ignore[arg-type]
     )  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app
 from loopline.kafka.settings import KafkaSettings
 from loopline.release.routing import ReleaseRouter, served_fingerprints
+from loopline.streams.event_keys import ensure_keys, role_file
 from tests.loopline.gated import gated_adapter, safetensors_bytes
 from training.chat import ChatReply
 from training.release.store import SqlReleaseStore
@@ -54,7 +55,9 @@ def _adapters(state: Path, db_url: str, *args: str) -> None:
 
 
 def _routes(tmp_path: Path, url: str, db_url: str) -> dict[str, int]:
+    ensure_keys(tmp_path / "keys")
     settings = BridgeSettings(
+        event_keys_file=role_file("bridge", tmp_path / "keys"),
         state_dir=tmp_path / "bridge", db_url=f"sqlite:///{tmp_path / 'archive.db'}", relay_process=False,
         kafka=KafkaSettings(bootstrap_servers="127.0.0.1:1"), drafts_dir=tmp_path / "drafts",
         policy="openai", policy_base_url=f"{url}/v1", policy_api_key=KEYS.serving,  # type: ignore[arg-type]

@@ -31,6 +31,8 @@ def _production(monkeypatch: pytest.MonkeyPatch, keyring: Path, **env: str) -> N
         "LOOPLINE_BRIDGE_STATE_DIR": "/var/lib/loopline/bridge", "LOOPLINE_BRIDGE_EVENT_KEYS_FILE": str(keyring),
         "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": "kafka:9093", "LOOPLINE_KAFKA_EMBEDDED": "false",
         "LOOPLINE_DB_URL": "postgresql+psycopg://db/loopline", "LOOPLINE_EVENT_KEYS_FILE": str(keyring),
+        "LOOPLINE_DETECTOR_KEY_FILE": str(keyring), "LOOPLINE_BRIDGE_CHECKPOINT_KEY_FILE": str(keyring),
+        "LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE": str(keyring),
         "LOOPLINE_TEMPORAL_ADDRESS": "temporal-frontend:7233",
         "LOOPLINE_BRIDGE_CANARY_SECRET": "c" * 43, **env,
     }.items():  # fmt: skip
@@ -100,3 +102,18 @@ def test_a_short_canary_secret_is_refused(monkeypatch: pytest.MonkeyPatch, keyri
     _production(monkeypatch, keyring, LOOPLINE_BRIDGE_CANARY_SECRET="short")
     with pytest.raises(ValidationError, match="16 characters"):
         BridgeSettings()
+
+
+def test_production_requires_checkpoint_keys_for_the_bridge_and_the_detector(
+    monkeypatch: pytest.MonkeyPatch, keyring: Path, tmp_path: Path
+) -> None:
+    _production(monkeypatch, keyring)
+    missing = tmp_path / "nowhere.key"
+    monkeypatch.setenv("LOOPLINE_BRIDGE_CHECKPOINT_KEY_FILE", str(missing))
+    with pytest.raises(ValidationError, match="LOOPLINE_BRIDGE_CHECKPOINT_KEY_FILE"):
+        BridgeSettings()
+    monkeypatch.setenv("LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE", str(missing))
+    with pytest.raises(
+        ValueError, match=rf"no checkpoint key at {missing} \(LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE\)"
+    ):
+        StreamsSettings().streams_config()

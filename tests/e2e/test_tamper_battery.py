@@ -1,0 +1,281 @@
+"""The tamper battery: an archive written by a real bridge capture and the real worker over the real
+broker, with the keys `loopline up` made (each producer's own, the checkpoint keys), then altered
+one way at a time by someone who can write the database and holds a producer's key. `loopline
+audit verify` with its defaults names every alteration; the untouched archive passes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from pydantic import SecretStr
+from typer.testing import CliRunner
+
+from bridge.audit.event_keys import EventKey, load_keyring
+from bridge.capture import CaptureConfig, CaptureService
+from bridge.store import ArchiveRecord, SqlEventArchive
+from loopline.cli import app
+from loopline.streams.event_keys import checkpoint_key_file, ensure_keys, public_file, role_file
+from schemas import EpisodeChain, ToolCall, ToolOutcome, ToolResult, WorkItem
+from schemas.chain import hash_structured
+from schemas.codec import from_structured, to_structured
+from schemas.events import OutcomeObserved, PolicyRef
+from schemas.tools import SideEffect
+from tests.bridge.streams.broker import WorkerProcess, wait_until
+from tests.conftest import StackHandle
+
+pytestmark = pytest.mark.integration
+SOURCE = "loopline://bridge/rcm"
+EPISODES = 6
+Tamper = Callable[[sa.Engine, EventKey], None]
+
+
+def _episodes(capture: CaptureService) -> None:
+    item = WorkItem(domain="rcm", kind="denial", item_id="CLM-1", instructions="Work it.")
+    call = ToolCall(call_id="c0", name="get_claim", arguments={"claim_id": "CLM-1"})
+    result = ToolResult(call_id="c0", name="get_claim", outcome=ToolOutcome.OK, result={"status": "denied"})
+    for _ in range(EPISODES):
+        recorder = capture.recorder()
+        recorder.started(
+            item, payload_model=None, policy=PolicyRef(model="scripted"), tools=["get_claim"], tools_hash="t",
+            system_prompt_hash="p", max_steps=4, max_seconds=5.0,
+        )  # fmt: skip
+        recorder.tool_called(call, SideEffect.READ, None)
+        recorder.tool_returned(result, None)
+        recorder.ended("completed", steps=1, tool_calls=1, duration_ms=1.0)
+
+
+@pytest.fixture(scope="module")
+def recorded(
+    stack: StackHandle, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, Path, Path]]:
+    """(archive file, keys folder, checkpoints folder) of a clean run."""
+    from loopline.kafka.topics import ensure_topics
+
+    work = tmp_path_factory.mktemp("tamper")
+    keys = stack.state_dir / "keys" if stack.state_dir is not None else work / "keys"
+    if stack.state_dir is None:
+        ensure_keys(keys)  # an external stack: what `loopline up` would have made
+    assert (keys / "checkpoints.pub").is_file() and role_file("bridge", keys).is_file()
+    topic = f"test.tamper.{work.name}.events.v1"
+    dlq = topic.replace(".events.", ".dlq.")
+    anchors = topic.replace(".events.", ".checkpoints.")
+    ensure_topics(stack.kafka.client_config("admin"), [topic, dlq], partitions=2)
+    ensure_topics(stack.kafka.client_config("admin"), [anchors], partitions=1)
+    db, checkpoints = work / "archive.db", work / "checkpoints"
+    url = f"sqlite:///{db}"
+    SqlEventArchive(url).create_schema()
+    worker = WorkerProcess(
+        stack.bootstrap_servers, url, topic, dlq, work / "worker.log", group=topic,
+        env_extra={
+            "LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)),
+            "LOOPLINE_DETECTOR_KEY_FILE": str(role_file("detector", keys)),
+            "LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE": str(checkpoint_key_file("detector", keys)),
+            "LOOPLINE_STREAMS_CHECKPOINT_DIR": str(checkpoints),
+        },
+    )  # fmt: skip
+    capture = CaptureService.open(
+        CaptureConfig(
+            tenant="acme", source=SOURCE, outbox_path=work / "outbox.db", vault_url=f"sqlite:///{work / 'vault.db'}",
+            environment="test", unmodelled="keep", topic=topic, kafka=stack.kafka.client_config("producer"),
+            relay_process=False, event_keys_file=role_file("bridge", keys),
+            checkpoint_key=SecretStr(checkpoint_key_file("bridge", keys).read_text().strip()),
+            checkpoint_dir=checkpoints, checkpoint_interval_s=3600, checkpoint_topic=anchors,
+        )
+    )  # fmt: skip
+    archive = SqlEventArchive(url)
+    try:
+        _episodes(capture)
+        assert capture.close(30)  # delivered, and the final checkpoint of the delivered heads written
+        wait_until(lambda: archive.count(source=SOURCE) == EPISODES * 4, "every event archived", worker)
+    finally:
+        worker.stop()
+        archive.engine.dispose()
+    ANCHORS[db] = (stack.bootstrap_servers, anchors)
+    yield db, keys, checkpoints
+
+
+ANCHORS: dict[Path, tuple[str, str]] = {}
+"""Archive file → (bootstrap servers, the topic its checkpoints are anchored on)."""
+
+
+def _audit(db: Path, keys: Path, checkpoints: Path, *more: str) -> tuple[int, str]:
+    argv = ["audit", "verify", "--db-url", f"sqlite:///{db}", "--checkpoints", str(checkpoints), *more]
+    result = CliRunner(env={"LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys))}).invoke(app, argv)
+    return result.exit_code, " ".join(result.output.split())
+
+
+def _streams(engine: sa.Engine) -> list[str]:
+    with engine.connect() as conn:
+        query = "SELECT DISTINCT episodeid FROM event_archive WHERE source = :s ORDER BY episodeid"
+        return [row[0] for row in conn.execute(sa.text(query), {"s": SOURCE})]
+
+
+def _docs(engine: sa.Engine, stream: str) -> list[dict[str, object]]:
+    with engine.connect() as conn:
+        query = "SELECT structured FROM event_archive WHERE episodeid = :e ORDER BY seq"
+        return [json.loads(row[0]) for row in conn.execute(sa.text(query), {"e": stream})]
+
+
+def _rewrite(engine: sa.Engine, key: EventKey, *, column: bool) -> None:
+    """Edit an event's content, re-hash and re-chain the rest of its stream and re-sign each with
+    the bridge's own key; `column`: the hash column too."""
+    stream = _streams(engine)[1]
+    docs = _docs(engine, stream)
+    docs[1]["data"]["call"]["arguments"]["claim_id"] = "CLM-999"  # type: ignore[index]
+    for before, doc in zip([None, *docs], docs, strict=False):
+        if before is not None:
+            doc["prevhash"] = before["hash"]
+        doc["hash"] = hash_structured(doc)
+    with engine.begin() as conn:
+        for doc in docs:
+            update = "UPDATE event_archive SET structured = :s" + (", hash = :h" if column else "")
+            conn.execute(
+                sa.text(update + " WHERE event_id = :id"),
+                {"s": json.dumps(doc), "h": doc["hash"], "id": doc["id"]},
+            )
+            key_id, mac = key.stamp(doc)
+            conn.execute(sa.text("UPDATE event_macs SET key_id = :k, mac = :m WHERE event_id = :id"),
+                         {"k": key_id, "m": mac, "id": doc["id"]})  # fmt: skip
+
+
+def _append(engine: sa.Engine, key: EventKey, *, topic: str | None) -> None:
+    """A validly chained and signed outcome, as a holder of the bridge's key would append it."""
+    stream = _streams(engine)[2]
+    tail = _docs(engine, stream)[-1]
+    chain = EpisodeChain(stream, tenant="acme", source=SOURCE, next_seq=int(tail["seq"]) + 1,  # type: ignore[call-overload]
+                         prevhash=str(tail["hash"]))  # fmt: skip
+    event = chain.append(
+        OutcomeObserved(kind="paid", item_id="CLM-1", amount="999999.00", observed_at=datetime.now(UTC))  # type: ignore[arg-type]
+    )
+    record = ArchiveRecord.of(event, mac=key.stamp(to_structured(event)))
+    if topic is not None:  # a forger who also fakes a topic position
+        record = ArchiveRecord(
+            event, record.structured, topic=topic, partition=0, offset=10**9, mac=record.mac
+        )
+    SqlEventArchive(str(engine.url)).append([record])
+
+
+def _sql(*statements: str) -> Tamper:
+    def run(engine: sa.Engine, _key: EventKey) -> None:
+        streams = _streams(engine)
+        with engine.begin() as conn:
+            for statement in statements:
+                conn.execute(sa.text(statement), {"e": streams[3], "f": streams[4]})
+
+    return run
+
+
+def _fabricate(engine: sa.Engine, _key: EventKey) -> None:
+    """A whole episode signed with the promotion workflow's key (its holder, not the bridge)."""
+    keys = Path(str(engine.url).removeprefix("sqlite:///")).parent / "keys-copy"
+    promotion = load_keyring(role_file("promotion", keys)).signing_key("loopline://workflows/promotion")
+    template = [from_structured(d) for d in _docs(engine, _streams(engine)[0])]
+    chain = EpisodeChain("ep-minted", tenant="acme", source="loopline://workflows/promotion")
+    SqlEventArchive(str(engine.url)).append(
+        [
+            ArchiveRecord.of(e, mac=promotion.stamp(to_structured(e)))
+            for e in (chain.append(t.data) for t in template)
+        ]
+    )
+
+
+CASES: dict[str, tuple[Tamper, str, tuple[str, ...]]] = {
+    "edited, re-hashed and re-signed, hash column left": (
+        lambda e, k: _rewrite(e, k, column=False), "edited:", ()),
+    "edited, re-hashed and re-signed, hash column too": (
+        lambda e, k: _rewrite(e, k, column=True), "rewritten", ()),
+    "an appended, re-signed event": (lambda e, k: _append(e, k, topic=None), "unsigned_growth", ()),
+    "an appended, re-signed event with a faked topic position, audited after the lag": (
+        lambda e, k: _append(e, k, topic="loopline.events.v1"), "unsigned_growth",
+        ("--at", (datetime.now(UTC) + timedelta(hours=1)).isoformat())),
+    "a tail deleted after the newest checkpoint": (
+        _sql("DELETE FROM event_archive WHERE episodeid = :e AND seq >= 2"), "tail_truncated", ()),
+    "an episode deleted, projections too": (
+        _sql("DELETE FROM event_archive WHERE episodeid = :e", "DELETE FROM proj_episodes WHERE episode_id = :e",
+             "DELETE FROM proj_tool_calls WHERE episode_id = :e"), "stream_deleted", ()),
+    "an edited projection": (
+        _sql("UPDATE proj_episodes SET status = 'escalated' WHERE episode_id = :e"), "projection_edited", ()),
+    "a deleted projection row": (
+        _sql("DELETE FROM proj_episodes WHERE episode_id = :f"), "projection_missing", ()),
+    "an added projection row": (
+        _sql("INSERT INTO proj_tool_error_rates (tool, calls, failures, unknown) VALUES ('post_write_off', 3, 3, 0)"),
+        "projection_extra", ()),
+    "an event edited without re-hashing": (
+        _sql("UPDATE event_archive SET structured = replace(structured, 'CLM-1', 'CLM-2') WHERE episodeid = :e AND seq = 0"),
+        "broken:", ()),
+    "an event's signature removed": (
+        _sql("DELETE FROM event_macs WHERE event_id IN (SELECT event_id FROM event_archive WHERE episodeid = :e)"),
+        "carries no MAC", ()),
+    "an episode minted with the promotion workflow's key": (_fabricate, "out_of_scope", ()),
+}  # fmt: skip
+
+
+def test_the_untouched_archive_passes_the_default_audit(recorded: tuple[Path, Path, Path]) -> None:
+    code, out = _audit(*recorded)
+    assert code == 0, out
+    assert "producer signatures and scopes" in out and "projections against a rebuild" in out
+    assert "checkpoint(s): prefixes" in out
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_the_default_audit_names_each_tampering(
+    case: str, recorded: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    db, keys, checkpoints = recorded
+    copy = tmp_path / "archive.db"
+    shutil.copy(db, copy)
+    shutil.copytree(keys, tmp_path / "keys-copy")
+    tamper, named, more = CASES[case]
+    engine = sa.create_engine(f"sqlite:///{copy}")
+    try:
+        tamper(engine, load_keyring(role_file("bridge", keys)).signing_key(SOURCE))
+    finally:
+        engine.dispose()
+    code, out = _audit(copy, keys, checkpoints, *more)
+    assert code == 1 and named in out, out
+
+
+def test_an_edited_or_missing_checkpoint_is_named(recorded: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    db, keys, checkpoints = recorded
+    edited = tmp_path / "checkpoints"
+    shutil.copytree(checkpoints, edited)
+    newest = sorted(edited.glob("checkpoint-*.json"))[-1]
+    doc = json.loads(newest.read_text())
+    doc["heads"] = {}
+    newest.write_text(json.dumps(doc))
+    code, out = _audit(db, keys, edited)
+    assert code == 1 and "refused:" in out, out
+    code, out = _audit(db, keys, tmp_path / "empty")
+    assert code == 1 and "not checked: checkpoints: none in" in out, out
+
+
+def test_with_the_checkpoint_files_gone_the_anchored_checkpoints_still_name_a_deleted_tail(
+    recorded: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    db, keys, _checkpoints = recorded
+    bootstrap, anchors = ANCHORS[db]
+    copy = tmp_path / "archive.db"
+    shutil.copy(db, copy)
+    engine = sa.create_engine(f"sqlite:///{copy}")
+    try:
+        stream = _streams(engine)[5]
+        with engine.begin() as conn:
+            conn.execute(sa.text("DELETE FROM event_archive WHERE episodeid = :e AND seq = 3"), {"e": stream})
+    finally:
+        engine.dispose()
+    gone = tmp_path / "files-deleted"
+    gone.mkdir()
+    argv = ["audit", "verify", "--db-url", f"sqlite:///{copy}", "--checkpoints", str(gone)]
+    env = {"LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)), "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": bootstrap}
+    blind = CliRunner(env=env).invoke(app, argv)
+    assert blind.exit_code == 1 and "not checked: checkpoints: none in" in " ".join(blind.output.split())
+    anchored = CliRunner(env=env).invoke(app, [*argv, "--checkpoint-topic", anchors])
+    out = " ".join(anchored.output.split())
+    assert anchored.exit_code == 1 and f"stream {stream}: tail_truncated" in out, out
+    assert "not checked" not in out
