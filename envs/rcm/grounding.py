@@ -1,0 +1,365 @@
+"""Grounding checks for every text an rcm agent writes: appeal letters, hand-offs, and the notes
+of write-offs, corrected claims and closes (`envs.verifiers.grounding` holds the logic).
+
+Each text is read against its claim at the moment it was written: the claim and its 835s, the
+patient's documents and authorizations, the payer's rules, the work item, and what the reads
+before it returned (the evidence reads are every read but those the data file calls visible: the
+835, the claim, the document list). Four checks, each failing on the first call that breaks it:
+- `content.rcm.specific`: the text cites a fact of this claim beyond its id; an appeal cites a
+  value the evidence reads returned;
+- `content.rcm.consistent`: every date and amount it cites is the case's, and it asserts no
+  approval or authorization the world does not have;
+- `content.rcm.addressed`: it does not talk to its grader, and an appeal names no payer but the
+  claim's;
+- `content.rcm.minimum_necessary`: no SSN in a text, and an appeal or authorization request
+  attaches only the claim's own documents of the kinds its basis calls for.
+The phrases, the visible reads and the attachment kinds are data (`grounding.json`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from envs.contract import Trajectory, Turn
+from envs.verifiers.grounding import (
+    CaseFacts,
+    Harvest,
+    Phrasebook,
+    addressee_problem,
+    as_cents,
+    combined,
+    consistency_problem,
+    identifier_problem,
+    party_names,
+    specific_problem,
+)
+from schemas.tasks import Task
+from schemas.tools import ToolOutcome
+from schemas.verdicts import CheckResult
+
+TEXT_FIELDS = {
+    "submit_appeal": "reason",
+    "escalate_to_human": "reason",
+    "post_write_off": "note",
+    "close_claim": "note",
+    "submit_replacement_claim": "note",
+    "submit_new_claim": "note",
+}
+"""The free-text argument of each write that carries one."""
+ATTACHING = ("submit_appeal", "request_authorization")
+"""The writes that send documents."""
+
+
+@dataclass(frozen=True)
+class GroundingData:
+    """The data file, read once."""
+
+    book: Phrasebook
+    visible_reads: frozenset[str]
+    attachments: Mapping[str, frozenset[str]]
+    from_evidence: frozenset[str]
+    to_payer: frozenset[str]
+
+
+@cache
+def grounding_data() -> GroundingData:
+    """`grounding.json`, parsed."""
+    raw = json.loads(files("envs.rcm").joinpath("grounding.json").read_text())
+    return GroundingData(
+        book=Phrasebook.from_data(raw),
+        visible_reads=frozenset(raw["visible_reads"]),
+        attachments={k: frozenset(v) for k, v in raw["attachments"].items()},
+        from_evidence=frozenset(raw["from_evidence"]),
+        to_payer=frozenset(raw["to_payer"]),
+    )
+
+
+def grounding_checks(task: Task, trajectory: Trajectory) -> Iterator[CheckResult]:
+    """The four grounding checks, each over every landed write that carries text (or documents)."""
+    data = grounding_data()
+    turns = trajectory.turns
+    landed = [i for i, t in enumerate(turns) if t.result.outcome in (ToolOutcome.OK, ToolOutcome.UNKNOWN)]
+    written = [(i, text) for i in landed if (text := text_of(turns[i]))]
+    cases: dict[int, CaseFacts] = {}
+
+    def case(index: int) -> CaseFacts:
+        if index not in cases:
+            cases[index] = case_facts(
+                task, turns[:index], str(turns[index].call.arguments.get("claim_id", ""))
+            )
+        return cases[index]
+
+    def specific(i: int, text: str) -> str | None:
+        return specific_problem(
+            text,
+            case(i),
+            from_evidence=turns[i].call.name in data.from_evidence,
+            common=data.book.common_words,
+        )
+
+    def consistent(i: int, text: str) -> str | None:
+        return consistency_problem(text, case(i), data.book)
+
+    def addressed(i: int, text: str) -> str | None:
+        to = payer_of(task, turns[i]) if turns[i].call.name in data.to_payer else None
+        return addressee_problem(text, case(i), data.book, to)
+
+    for short, problem, held in (
+        ("specific", specific, "every text cites the facts of its own claim"),
+        ("consistent", consistent, "no text cites a date, amount or approval the world does not have"),
+        ("addressed", addressed, "every text is addressed to its reader"),
+    ):
+        if written:
+            yield _first_problem(short, turns, written, problem, held)
+    sent = [i for i in landed if turns[i].call.name in ATTACHING]
+    if written or sent:
+        items = [*written, *((i, "") for i in sent if i not in dict(written))]
+
+        def minimum(i: int, text: str) -> str | None:
+            return identifier_problem(text, data.book) or attachment_problem(task, turns[i], data)
+
+        yield _first_problem(
+            "minimum_necessary",
+            turns,
+            sorted(items),
+            minimum,
+            "no text or attachment carries more than the work needs",
+        )
+
+
+def _first_problem(
+    short: str,
+    turns: Sequence[Turn],
+    items: Iterable[tuple[int, str]],
+    problem: Callable[[int, str], str | None],
+    held: str,
+) -> CheckResult:
+    for index, text in items:
+        why = problem(index, text)
+        if why is not None:
+            call = turns[index].call
+            return CheckResult(
+                name=f"content.rcm.{short}",
+                kind="content",
+                passed=False,
+                explanation=f"{call.name} (call {call.call_id}): {why}",
+            )
+    return CheckResult(name=f"content.rcm.{short}", kind="content", passed=True, explanation=held)
+
+
+def text_of(turn: Turn) -> str:
+    """The free text a write carries (empty when none)."""
+    field = TEXT_FIELDS.get(turn.call.name)
+    return str(turn.call.arguments.get(field) or "") if field else ""
+
+
+def payer_of(task: Task, turn: Turn) -> str | None:
+    claim = task.initial_world.get("claims", {}).get(str(turn.call.arguments.get("claim_id", "")))
+    return str(claim["payer_id"]) if claim else None
+
+
+def attachment_problem(task: Task, turn: Turn, data: GroundingData) -> str | None:
+    """Why a write's attachments are more than its basis needs, or None: each must be a document of
+    the claim (or of its patient, with no claim) of a kind the basis calls for."""
+    args = turn.call.arguments
+    world = task.initial_world
+    attached = list(args.get("attachment_document_ids") or [])
+    if not attached:
+        return None
+    claim_id = str(args.get("claim_id") or "")
+    claim = world.get("claims", {}).get(claim_id, {})
+    patient = claim.get("patient_id", args.get("patient_id"))
+    key = "request_authorization" if turn.call.name == "request_authorization" else str(args.get("basis"))
+    kinds = data.attachments.get(key)
+    for doc_id in attached:
+        doc = world.get("documents", {}).get(str(doc_id))
+        if doc is None:
+            return f"it attaches {doc_id}, which is not on file"
+        if doc.get("patient_id") != patient or doc.get("claim_id") not in (claim_id, None):
+            return f"it attaches {doc_id}, a document of another claim or patient (minimum necessary)"
+        if kinds is not None and doc.get("kind") not in kinds:
+            return f"it attaches {doc_id} ({doc.get('kind')}), which a {key} case does not call for"
+    return None
+
+
+# -- the case a text is read against ---------------------------------------------------------------
+_CARC_FORMS = r"(?:\b{g}[-\s]?|\bCARC\s*|\breason code\s*){c}\b"
+
+
+def case_facts(task: Task, before: Sequence[Turn], claim_id: str) -> CaseFacts:
+    """What a text about `claim_id`, written after the turns `before`, may cite."""
+    data = grounding_data()
+    world = task.initial_world
+    claim = world.get("claims", {}).get(claim_id)
+    if claim is None:
+        return CaseFacts(identity=frozenset({claim_id}))
+    patient, payer = claim.get("patient_id"), str(claim.get("payer_id"))
+    remits = [r for r in world.get("remittances", {}).values() if r.get("claim_id") == claim_id]
+    related = [
+        c
+        for c in world.get("claims", {}).values()
+        if claim_id in _links(c) or c.get("claim_id") in _links(claim)
+    ]
+    docs = [d for d in world.get("documents", {}).values() if d.get("patient_id") == patient]
+    auths = [a for a in world.get("authorizations", {}).values() if a.get("patient_id") == patient]
+    payers = world.get("payers", {})
+    case = Harvest().add([claim, related, docs, auths, world.get("bulletins", {}), world.get("today")])
+    case.add(remits)
+    money = Harvest().add([claim.get("lines", []), remits, task.work_item.payload])
+    money.add(payers.get(payer, {}).get("rules", {}).get("fee_schedule", {}))
+    evidence = Harvest()
+    reads = [t for t in before if t.result.outcome is ToolOutcome.OK and t.call.name not in TEXT_FIELDS]
+    for turn in reads:
+        body = turn.result.result
+        case.add(body)
+        if turn.call.name in data.visible_reads:
+            money.add(_balances(body))
+        else:
+            evidence.add(body)
+    case.add(task.work_item.payload)
+    identity = {claim_id, *(str(r.get("payer_claim_control_number")) for r in remits)}
+    amounts = combined([*money.amounts, *_sums(remits)])
+    rated = _rated(evidence.amounts, claim)
+    return CaseFacts(
+        identity=frozenset(identity),
+        tokens=frozenset(case.tokens - data.book.common_tokens),
+        evidence_tokens=frozenset(evidence.tokens - identity - data.book.common_tokens),
+        dates=frozenset(case.dates),
+        evidence_dates=frozenset(evidence.dates),
+        anchors=frozenset(_anchors(claim, remits, before, world.get("today"))),
+        day_counts=frozenset(_day_counts(payers, world.get("bulletins", {}))),
+        amounts=amounts | rated | frozenset(abs(r - a) for r in rated for a in money.amounts),
+        evidence_words=frozenset(evidence.words),
+        evidence_amounts=rated | frozenset(abs(r - a) for r in rated for a in money.amounts),
+        established=frozenset(_established(claim, auths, before)),
+        parties={
+            pid: party_names(str(p.get("name", "")), pid, data.book.generic_party_words)
+            for pid, p in payers.items()
+        },
+        cited_forms=tuple(
+            re.compile(_CARC_FORMS.format(g=re.escape(g), c=re.escape(c)), re.IGNORECASE)
+            for g, c in _adjustment_codes(remits)
+        ),
+    )
+
+
+def _links(claim: Mapping[str, Any]) -> set[str]:
+    keys = ("replaces_claim_id", "resubmits_claim_id", "billed_from_claim_id", "duplicate_of_claim_id")
+    return {str(claim[k]) for k in keys if claim.get(k)}
+
+
+def _balances(body: Any) -> dict[str, Any]:
+    """The money of a visible read's answer: a claim's balances."""
+    if not isinstance(body, Mapping):
+        return {}
+    return {k: v for k, v in body.items() if k.endswith("balance") and isinstance(v, int | float)}
+
+
+def _adjustment_codes(remits: Iterable[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    codes = []
+    for remit in remits:
+        for adj in [
+            *remit.get("claim_adjustments", []),
+            *(a for line in remit.get("lines", []) for a in line.get("adjustments", [])),
+        ]:
+            codes.append((str(adj.get("group_code")), str(adj.get("reason_code"))))
+    return list(dict.fromkeys(codes))
+
+
+def _sums(remits: Iterable[Mapping[str, Any]]) -> list[Decimal]:
+    """Totals a text may state: per remittance, each group's and each reason code's adjustments,
+    every adjustment that is not the contractual 45, and the charges."""
+    out: list[Decimal] = []
+    for remit in remits:
+        adjustments = [
+            *remit.get("claim_adjustments", []),
+            *(a for line in remit.get("lines", []) for a in line.get("adjustments", [])),
+        ]
+        groups: dict[str, float] = {}
+        for adj in adjustments:
+            for key in (str(adj.get("group_code")), str(adj.get("reason_code")), "all"):
+                groups[key] = groups.get(key, 0.0) + float(adj.get("amount", 0.0))
+            if adj.get("reason_code") != "45":
+                groups["denied"] = groups.get("denied", 0.0) + float(adj.get("amount", 0.0))
+        out += [as_cents(v) for v in groups.values()]
+        out.append(as_cents(sum(float(line.get("charge", 0.0)) for line in remit.get("lines", []))))
+    return out
+
+
+def _rated(rates: Iterable[Decimal], claim: Mapping[str, Any]) -> frozenset[Decimal]:
+    """Amounts read from the evidence, and each times a line's units (a contracted rate per unit)."""
+    units = {int(line.get("units", 1)) for line in claim.get("lines", [])} | {1}
+    return frozenset(r * u for r in rates if r > 0 for u in units)
+
+
+def _anchors(
+    claim: Mapping[str, Any], remits: Iterable[Mapping[str, Any]], before: Sequence[Turn], today: Any
+) -> set[date]:
+    """The dates rules count from: the claim's dates of service and submission, its 835s'
+    production dates, the acknowledgments read, and today."""
+    found = Harvest()
+    found.add(
+        [[line.get("service_date") for line in claim.get("lines", [])], claim.get("submitted_date"), today]
+    )
+    found.add([r.get("production_date") for r in remits])
+    found.add([a.get("ack_date") for a in claim.get("acknowledgments", [])])
+    for turn in before:
+        body = turn.result.result
+        if turn.result.outcome is ToolOutcome.OK and isinstance(body, Mapping):
+            found.add([a.get("ack_date") for a in body.get("acknowledgments", []) if isinstance(a, Mapping)])
+    return found.dates
+
+
+def _day_counts(payers: Mapping[str, Any], bulletins: Mapping[str, Any]) -> set[int]:
+    """Every `*_days` count of a payer's rules or a bulletin, and an appeal window counted from the
+    notice's presumed receipt (the window plus the receipt days)."""
+    counts: set[int] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, Mapping):
+            window, receipt = value.get("appeal_window_days"), value.get("notice_receipt_days")
+            if isinstance(window, int) and isinstance(receipt, int):
+                counts.add(window + receipt)
+            for key, item in value.items():
+                if str(key).endswith("_days") and isinstance(item, int) and not isinstance(item, bool):
+                    counts.add(item)
+                walk(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+
+    walk(payers)
+    walk(bulletins)
+    return counts
+
+
+def _established(
+    claim: Mapping[str, Any], auths: Iterable[Mapping[str, Any]], before: Sequence[Turn]
+) -> set[str]:
+    """The facts the world establishes for the claim: an approved authorization of its payer for
+    its date of service, on file or issued during the episode."""
+    found: list[Mapping[str, Any]] = list(auths)
+    for turn in before:
+        body = turn.result.result or {}
+        if isinstance(body, Mapping):
+            found += [
+                a
+                for a in [body.get("authorization"), *(body.get("authorizations") or [])]
+                if isinstance(a, Mapping)
+            ]
+    days = {str(line.get("service_date")) for line in claim.get("lines", [])}
+    held = any(
+        a.get("status") == "approved"
+        and a.get("payer_id") == claim.get("payer_id")
+        and str(a.get("service_date")) in days
+        for a in found
+    )
+    return {"authorization"} if held else set()
