@@ -35,6 +35,7 @@ from envs.verifiers.grounding import (
     Phrasebook,
     addressee_problem,
     as_cents,
+    cited_amounts,
     combined,
     consistency_problem,
     identifier_problem,
@@ -103,7 +104,7 @@ def grounding_checks(task: Task, trajectory: Trajectory) -> Iterator[CheckResult
             case(i),
             from_evidence=turns[i].call.name in data.from_evidence,
             common=data.book.common_words,
-        )
+        ) or amount_problem(turns[i], text)
 
     def consistent(i: int, text: str) -> str | None:
         return consistency_problem(text, case(i), data.book)
@@ -159,6 +160,21 @@ def text_of(turn: Turn) -> str:
     """The free text a write carries (empty when none)."""
     field = TEXT_FIELDS.get(turn.call.name)
     return str(turn.call.arguments.get(field) or "") if field else ""
+
+
+def amount_problem(turn: Turn, text: str) -> str | None:
+    """Why a write with an amount (a hand-off's write-off to approve, a credit balance to refund)
+    does not state it in its text, or None; a credit balance is stated by its size."""
+    amount = turn.call.arguments.get("amount")
+    if (
+        turn.call.name != "escalate_to_human"
+        or not isinstance(amount, int | float)
+        or isinstance(amount, bool)
+    ):
+        return None
+    if as_cents(amount) in cited_amounts(text):
+        return None
+    return f"it hands off ${amount:,.2f} but its text does not state the amount"
 
 
 def payer_of(task: Task, turn: Turn) -> str | None:

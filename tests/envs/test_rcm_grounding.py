@@ -166,6 +166,13 @@ def test_an_appeal_addressed_to_another_payer_or_to_the_grader_fails(cases: dict
     assert "scores the work" in failed(verdict)["content.rcm.addressed"]
 
 
+def test_a_hand_off_that_does_not_state_its_amount_fails(cases: dict[str, ExpertCase]) -> None:
+    case = cases["x15"]
+    reason = "Claim CLM-1005 denied CO-197; no auth on file and Medicaid allows no retro-authorization."
+    verdict = scored(case, rewritten(case, "escalate_to_human", reason=reason))
+    assert "does not state the amount" in failed(verdict)["content.rcm.specific"]
+
+
 def test_a_credit_balance_hand_off_carrying_its_negative_amount_passes(cases: dict[str, ExpertCase]) -> None:
     case = cases["x43"]
     task = case.task()
