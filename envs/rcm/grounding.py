@@ -232,8 +232,8 @@ def case_facts(task: Task, before: Sequence[Turn], claim_id: str) -> CaseFacts:
     money = Harvest().add([claim.get("lines", []), remits, task.work_item.payload])
     money.add(payers.get(payer, {}).get("rules", {}).get("fee_schedule", {}))
     evidence = Harvest()
-    reads = [t for t in before if t.result.outcome is ToolOutcome.OK and t.call.name not in TEXT_FIELDS]
-    for turn in reads:
+    answered = [t for t in before if t.result.outcome is ToolOutcome.OK and t.call.name not in TEXT_FIELDS]
+    for turn in answered:  # reads, and the answers of writes that carry no text (an auth decision)
         body = turn.result.result
         case.add(body)
         if turn.call.name in data.visible_reads:
