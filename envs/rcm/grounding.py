@@ -90,12 +90,13 @@ def grounding_checks(task: Task, trajectory: Trajectory) -> Iterator[CheckResult
     landed = [i for i, t in enumerate(turns) if t.result.outcome in (ToolOutcome.OK, ToolOutcome.UNKNOWN)]
     written = [(i, text) for i in landed if (text := text_of(turns[i]))]
     cases: dict[int, CaseFacts] = {}
+    answers: list[Answer | None] = []
 
     def case(index: int) -> CaseFacts:
         if index not in cases:
-            cases[index] = case_facts(
-                task, turns[:index], str(turns[index].call.arguments.get("claim_id", ""))
-            )
+            answers.extend(answer_of(t) for t in turns[len(answers) : index])
+            done = [a for a in answers[:index] if a is not None]
+            cases[index] = case_facts(task, done, str(turns[index].call.arguments.get("claim_id", "")))
         return cases[index]
 
     def specific(i: int, text: str) -> str | None:
@@ -210,13 +211,46 @@ def attachment_problem(task: Task, turn: Turn, data: GroundingData) -> str | Non
 _CARC_FORMS = r"(?:\b{g}[-\s]?|\bCARC\s*|\breason code\s*){c}\b"
 
 
-def case_facts(task: Task, before: Sequence[Turn], claim_id: str) -> CaseFacts:
-    """What a text about `claim_id`, written after the turns `before`, may cite."""
+@dataclass(frozen=True)
+class ClaimFacts:
+    """What the world holds about one claim before the episode: the part of a text's case that no
+    read changes, built once per task and claim."""
+
+    claim: Mapping[str, Any]
+    identity: frozenset[str]
+    harvest: Harvest
+    money: frozenset[Decimal]
+    auths: tuple[Mapping[str, Any], ...]
+    anchors: frozenset[date]
+    day_counts: frozenset[int]
+    parties: Mapping[str, frozenset[str]]
+    cited_forms: tuple[re.Pattern[str], ...]
+
+
+_CACHE_SIZE = 1024
+_claims: dict[tuple[int, str], tuple[Task, ClaimFacts | None]] = {}
+
+
+def claim_facts(task: Task, claim_id: str) -> ClaimFacts | None:
+    """The claim's facts in the task's initial world (None when it has no such claim); a task is
+    scored many times (every rollout of a training group), so they are kept per task object."""
+    key = (id(task), claim_id)
+    hit = _claims.get(key)
+    if hit is not None and hit[0] is task:
+        return hit[1]
+    if len(_claims) >= _CACHE_SIZE:
+        _claims.clear()
+    facts = _claim_facts(task, claim_id)
+    _claims[key] = (task, facts)
+    return facts
+
+
+def _claim_facts(task: Task, claim_id: str) -> ClaimFacts | None:
     data = grounding_data()
     world = task.initial_world
     claim = world.get("claims", {}).get(claim_id)
     if claim is None:
-        return CaseFacts(identity=frozenset({claim_id}))
+        return None
     patient, payer = claim.get("patient_id"), str(claim.get("payer_id"))
     remits = [r for r in world.get("remittances", {}).values() if r.get("claim_id") == claim_id]
     related = [
@@ -225,37 +259,25 @@ def case_facts(task: Task, before: Sequence[Turn], claim_id: str) -> CaseFacts:
         if claim_id in _links(c) or c.get("claim_id") in _links(claim)
     ]
     docs = [d for d in world.get("documents", {}).values() if d.get("patient_id") == patient]
-    auths = [a for a in world.get("authorizations", {}).values() if a.get("patient_id") == patient]
+    auths = tuple(a for a in world.get("authorizations", {}).values() if a.get("patient_id") == patient)
     payers = world.get("payers", {})
-    case = Harvest().add([claim, related, docs, auths, world.get("bulletins", {}), world.get("today")])
-    case.add(remits)
+    bulletins = world.get("bulletins", {})
+    harvest = Harvest().add([claim, related, docs, auths, bulletins, world.get("today"), remits])
+    harvest.add(task.work_item.payload)
     money = Harvest().add([claim.get("lines", []), remits, task.work_item.payload])
     money.add(payers.get(payer, {}).get("rules", {}).get("fee_schedule", {}))
-    evidence = Harvest()
-    answered = [t for t in before if t.result.outcome is ToolOutcome.OK and t.call.name not in TEXT_FIELDS]
-    for turn in answered:  # reads, and the answers of writes that carry no text (an auth decision)
-        body = turn.result.result
-        case.add(body)
-        if turn.call.name in data.visible_reads:
-            money.add(_balances(body))
-        else:
-            evidence.add(body)
-    case.add(task.work_item.payload)
-    identity = {claim_id, *(str(r.get("payer_claim_control_number")) for r in remits)}
-    amounts = combined([*money.amounts, *_sums(remits)])
-    rated = _rated(evidence.amounts, claim)
-    return CaseFacts(
-        identity=frozenset(identity),
-        tokens=frozenset(case.tokens - data.book.common_tokens),
-        evidence_tokens=frozenset(evidence.tokens - identity - data.book.common_tokens),
-        dates=frozenset(case.dates),
-        evidence_dates=frozenset(evidence.dates),
-        anchors=frozenset(_anchors(claim, remits, before, world.get("today"))),
-        day_counts=frozenset(_day_counts(payers, world.get("bulletins", {}))),
-        amounts=amounts | rated | frozenset(abs(r - a) for r in rated for a in money.amounts),
-        evidence_words=frozenset(evidence.words),
-        evidence_amounts=rated | frozenset(abs(r - a) for r in rated for a in money.amounts),
-        established=frozenset(_established(claim, auths, before)),
+    found = Harvest()
+    found.add([[line.get("service_date") for line in claim.get("lines", [])], claim.get("submitted_date")])
+    found.add([world.get("today"), [r.get("production_date") for r in remits]])
+    found.add([a.get("ack_date") for a in claim.get("acknowledgments", [])])
+    return ClaimFacts(
+        claim=claim,
+        identity=frozenset({claim_id, *(str(r.get("payer_claim_control_number")) for r in remits)}),
+        harvest=harvest,
+        money=frozenset({*money.amounts, *_sums(remits)}),
+        auths=auths,
+        anchors=frozenset(found.dates),
+        day_counts=frozenset(_day_counts(payers, bulletins)),
         parties={
             pid: party_names(str(p.get("name", "")), pid, data.book.generic_party_words)
             for pid, p in payers.items()
@@ -264,6 +286,75 @@ def case_facts(task: Task, before: Sequence[Turn], claim_id: str) -> CaseFacts:
             re.compile(_CARC_FORMS.format(g=re.escape(g), c=re.escape(c)), re.IGNORECASE)
             for g, c in _adjustment_codes(remits)
         ),
+    )
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What one answered call returned, gathered once per trajectory."""
+
+    harvest: Harvest
+    evidence: bool
+    """Whether it is an evidence read (not one the data file calls visible)."""
+    balances: frozenset[Decimal]
+    acknowledged: frozenset[date]
+    authorizations: tuple[Mapping[str, Any], ...]
+
+
+def answer_of(turn: Turn) -> Answer | None:
+    """What a successful call returned (reads, and writes that carry no text: an auth decision)."""
+    if turn.result.outcome is not ToolOutcome.OK or turn.call.name in TEXT_FIELDS:
+        return None
+    body = turn.result.result
+    mapping = body if isinstance(body, Mapping) else {}
+    acks = [a.get("ack_date") for a in mapping.get("acknowledgments", []) if isinstance(a, Mapping)]
+    auths = [mapping.get("authorization"), *(mapping.get("authorizations") or [])]
+    return Answer(
+        harvest=Harvest().add(body),
+        evidence=turn.call.name not in grounding_data().visible_reads,
+        balances=frozenset(Harvest().add(_balances(body)).amounts),
+        acknowledged=frozenset(Harvest().add(acks).dates),
+        authorizations=tuple(a for a in auths if isinstance(a, Mapping)),
+    )
+
+
+def case_facts(task: Task, answers: Sequence[Answer], claim_id: str) -> CaseFacts:
+    """What a text about `claim_id`, written after the calls that returned `answers`, may cite."""
+    common = grounding_data().book.common_tokens
+    static = claim_facts(task, claim_id)
+    if static is None:
+        return CaseFacts(identity=frozenset({claim_id}))
+    tokens, dates = set(static.harvest.tokens), set(static.harvest.dates)
+    evidence = Harvest()
+    money, anchors = set(static.money), set(static.anchors)
+    for answer in answers:
+        tokens |= answer.harvest.tokens
+        dates |= answer.harvest.dates
+        money |= answer.balances
+        anchors |= answer.acknowledged
+        if answer.evidence:
+            evidence.tokens |= answer.harvest.tokens
+            evidence.dates |= answer.harvest.dates
+            evidence.amounts |= answer.harvest.amounts
+            evidence.words |= answer.harvest.words
+    amounts = combined(money)
+    rated = _rated(evidence.amounts, static.claim)
+    derived = rated | frozenset(abs(r - a) for r in rated for a in money)
+    issued = [a for answer in answers for a in answer.authorizations]
+    return CaseFacts(
+        identity=static.identity,
+        tokens=frozenset(tokens - common),
+        evidence_tokens=frozenset(evidence.tokens - static.identity - common),
+        dates=frozenset(dates),
+        evidence_dates=frozenset(evidence.dates),
+        anchors=frozenset(anchors),
+        day_counts=static.day_counts,
+        amounts=amounts | derived,
+        evidence_words=frozenset(evidence.words),
+        evidence_amounts=derived,
+        established=frozenset(_established(static.claim, [*static.auths, *issued])),
+        parties=static.parties,
+        cited_forms=static.cited_forms,
     )
 
 
@@ -316,24 +407,6 @@ def _rated(rates: Iterable[Decimal], claim: Mapping[str, Any]) -> frozenset[Deci
     return frozenset(r * u for r in rates if r > 0 for u in units)
 
 
-def _anchors(
-    claim: Mapping[str, Any], remits: Iterable[Mapping[str, Any]], before: Sequence[Turn], today: Any
-) -> set[date]:
-    """The dates rules count from: the claim's dates of service and submission, its 835s'
-    production dates, the acknowledgments read, and today."""
-    found = Harvest()
-    found.add(
-        [[line.get("service_date") for line in claim.get("lines", [])], claim.get("submitted_date"), today]
-    )
-    found.add([r.get("production_date") for r in remits])
-    found.add([a.get("ack_date") for a in claim.get("acknowledgments", [])])
-    for turn in before:
-        body = turn.result.result
-        if turn.result.outcome is ToolOutcome.OK and isinstance(body, Mapping):
-            found.add([a.get("ack_date") for a in body.get("acknowledgments", []) if isinstance(a, Mapping)])
-    return found.dates
-
-
 def _day_counts(payers: Mapping[str, Any], bulletins: Mapping[str, Any]) -> set[int]:
     """Every `*_days` count of a payer's rules or a bulletin, and an appeal window counted from the
     notice's presumed receipt (the window plus the receipt days)."""
@@ -357,25 +430,14 @@ def _day_counts(payers: Mapping[str, Any], bulletins: Mapping[str, Any]) -> set[
     return counts
 
 
-def _established(
-    claim: Mapping[str, Any], auths: Iterable[Mapping[str, Any]], before: Sequence[Turn]
-) -> set[str]:
+def _established(claim: Mapping[str, Any], auths: Iterable[Mapping[str, Any]]) -> set[str]:
     """The facts the world establishes for the claim: an approved authorization of its payer for
     its date of service, on file or issued during the episode."""
-    found: list[Mapping[str, Any]] = list(auths)
-    for turn in before:
-        body = turn.result.result or {}
-        if isinstance(body, Mapping):
-            found += [
-                a
-                for a in [body.get("authorization"), *(body.get("authorizations") or [])]
-                if isinstance(a, Mapping)
-            ]
     days = {str(line.get("service_date")) for line in claim.get("lines", [])}
     held = any(
         a.get("status") == "approved"
         and a.get("payer_id") == claim.get("payer_id")
         and str(a.get("service_date")) in days
-        for a in found
+        for a in auths
     )
     return {"authorization"} if held else set()

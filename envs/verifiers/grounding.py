@@ -48,6 +48,7 @@ _LONG = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})\b", 
 _AMOUNT = re.compile(r"\$\s?-?\(?(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?\)?")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]")
 _WORD = re.compile(r"[A-Za-z]{6,}")
+_DIGIT = re.compile(r"\d")
 EVIDENCE_WORDS = 2
 """Distinctive words of what was read that a text restates to count as resting on it."""
 
@@ -172,21 +173,23 @@ def cited_words(text: str) -> set[str]:
 def code_like(value: str) -> bool:
     """Whether a value can stand as a case fact when a text cites it: it carries a digit, and a
     number alone is long enough not to be any count (three characters or more)."""
-    has_digit = any(c.isdigit() for c in value)
-    return has_digit and (len(value) >= 3 or not value.isdigit()) and " " not in value
+    return " " not in value and _DIGIT.search(value) is not None and (len(value) >= 3 or not value.isdigit())
 
 
 # -- facts of a world ----------------------------------------------------------------------------
-def leaves(value: Any) -> Iterable[Any]:
+def leaves(value: Any) -> list[Any]:
     """Every scalar of a JSON value."""
-    if isinstance(value, Mapping):
-        for item in value.values():
-            yield from leaves(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from leaves(item)
-    elif value is not None:
-        yield value
+    out: list[Any] = []
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict | Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif item is not None:
+            out.append(item)
+    return out
 
 
 @dataclass
@@ -201,13 +204,15 @@ class Harvest:
     def add(self, value: Any) -> Harvest:
         """Gather the scalars of `value` (strings as tokens or dates, numbers as amounts)."""
         for leaf in leaves(value):
-            if isinstance(leaf, bool):
+            kind = type(leaf)
+            if kind is bool:
                 continue
-            if isinstance(leaf, int | float):
+            if kind is int or kind is float:
                 self.amounts.add(as_cents(leaf))
                 continue
-            text = str(leaf)
-            self.dates.update(cited_dates(text))
+            text = leaf if kind is str else str(leaf)
+            if len(text) >= 8 and ("-" in text or "/" in text or " " in text):
+                self.dates.update(cited_dates(text))
             if code_like(text) and len(text) <= 40:
                 self.tokens.add(text.upper())
             elif len(text) > 40:
