@@ -15,6 +15,9 @@ Deterministic rubrics, one check per kind of writing the trajectory contains:
   and diagnoses;
 - nothing the agent writes (a letter, a hand-off, a note) claims a person's approval no record
   shows or cites an authorization number the world does not have.
+- every text it writes (letters, hand-offs, the notes of write-offs, corrected claims and closes)
+  is grounded in its own claim: specific, consistent with the world, addressed to its reader, no
+  more than the work needs (`envs.rcm.grounding`).
 A check fails on the first call that breaks it and names that call.
 """
 
@@ -25,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from envs.contract import Trajectory, Turn
+from envs.rcm.grounding import grounding_checks
 from envs.verifiers.rubrics import Rubric, rubric_checks
 from schemas.tasks import Task
 from schemas.tools import ToolOutcome
@@ -54,6 +58,7 @@ def content_checks(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
     one that nothing it wrote invents an approval or an authorization."""
     yield from rubric_checks("rcm", RUBRICS, task, trajectory)
     yield from invented_facts(task, trajectory)
+    yield from grounding_checks(task, trajectory)
 
 
 def appeal_problem(world: Mapping[str, Any], turn: Turn) -> str | None:

@@ -75,6 +75,14 @@ class Facts:
     def remarks(self) -> set[str]:
         return {r["code"] for line in self.remit["lines"] for r in line["remarks"]}
 
+    def codes(self) -> str:
+        """The denial's codes as a note cites them: `CO-16 (MA130, N382)`; a claim with no denial
+        names the adjustments the payer made (`CO-45`)."""
+        shown = self.denials or self.adjustments
+        codes = ", ".join(dict.fromkeys(f"{a.group}-{a.carc}" for a in shown)) or "no adjustment"
+        remarks = ", ".join(sorted(self.remarks()))
+        return codes + (f" ({remarks})" if remarks else "")
+
     def citation(self) -> str:
         """The claim and its denial as a payer's reviewer looks them up: claim id, control number,
         group and reason codes, remark codes."""
@@ -219,7 +227,7 @@ class Desk:
             claim_id=facts.claim_id,
             amount=amount,
             reason_code=reason_code,
-            note=why,
+            note=f"{facts.codes()}: ${amount:.2f} {why}",
         )
         facts.written_off += counted
         facts.balance = round(facts.balance - amount, 2)
@@ -258,6 +266,7 @@ class Desk:
         """Send the corrected claim: a new claim (frequency 1) when the payer returned the claim as
         unprocessable (MA130: never adjudicated, nothing to replace or appeal), otherwise a
         replacement (frequency 7) quoting the original's control number."""
+        note = f"{facts.codes()}: {note}"
         if UNPROCESSABLE in facts.remarks():
             return (yield from self.new_claim(facts, corrections, note))
         return (yield from self.replace(facts, corrections, note))

@@ -37,9 +37,28 @@ def chart(desk: Desk, facts: Facts) -> Script:
 
 
 def read_all(desk: Desk, document_ids: list[str]) -> Script:
-    """Read each document in full: what an appeal attaches or a write-off rests on is read first."""
+    """Read each document in full: what an appeal attaches or a write-off rests on is read first.
+    Returns the documents that answered."""
+    found = []
     for doc in document_ids:
-        yield from desk.read("read_document", document_id=doc)
+        full = yield from desk.read("read_document", document_id=doc)
+        if full:
+            found.append(full["document"])
+    return found
+
+
+def necessity_argument(facts: Facts, documents: list[dict[str, Any]]) -> str:
+    """A medical-necessity argument from what the attached documents are: each by id, kind and
+    date, and the service and diagnoses they support."""
+    cited = "; ".join(
+        f"{d['document_id']} ({str(d['kind']).replace('_', ' ')} of {d['document_date']})" for d in documents
+    )
+    codes = ", ".join(sorted({line["procedure_code"] for line in facts.claim["lines"]}))
+    diagnoses = ", ".join(facts.claim["diagnosis_codes"])
+    return (
+        f"The attached records and signed letter of medical necessity ({cited}) document {diagnoses} and "
+        f"show that {codes} on {facts.dos.isoformat()} was medically necessary. Please reprocess the claim."
+    )
 
 
 def rules(desk: Desk, facts: Facts) -> Script:
@@ -84,7 +103,8 @@ def eligibility_by_demographics(desk: Desk, facts: Facts, payer_id: str | None) 
 
 
 def needs_human(desk: Desk, facts: Facts, why: str, queue: str = "billing") -> Script:
-    return (yield from desk.escalate(facts.claim_id, queue, "review", why))
+    """Hand the claim to a human queue, naming its denial's codes and what was found."""
+    return (yield from desk.escalate(facts.claim_id, queue, "review", f"{facts.codes()}: {why}"))
 
 
 # -- corrected claims -------------------------------------------------------------------------------
@@ -140,7 +160,11 @@ def corrected_member_id(desk: Desk, facts: Facts) -> Script:
         return (
             yield from needs_human(desk, facts, "the payer's member id matches the claim; denial unexplained")
         )
-    return (yield from desk.correct(facts, {"member_id": member}, "corrected member id from eligibility"))
+    return (
+        yield from desk.correct(
+            facts, {"member_id": member}, f"member id corrected to {member} from eligibility"
+        )
+    )
 
 
 def modifier(desk: Desk, facts: Facts) -> Script:
@@ -202,7 +226,11 @@ def authorization(desk: Desk, facts: Facts) -> Script:
             and set(codes) <= set(auth["procedure_codes"])
         ):
             return (
-                yield from desk.correct(facts, {"prior_auth_number": auth["auth_number"]}, "auth on file")
+                yield from desk.correct(
+                    facts,
+                    {"prior_auth_number": auth["auth_number"]},
+                    f"authorization {auth['auth_number']} on file",
+                )
             )
     payer_rules = yield from rules(desk, facts)
     docs = yield from documents(desk, facts)
@@ -222,7 +250,11 @@ def authorization(desk: Desk, facts: Facts) -> Script:
         decision = (asked or {}).get("authorization", {})
         if decision.get("status") == "approved":
             return (
-                yield from desk.correct(facts, {"prior_auth_number": decision["auth_number"]}, "retro-auth")
+                yield from desk.correct(
+                    facts,
+                    {"prior_auth_number": decision["auth_number"]},
+                    f"retro-authorization {decision['auth_number']} approved",
+                )
             )
         return None  # pended: the decision comes later; nothing more to do today
     return (yield from necessity_or_write_off(desk, facts, docs, payer_rules, "no_authorization"))
@@ -236,10 +268,8 @@ def necessity_or_write_off(
     lmn = [d["document_id"] for d in ours if d["kind"] == "letter_of_medical_necessity" and d["signed"]]
     records = [d["document_id"] for d in ours if d["kind"] in ("medical_record", "operative_note")]
     if lmn and records and payer_rules and appeal_open(desk, facts, payer_rules):
-        argument = (
-            "The attached records and letter of medical necessity show the service was medically necessary."
-        )
-        yield from read_all(desk, records + lmn)
+        read = yield from read_all(desk, records + lmn)
+        argument = necessity_argument(facts, read)
         return (yield from desk.appeal(facts, "medical_necessity", argument, records + lmn))
     return (yield from desk.write_off(facts, facts.denied_amount, reason_code, "not recoverable on appeal"))
 

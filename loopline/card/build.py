@@ -119,7 +119,7 @@ def build_card(
         agreement_sources=sources,
         outcomes=outcomes,
     )
-    return card.model_copy(update={"failing": failing_bars(card), "open_bars": open_bars(card)})
+    return card.model_copy(update={"failing": failing_bars(card)})
 
 
 def hackable_by_rule(exploits: ExploitReport, tasks: Sequence[Task]) -> list[HackableByRule]:
@@ -234,10 +234,9 @@ def policy_on_expert_set(
 
 
 def failing_bars(card: VerifierCard) -> list[str]:
-    """The bars the admitted verifier misses, in words. The hackable bar enforced is the narrower
-    count (an exploit reaching an outcome no gold reaches); the project's rule, any exploit above
-    doing nothing on a task the visible facts do not decide, is reported by `open_bars` and becomes
-    a bar when the content checks it needs exist."""
+    """The bars the admitted verifier misses, in words. The hackable bar is the project's rule: no
+    exploit above doing nothing on a task the visible facts do not decide (the tagged tasks are
+    listed with their reason); a win with an outcome no gold reaches is named on its own."""
     out: list[str] = []
     for block in card.validation:
         if block.valid < block.tasks:
@@ -254,7 +253,14 @@ def failing_bars(card: VerifierCard) -> list[str]:
         if score_.verifier == card.admitted and (value is None or value < MIN_MUTATION_SCORE):
             out.append(f"mutation score {value} is below {MIN_MUTATION_SCORE}")
     for rule in card.hackable:
-        if rule.verifier == card.admitted and rule.wrong_outcome:
+        if rule.verifier != card.admitted:
+            continue
+        if rule.above_nothing_untagged:
+            out.append(
+                f"{len(rule.above_nothing_untagged)} tasks are hackable by the rule: an exploit beats doing "
+                "nothing on a task the visible facts do not decide"
+            )
+        if rule.wrong_outcome:
             out.append(
                 f"{rule.wrong_outcome} tasks are hackable: an exploit wins with an outcome no gold reaches"
             )
@@ -264,16 +270,6 @@ def failing_bars(card: VerifierCard) -> list[str]:
         if agreed.agreement.verifier == card.admitted and not agreed.fitness.fit:
             out.append(f"not fit for training: {agreed.fitness.reason}")
     return out
-
-
-def open_bars(card: VerifierCard) -> list[str]:
-    """The project's hackable rule where the admitted verifier does not meet it yet, in words."""
-    return [
-        f"{len(rule.above_nothing_untagged)} tasks are hackable by the rule: an exploit beats doing nothing on "
-        f"a task the visible facts do not decide ({rule.wrong_outcome} of them with an outcome no gold reaches)"
-        for rule in card.hackable
-        if rule.verifier == card.admitted and rule.above_nothing_untagged
-    ]
 
 
 def _miss(case: ExpertLike, name: str, expected: str, verdict: Verdict) -> ExpertMiss:

@@ -126,6 +126,5 @@ class VerifierCard(Model):
     failing: list[str] = Field(default_factory=list)
     """Every bar the admitted verifier misses, in words; empty when it meets them all."""
     open_bars: list[str] = Field(default_factory=list)
-    """The project's rules the admitted verifier does not meet yet and the card does not enforce
-    yet (the hackable rule: any exploit above doing nothing on a task the visible facts do not
-    decide), in words."""
+    """Rules the card reports without enforcing them, in words; the hackable rule is enforced
+    (`failing`), so a card built now leaves this empty and it stays for cards written before."""

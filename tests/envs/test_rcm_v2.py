@@ -152,8 +152,10 @@ def test_a_letter_that_only_lists_ids_and_codes_argues_nothing_and_scores_zero(r
     citation = appeal.arguments["reason"].split(". ")[0]  # claim, control number, codes
     listed = edit(task.gold_solution, "submit_appeal", reason=f"{citation}. Please reprocess it for payment.")
     verdict = score_task(task, run(task, listed))
-    assert verdict.score == 0.0 and failed(verdict) == {"content.rcm.appeal"}
+    assert verdict.score == 0.0 and failed(verdict) == {"content.rcm.appeal", "content.rcm.specific"}
     assert "points to no clinical evidence" in next(c.explanation for c in verdict.checks if not c.passed)
+    specific = next(c.explanation for c in verdict.checks if c.name == "content.rcm.specific")
+    assert "evidence reads returned" in specific, "the codes are on the 835: they rest on no evidence read"
 
 
 def test_a_timely_filing_letter_must_give_the_acceptance_date(rcm_base: list[Task]) -> None:

@@ -73,7 +73,11 @@ def with_letter(task: Task, letter: str) -> list[ToolCall]:
 def test_an_appeal_letter_in_other_words_still_passes(rcm_base: list[Task]) -> None:
     task = first(rcm_base, lambda t: "resolution:appeal" in t.tags and "carc:50" in t.tags)
     claim_id = task.work_item.item_id
-    letter = f"We ask you to reconsider {claim_id}, denied under CARC 50: the enclosed chart shows it was medically necessary."
+    claim = task.initial_world["claims"][claim_id]
+    letter = (
+        f"We ask you to reconsider {claim_id}, denied under CARC 50: the enclosed chart documents "
+        f"{' and '.join(claim['diagnosis_codes'])}, which shows it was medically necessary."
+    )
     assert score(task, with_letter(task, letter)).passed
 
 
@@ -82,7 +86,8 @@ def test_a_boilerplate_appeal_letter_scores_zero_and_says_what_it_lacks(rcm_base
     verdict = score(
         task, with_letter(task, "Please reconsider: the enclosed documentation supports this claim.")
     )
-    assert verdict.score == 0.0 and failed(verdict) == {"content.rcm.appeal"}
+    assert verdict.score == 0.0 and "content.rcm.appeal" in failed(verdict)
+    assert all(name.startswith("content.") for name in failed(verdict))
     check = next(c for c in verdict.checks if c.name == "content.rcm.appeal")
     assert "does not cite the claim" in check.explanation
 

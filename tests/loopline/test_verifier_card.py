@@ -44,5 +44,8 @@ def test_the_card_reports_every_part_for_both_verifiers_and_exits_by_its_bars() 
     bars = " ".join(card["failing"])
     if exploits["rcm.v2"]["fooled_tasks"]:
         assert "hackable" in bars
+    rule = next(r for r in card["hackable"] if r["verifier"] == "rcm.v2")
+    assert ("hackable by the rule" in bars) == bool(rule["above_nothing_untagged"])
+    assert not card["open_bars"], "the hackable rule is enforced, not reported aside"
     if expert["rcm.v2"]["wrong_rejected"] < expert["rcm.v2"]["wrong_moves"]:
         assert "wrong moves pass" in bars
