@@ -59,7 +59,7 @@ def sft_hf(
     def loss_fn(batch: Sequence[Tokenized]) -> tuple[torch.Tensor, dict[str, float]]:
         tensors = {k: v.to(device) for k, v in collate(batch, int(tokenizer.pad_token_id)).items()}
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=gpu):
-            output = peft_model(**tensors)
+            output = peft_model(**tensors, use_cache=False)
         return output.loss, {"tokens": float(sum(len(s.input_ids) for s in batch))}
 
     result = TrainingLoop(

@@ -14,7 +14,8 @@ prompt that asks for it.
 Packing (`pack`) concatenates whole sequences with positions restarting at each; `collate` then
 passes no 2-D attention mask, so transformers builds a block-diagonal causal mask from the
 positions (each sequence attends to itself only, with any attention kernel), and padding is a
-sequence of its own that nothing attends to.
+sequence of its own that nothing attends to. The forward pass must run with `use_cache=False`
+(transformers skips that mask when a cache is passed; TRL's trainer does the same).
 """
 
 from __future__ import annotations
