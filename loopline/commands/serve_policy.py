@@ -71,11 +71,11 @@ def serve_policy(
         return
     import uvicorn
 
-    from training.policies import load_policy
+    from training.policies import policy_loader
     from training.serve.app import create_app
 
     try:
-        server = create_app(lambda folder, label: load_policy(base, folder, name=label), name, preload)
+        server = create_app(policy_loader(base), name, preload)
     except FileNotFoundError as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(2) from None
