@@ -67,9 +67,7 @@ def test_two_adapters_share_one_base_and_answer_as_their_own_models(
         policy.max_new_tokens = 6
     replies = [p.complete(messages, []) for p in (a, b, base, a)]
     merged[0].max_new_tokens = merged[1].max_new_tokens = fresh_base.max_new_tokens = 6
-    expected = [
-        m.complete(messages, []) for m in (merged[0], merged[1], fresh_base, merged[0])
-    ]
+    expected = [m.complete(messages, []) for m in (merged[0], merged[1], fresh_base, merged[0])]
     assert replies == expected and replies[0] != replies[1]
 
 
