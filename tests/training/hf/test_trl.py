@@ -122,3 +122,18 @@ def test_arguments_as_json_text_are_refused_not_encoded_twice(tiny_llama: Path, 
     with pytest.raises(TemplateError, match="arguments must be an object"):
         policy.tokenizer.apply_chat_template(row.messages, tools=row.tools, tokenize=False)
     assert policy.prompt_ids(row.messages, row.tools)  # serve-policy renders them as objects
+
+
+def test_trl_with_one_seed_writes_one_adapter(
+    trl_run: tuple[TrlRun, Path], tiny_llama: Path, toy_dataset: Path, tmp_path: Path
+) -> None:
+    _, out = trl_run
+    sft_trl(
+        tiny_llama,
+        toy_dataset,
+        tmp_path / "again",
+        settings=SETTINGS,
+        loop=LoopConfig(epochs=2, batch_size=2, lr=5e-3),
+    )
+    first, again = (load_file(str(f / "adapter_model.safetensors")) for f in (out, tmp_path / "again"))
+    assert first.keys() == again.keys() and all(torch.equal(first[k], again[k]) for k in first)
