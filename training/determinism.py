@@ -20,9 +20,6 @@ from dataclasses import dataclass
 
 import torch
 
-DEFAULT_THREADS = 4
-"""Threads a training run uses unless told otherwise (at most the CPUs there are)."""
-
 
 @dataclass(frozen=True)
 class Determinism:
@@ -30,16 +27,17 @@ class Determinism:
 
     seed: int
     threads: int
-    deterministic_algorithms: bool = True
 
     def to_json(self) -> dict[str, object]:
         return {"seed": self.seed, "threads": self.threads, "deterministic_algorithms": True}
 
 
 def threads_for(requested: int | None = None) -> int:
-    """The intra-op thread count: `requested`, else `DEFAULT_THREADS`, never more than the CPUs."""
+    """The intra-op thread count a run is pinned to: `requested`, else the count torch runs with
+    now (its default is the machine's cores, so one machine gives one count), never more than
+    the CPUs there are."""
     cpus = os.cpu_count() or 1
-    return max(1, min(requested or DEFAULT_THREADS, cpus))
+    return max(1, min(requested or torch.get_num_threads(), cpus))
 
 
 def seed_everything(seed: int) -> None:
