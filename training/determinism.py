@@ -28,9 +28,6 @@ class Determinism:
     seed: int
     threads: int
 
-    def to_json(self) -> dict[str, object]:
-        return {"seed": self.seed, "threads": self.threads, "deterministic_algorithms": True}
-
 
 def threads_for(requested: int | None = None) -> int:
     """The intra-op thread count a run is pinned to: `requested`, else the count torch runs with

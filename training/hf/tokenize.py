@@ -20,6 +20,7 @@ sequence of its own that nothing attends to. The forward pass must run with `use
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -77,12 +78,13 @@ class Tokenization:
         return f"{len(self.sequences)} rows tokenized, {len(self.skipped)} left out: " + "; ".join(parts)
 
 
+_GENERATION = re.compile(r"\{%-?\s*generation\s*-?%\}")
+
+
 def has_generation_markers(tokenizer: PreTrainedTokenizerBase) -> bool:
     """Whether the tokenizer's chat template marks the assistant's turns (`{% generation %}`)."""
     template = tokenizer.chat_template
-    return isinstance(template, str) and "{% generation %}" in template.replace(
-        "{%- generation", "{% generation"
-    )
+    return isinstance(template, str) and _GENERATION.search(template) is not None
 
 
 def _render(

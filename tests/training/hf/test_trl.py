@@ -137,3 +137,21 @@ def test_trl_with_one_seed_writes_one_adapter(
     )
     first, again = (load_file(str(f / "adapter_model.safetensors")) for f in (out, tmp_path / "again"))
     assert first.keys() == again.keys() and all(torch.equal(first[k], again[k]) for k in first)
+
+
+def test_a_template_without_generation_markers_is_refused(
+    tiny_llama: Path, toy_dataset: Path, tmp_path: Path
+) -> None:
+    import shutil
+
+    from transformers import AutoTokenizer
+
+    from training.hf.template import CHAT_TEMPLATE
+
+    folder = tmp_path / "unmarked"
+    shutil.copytree(tiny_llama, folder)
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    tokenizer.chat_template = CHAT_TEMPLATE.replace("{% generation %}", "").replace("{% endgeneration %}", "")
+    tokenizer.save_pretrained(str(folder))
+    with pytest.raises(ValueError, match="generation"):
+        trl_trainer(folder, toy_dataset, tmp_path / "work", settings=SETTINGS, loop=LoopConfig())
