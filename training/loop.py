@@ -2,8 +2,10 @@
 and cosine decay, gradient clipping, checkpoints with resume, and a progress callback.
 
 Batches depend only on the seed and the epoch, and a checkpoint holds the trainable weights, the
-optimizer and scheduler state and the step, so a run killed mid-way and started again ends with the
-same weights as one that never stopped. fp32 on CPU; callers choose autocast on GPU.
+optimizer and scheduler state, torch's generator and the step, so a run killed mid-way and started
+again ends with the same weights, bit for bit, as one that never stopped. A run holds
+`training.determinism.deterministic` (deterministic kernels, a fixed thread count), so two runs
+with one seed on one CPU end with identical weights. fp32 on CPU; callers choose autocast on GPU.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any, Generic, TypeVar
 
 import torch
 from torch import Tensor, nn
+
+from training.determinism import deterministic
 
 E = TypeVar("E")
 CHECKPOINT = "checkpoint.pt"
@@ -69,6 +73,8 @@ class LoopResult:
     mean_loss_last_epoch: float
     seconds: float
     examples: int
+    threads: int
+    """The intra-op CPU threads it ran with (other counts give other, equally valid, bits)."""
 
 
 LossFn = Callable[[Sequence[E]], tuple[Tensor, dict[str, float]]]
@@ -133,7 +139,10 @@ class TrainingLoop(Generic[E]):
 
     def run(self) -> LoopResult:
         """Train to the end, resuming from the checkpoint in `checkpoint_dir` when there is one."""
-        torch.manual_seed(self.config.seed)
+        with deterministic(self.config.seed) as held:
+            return self._run(held.threads)
+
+    def _run(self, threads: int) -> LoopResult:
         start = self._resume()
         began = time.monotonic()
         losses: list[float] = []
@@ -178,6 +187,7 @@ class TrainingLoop(Generic[E]):
             mean_loss_last_epoch=sum(losses) / len(losses) if losses else float("nan"),
             seconds=time.monotonic() - began,
             examples=len(self.examples),
+            threads=threads,
         )
 
     def _resume(self) -> int:

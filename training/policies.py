@@ -1,9 +1,11 @@
 """Load any policy model by folder: the structured reference policy or a Hugging Face causal LM,
-with a LoRA adapter merged in when one is named."""
+with a LoRA adapter merged in when one is named; `policy_loader` for a server that serves many
+adapters of one base (a Hugging Face base is then loaded once, `training.hf.shared`)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from training.chat import ChatPolicy
@@ -29,3 +31,15 @@ def load_policy(base: Path, adapter: Path | None = None, *, name: str | None = N
     from training.hf.policy import HFChatPolicy
 
     return HFChatPolicy.from_path(base, adapter, name=name)
+
+
+def policy_loader(base: Path) -> Callable[[Path | None, str], ChatPolicy]:
+    """(adapter folder or None, name) → policy, for a server: a Hugging Face base is loaded once
+    and every adapter into it (peft multi-adapter, nothing merged); the structured policy, a small
+    model, loads a copy per adapter."""
+    if model_kind(base) == STRUCTURED:
+        return lambda adapter, name: load_policy(base, adapter, name=name)
+    from training.hf.shared import SharedBase
+
+    shared = SharedBase(base)
+    return shared.policy

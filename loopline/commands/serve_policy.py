@@ -107,7 +107,7 @@ def serve_policy(
     import uvicorn
 
     from loopline.release.registry import open_registry
-    from training.policies import load_policy
+    from training.policies import policy_loader
     from training.serve.app import AccessKeys, create_app
 
     if not api_key or not release_key:
@@ -129,7 +129,7 @@ def serve_policy(
 
     try:
         server = create_app(
-            lambda folder, label: load_policy(base, folder, name=label),
+            policy_loader(base),
             name,
             preload,
             keys=keys,

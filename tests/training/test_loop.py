@@ -57,7 +57,9 @@ def test_a_run_killed_mid_way_resumes_to_the_same_weights_as_an_uninterrupted_on
     assert resumed.wait(timeout=120) == 0
     a, b = torch.load(tmp_path / "a.pt"), torch.load(tmp_path / "b.pt")
     for name in a:
-        torch.testing.assert_close(a[name], b[name], rtol=1e-6, atol=1e-7)
+        assert torch.equal(a[name], b[name]), (
+            f"{name}: a resumed run ends bit for bit where an uninterrupted one does"
+        )
 
 
 def test_a_checkpoint_of_other_settings_is_refused(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import jsonschema_rs
 
-from training.data.rows import ChatRow
+from training.data.rows import ChatRow, template_messages
 from training.data.strict_calls import call_problems
 
 ExportFormat = Literal["openai", "trl"]
@@ -59,24 +59,14 @@ def openai_line(row: ChatRow) -> dict[str, Any]:
 
 
 def trl_line(row: ChatRow) -> dict[str, Any]:
-    """The row as one line of a TRL conversational dataset with tools."""
-    names: dict[str, str] = {}
-    messages = []
-    for message in row.messages:
-        item = dict(message)
-        if item.get("content") is None:
-            item["content"] = ""
-        if item.get("tool_calls"):
-            calls = []
-            for call in item["tool_calls"]:
-                function = dict(call["function"])
-                function["arguments"] = json.loads(function["arguments"] or "{}")
-                names[call["id"]] = function["name"]
-                calls.append({**call, "function": function})
-            item["tool_calls"] = calls
+    """The row as one line of a TRL conversational dataset with tools: the messages as
+    `template_messages` gives them to a chat template (what serve-policy renders too), each tool
+    turn named after its tool."""
+    names = {call["id"]: call["function"]["name"] for m in row.messages for call in m.get("tool_calls") or ()}
+    messages = template_messages(row.messages)
+    for item in messages:
         if item["role"] == "tool":
             item["name"] = names.get(item.get("tool_call_id", ""), "")
-        messages.append(item)
     return {"messages": messages, "tools": row.tools}
 
 

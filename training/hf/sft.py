@@ -14,26 +14,13 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from training.data import load_dataset
-from training.hf.tokenize import IGNORE, Tokenized, pack, tokenize_row
+from training.determinism import seed_everything
+from training.hf.tokenize import Tokenization, Tokenized, collate, pack, tokenize_rows
 from training.lineage import code_version, tree_hash
 from training.loop import LoopConfig, StepReport, TrainingLoop
 from training.lora import LoraSettings, attach, save_lineage
 
 CHECKPOINTS = ".checkpoint"
-
-
-def collate(batch: Sequence[Tokenized], pad_id: int) -> dict[str, torch.Tensor]:
-    """Right-padded tensors; padding is masked out of attention and loss."""
-    width = max(len(s.input_ids) for s in batch)
-    ids = torch.full((len(batch), width), pad_id)
-    labels = torch.full((len(batch), width), IGNORE)
-    positions = torch.zeros((len(batch), width), dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for i, s in enumerate(batch):
-        n = len(s.input_ids)
-        ids[i, :n], labels[i, :n] = torch.tensor(s.input_ids), torch.tensor(s.labels)
-        positions[i, :n], mask[i, :n] = torch.tensor(s.position_ids), 1
-    return {"input_ids": ids, "labels": labels, "position_ids": positions, "attention_mask": mask}
 
 
 def sft_hf(
@@ -47,6 +34,7 @@ def sft_hf(
     packing: bool = False,
     parent_adapter_id: str | None = None,
     on_step: Callable[[StepReport], None] | None = None,
+    on_tokenized: Callable[[Tokenization], None] | None = None,
 ) -> dict[str, Any]:
     """Train a LoRA adapter of the model in `base` on `dataset`; write it to `out`; its lineage."""
     data = load_dataset(dataset)
@@ -59,19 +47,20 @@ def sft_hf(
         model = model.cuda()
         model.gradient_checkpointing_enable()
         model.enable_input_require_grads()
-    tokenized = [
-        t for t in (tokenize_row(tokenizer, r, max_length=max_length) for r in data.rows) if t is not None
-    ]
+    tokenization = tokenize_rows(tokenizer, data.rows, max_length=max_length)
+    if on_tokenized is not None:
+        on_tokenized(tokenization)
+    tokenized = tokenization.sequences
     sequences = pack(tokenized, max_length) if packing else tokenized
-    torch.manual_seed(loop.seed)
+    seed_everything(loop.seed)  # the adapter's (or model's) initial weights
     peft_model = attach(model, settings)
     device = next(peft_model.parameters()).device
 
     def loss_fn(batch: Sequence[Tokenized]) -> tuple[torch.Tensor, dict[str, float]]:
         tensors = {k: v.to(device) for k, v in collate(batch, int(tokenizer.pad_token_id)).items()}
         with torch.autocast(device.type, dtype=torch.bfloat16, enabled=gpu):
-            output = peft_model(**tensors)
-        return output.loss, {"tokens": float(tensors["attention_mask"].sum())}
+            output = peft_model(**tensors, use_cache=False)
+        return output.loss, {"tokens": float(sum(len(s.input_ids) for s in batch))}
 
     result = TrainingLoop(
         peft_model,
@@ -101,7 +90,9 @@ def sft_hf(
         },
         "code_version": code_version(),
         "rows_used": len(tokenized),
-        "rows_skipped": len(data.rows) - len(tokenized),
+        "rows_skipped": len(tokenization.skipped),
+        "rows_skipped_by_reason": tokenization.counts(),
+        "rows_skipped_detail": [asdict(s) for s in tokenization.skipped[:20]],
         "steps": len(sequences),
         "training": asdict(result),
     }

@@ -8,50 +8,38 @@ blocks, or a bare JSON object with `name` and `arguments` (or `parameters`, Llam
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
 
-from adapters.chat import Message
 from training.chat import ChatReply, ChatToolCall
+from training.data.rows import template_messages
+
+__all__ = ["CHAT_TEMPLATE", "END", "SPECIAL_TOKENS", "parse_reply", "template_messages"]
 
 CHAT_TEMPLATE = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{% if message['role'] == 'system' and tools %}{{ message['content'] }}\n<tools>"
-    "{% for tool in tools %}{{ tool['function'] | tojson }}{% endfor %}</tools>"
-    "{% elif message.get('tool_calls') %}{% for call in message['tool_calls'] %}<tool_call>"
+    "{% if message['role'] == 'assistant' %}{% generation %}"
+    "{% for call in message.get('tool_calls') or [] %}"
+    "{% if call['function']['arguments'] is string %}"
+    "{{ raise_exception('tool-call arguments must be an object, not JSON text (render the row with "
+    "template_messages, or export it with --format trl)') }}{% endif %}<tool_call>"
     '{"name": {{ call["function"]["name"] | tojson }}, "arguments": {{ call["function"]["arguments"] | tojson }}}'
     "</tool_call>{% endfor %}"
-    "{% else %}{{ message['content'] }}{% endif %}<|im_end|>\n"
+    "{% if not message.get('tool_calls') %}{{ message['content'] }}{% endif %}<|im_end|>{% endgeneration %}\n"
+    "{% elif message['role'] == 'system' and tools %}{{ message['content'] }}\n<tools>"
+    "{% for tool in tools %}{{ tool['function'] | tojson }}{% endfor %}</tools><|im_end|>\n"
+    "{% else %}{{ message['content'] }}<|im_end|>\n{% endif %}"
     "{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 """A Hermes-style template with tools, for models built here (tests, the benchmark); a production
-model brings its own."""
+model brings its own. The assistant's turn, its end-of-turn token included, sits between
+`{% generation %}` markers, so `return_assistant_tokens_mask` (TRL's `assistant_only_loss`) marks
+exactly what the model writes; tool-call arguments must be objects (JSON text would be encoded a
+second time, and the model would learn to write a quoted string), so a string is an error."""
 SPECIAL_TOKENS = ("<|im_start|>", "<|im_end|>", "<tool_call>", "</tool_call>", "<pad>", "<unk>")
 END = "<|im_end|>"
 
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
-
-
-def template_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """Messages as chat templates take them: arguments as objects, content never null."""
-    out = []
-    for message in messages:
-        item = dict(message)
-        if item.get("content") is None:
-            item["content"] = ""
-        if item.get("tool_calls"):
-            calls = []
-            for call in item["tool_calls"]:
-                function = dict(call["function"])
-                with contextlib.suppress(TypeError, ValueError):
-                    function["arguments"] = json.loads(function["arguments"] or "{}")
-                calls.append({**call, "function": function})
-            item["tool_calls"] = calls
-        out.append(item)
-    return out
 
 
 def parse_reply(text: str, *, call_index: int) -> ChatReply:

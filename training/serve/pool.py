@@ -179,7 +179,10 @@ class PolicyPool:
         with self._lock:
             if name == self.base_name or name not in self._served:
                 raise AdapterError(404, f"no adapter {name!r} is loaded")
-            del self._served[name]
+            served = self._served.pop(name)
+        release = getattr(served.policy, "release", None)  # a shared base frees the adapter's weights
+        if callable(release):
+            release()
 
     @contextmanager
     def running(self) -> Iterator[None]:

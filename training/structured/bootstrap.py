@@ -18,6 +18,7 @@ from pathlib import Path
 import torch
 
 from training.data import ChatRow, DatasetSpec, build_dataset, load_task_set, write_dataset
+from training.determinism import seed_everything
 from training.lineage import code_version
 from training.loop import LoopConfig, LoopResult, StepReport, TrainingLoop
 from training.structured.batch import loss, template_weights
@@ -75,7 +76,7 @@ def fit_structured(
     tell = progress or (lambda stage, done, total: None)
     vocab = vocab_from_rows(rows)
     prepared = prepare(rows, vocab, progress=lambda done, total: tell("encoding", done, total))
-    torch.manual_seed(loop.seed)
+    seed_everything(loop.seed)  # the adapter's (or model's) initial weights
     config = ModelConfig(
         paths=len(vocab.paths),
         values=len(vocab.values),

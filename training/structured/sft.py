@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from training.data import load_dataset
+from training.determinism import seed_everything
 from training.lineage import code_version
 from training.loop import LoopConfig, StepReport, TrainingLoop
 from training.lora import LoraSettings, attach, save_lineage
@@ -41,7 +42,7 @@ def sft_structured(
     known = len(vocab.templates)
     tell = progress or (lambda stage, done, total: None)
     prepared = prepare(data.rows, vocab, grow=True, progress=lambda d, t: tell("encoding", d, t))
-    torch.manual_seed(loop.seed)
+    seed_everything(loop.seed)  # the adapter's (or model's) initial weights
     model = attach(stored.model, settings)
     n_templates = len(vocab.templates)
     weights = template_weights(prepared.steps, n_templates)

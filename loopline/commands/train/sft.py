@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -112,6 +112,12 @@ def sft(
     training_ = lineage["training"]
     console.print(
         f"adapter {adapter_id}: {lineage['steps']} examples from {lineage['rows_used']} rows "
-        f"({lineage['rows_skipped']} left out), final loss {training_['final_loss']:.4f}, "
+        f"({lineage['rows_skipped']} left out{_reasons(lineage)}), final loss {training_['final_loss']:.4f}, "
         f"{training_['seconds']:.0f} s; written to {out}"
     )
+
+
+def _reasons(lineage: dict[str, Any]) -> str:
+    """`: 2 too-long, 1 not-prefix` when the lineage counts rows left out by reason."""
+    by_reason = lineage.get("rows_skipped_by_reason") or {}
+    return (": " + ", ".join(f"{n} {reason}" for reason, n in by_reason.items())) if by_reason else ""

@@ -5,35 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
-from envs.catalog import generate
-from envs.tasksets import manifest_hash
-from training.data import DatasetSpec, LoadedTaskSet, build_dataset, write_dataset
 from training.hf.policy import HFChatPolicy
 from training.hf.sft import sft_hf
 from training.hf.template import parse_reply
-from training.hf.tiny import build_tiny_llama
-from training.hf.tokenize import IGNORE, pack, tokenize_row
+from training.hf.tokenize import IGNORE, Skipped, Tokenized, pack, tokenize_row
 from training.loop import LoopConfig
 from training.lora import LLAMA_TARGETS, LoraSettings, read_lineage
-
-
-@pytest.fixture(scope="module")
-def toy_dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    tasks = generate("toy", 0)[:4]
-    loaded = LoadedTaskSet(
-        "toy (seed 0)", "toy", None, 0, manifest_hash([t.compute_hash() for t in tasks]), tuple(tasks)
-    )
-    return write_dataset(
-        build_dataset(DatasetSpec(name="toy", primary=(loaded,))), tmp_path_factory.mktemp("data")
-    )
-
-
-@pytest.fixture(scope="module")
-def tiny_llama(tmp_path_factory: pytest.TempPathFactory, toy_dataset: Path) -> Path:
-    texts = [line for line in (toy_dataset / "data.jsonl").read_text().splitlines()]
-    return build_tiny_llama(tmp_path_factory.mktemp("models") / "tiny-llama", texts)
 
 
 def test_labels_cover_exactly_the_assistant_turns(tiny_llama: Path, toy_dataset: Path) -> None:
@@ -42,19 +19,18 @@ def test_labels_cover_exactly_the_assistant_turns(tiny_llama: Path, toy_dataset:
     policy = HFChatPolicy.from_path(tiny_llama)
     row = load_dataset(toy_dataset).rows[0]
     tokens = tokenize_row(policy.tokenizer, row, max_length=100_000)
-    assert tokens is not None
+    assert isinstance(tokens, Tokenized)
     learned = policy.tokenizer.decode(
         [i for i, label in zip(tokens.input_ids, tokens.labels, strict=True) if label != IGNORE]
     )
     calls = [m for m in row.messages if m["role"] == "assistant"]
     assert learned.count("<tool_call>") == sum(len(m.get("tool_calls") or ()) for m in calls)
     assert "Work item" not in learned and '"outcome"' not in learned  # no prompt, no tool results
-    assert tokenize_row(policy.tokenizer, row, max_length=10) is None
+    short = tokenize_row(policy.tokenizer, row, max_length=10)
+    assert isinstance(short, Skipped) and short.reason == "too-long"
 
 
 def test_packing_keeps_every_sequence_whole() -> None:
-    from training.hf.tokenize import Tokenized
-
     seqs = [Tokenized([1] * n, [1] * n, list(range(n))) for n in (5, 4, 3, 2)]
     packs = pack(seqs, 7)
     assert [len(p.input_ids) for p in packs] == [5, 7, 2]
