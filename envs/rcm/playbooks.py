@@ -160,11 +160,8 @@ def corrected_member_id(desk: Desk, facts: Facts) -> Script:
         return (
             yield from needs_human(desk, facts, "the payer's member id matches the claim; denial unexplained")
         )
-    return (
-        yield from desk.correct(
-            facts, {"member_id": member}, f"member id corrected to {member} from eligibility"
-        )
-    )
+    # The corrected value stays in the claim's field, never in the note: a member id is PHI.
+    return (yield from desk.correct(facts, {"member_id": member}, "member id corrected from eligibility"))
 
 
 def modifier(desk: Desk, facts: Facts) -> Script:
