@@ -1,0 +1,197 @@
+"""`EventGuard`: the last check before an event is sealed, closing PHI on every string it holds.
+
+The recorder has already tokenised the PHI-marked fields its models name and scrubbed the free text
+it knows of. The guard then walks the whole event as JSON, every key and every value, and holds each
+string to the field policy (`fields.toml`, `bridge.phi.policy`): a declared literal, an identifier
+of the declared shape with no PHI in it, a code of the declared shape, a tool the domain offers,
+scrubbed free text, or JSON data whose keys are plain identifiers and whose strings are scrubbed.
+Anything else (a field with no policy, an identifier that holds a name, an unknown tool, a key
+with a patient's name) is tokenised whole. PHI is looked for in three places: the episode's known
+values (`KnownPhi`), the tenant's directory (`PhiDirectory`: every value any episode showed, in any
+spelling) and the pattern classes (`bridge.phi.patterns`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from bridge.phi.directory import PhiDirectory
+from bridge.phi.known import KnownPhi
+from bridge.phi.patterns import find_spans
+from bridge.phi.policy import FieldPolicy, Rule, default_policy
+from bridge.phi.scrub import replace_spans
+from bridge.phi.tokenizer import PhiTokenizer
+from schemas.registry import EventData
+
+_TOKEN = re.compile(r"^phi_[0-9a-f]{16}$")
+_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_SLUG = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_CACHE_LIMIT = 8192
+
+
+class _Pass:
+    """One event's walk: the raw values of the tokens it made, whether anything changed."""
+
+    __slots__ = ("changed", "known", "raw_by_token")
+
+    def __init__(self, known: KnownPhi | None) -> None:
+        self.known = known
+        self.raw_by_token: dict[str, Any] = {}
+        self.changed = False
+
+
+class EventGuard:
+    """Holds every string of an event to the field policy; tokenises what fails it."""
+
+    def __init__(
+        self,
+        tokenizer: PhiTokenizer,
+        tenant: str,
+        *,
+        tools: frozenset[str] | None = None,
+        policy: FieldPolicy | None = None,
+    ) -> None:
+        self._tokenizer = tokenizer
+        self._tenant = tenant
+        self._tools = tools
+        self._policy = policy or default_policy()
+        self._directory: PhiDirectory = tokenizer.directory(tenant)
+        self._objects: dict[str, frozenset[str]] = {}
+        # Strings found free of tenant PHI and patterns, per directory generation: the same keys
+        # and ids recur in every event of every episode.
+        self._clean: set[str] = set()
+        self._clean_generation = -1
+
+    def guard(self, data: EventData, known: KnownPhi | None = None) -> EventData:
+        """`data` as it may be recorded: itself when every string passes, else a copy with each
+        failing string tokenised (raw values in the vault before this returns)."""
+        rules = self._policy.rules(data.TYPE)
+        walk = _Pass(known)
+        guarded = self._walk(
+            data.model_dump(mode="json"), "", rules, self._object_paths(data.TYPE, rules), walk
+        )
+        if not walk.changed:
+            return data
+        self._tokenizer.store(self._tenant, walk.raw_by_token)
+        return type(data).model_validate(guarded)
+
+    def subject(self, subject: str | None, rule: str, known: KnownPhi | None = None) -> str | None:
+        """An event's subject (an item id, a tool name) held to `rule` (`id` or `tool`), as the
+        same value inside the event is."""
+        if subject is None:
+            return None
+        walk = _Pass(known)
+        rules = self._policy.rules("loopline.episode.started.v1")
+        held = self._string(subject, rules["work_item.item_id"] if rule == "id" else Rule("tool"), walk)
+        self._tokenizer.store(self._tenant, walk.raw_by_token)
+        return held
+
+    def _object_paths(self, event_type: str, rules: dict[str, Rule]) -> frozenset[str]:
+        paths = self._objects.get(event_type)
+        if paths is None:
+            prefixes = {""}
+            for path in rules:
+                parts = path.split(".")
+                prefixes.update(".".join(parts[:i]) for i in range(1, len(parts)))
+            paths = self._objects[event_type] = frozenset(prefixes)
+        return paths
+
+    def _walk(
+        self, value: Any, path: str, rules: dict[str, Rule], objects: frozenset[str], walk: _Pass
+    ) -> Any:
+        rule = rules.get(path)
+        if rule is not None and rule.kind == "data":
+            return self._data(value, walk)
+        if isinstance(value, str):
+            return self._string(value, rule, walk)
+        if isinstance(value, dict):
+            if rule is None and path not in objects:
+                return self._opaque(value, walk)  # a structure no policy line names: fail closed
+            return {
+                key: self._walk(item, f"{path}.{key}" if path else key, rules, objects, walk)
+                for key, item in value.items()
+            }
+        if isinstance(value, list):
+            return [self._walk(item, f"{path}.*", rules, objects, walk) for item in value]
+        return value
+
+    def _string(self, value: str, rule: Rule | None, walk: _Pass) -> str:
+        if rule is None:
+            return value if _TOKEN.match(value) else self._tokenize(value, walk)
+        if rule.kind == "literal" or _TOKEN.match(value):
+            return value
+        if rule.kind == "text":
+            return self._scrub(value, walk, patterns=True)
+        if rule.kind == "code":
+            assert rule.shape is not None
+            return value if rule.shape.match(value) else self._tokenize(value, walk)
+        if rule.kind == "tool":
+            if self._tools is not None:
+                return value if value in self._tools else self._tokenize(value, walk)
+            return (
+                value
+                if _SLUG.match(value) and not self._holds_phi(value, walk)
+                else self._tokenize(value, walk)
+            )
+        assert rule.shape is not None  # id
+        if rule.shape.match(value) and not self._holds_phi(value, walk):
+            return value
+        return self._tokenize(value, walk)
+
+    def _data(self, value: Any, walk: _Pass) -> Any:
+        if isinstance(value, str):
+            if _TOKEN.match(value):
+                return value
+            # Free text in a field (a note) gets the pattern classes too; a bare value (a code,
+            # a date of service) only the PHI values the episode and the tenant showed.
+            return self._scrub(value, walk, patterns=any(c.isspace() for c in value))
+        if isinstance(value, dict):
+            return {self._key(key, walk): self._data(item, walk) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self._data(item, walk) for item in value]
+        return value
+
+    def _opaque(self, value: Any, walk: _Pass) -> Any:
+        if isinstance(value, str):
+            return value if _TOKEN.match(value) else self._tokenize(value, walk)
+        if isinstance(value, dict):
+            return {self._key(key, walk): self._opaque(item, walk) for key, item in value.items()}
+        if isinstance(value, list):
+            return [self._opaque(item, walk) for item in value]
+        return value
+
+    def _key(self, key: str, walk: _Pass) -> str:
+        if _TOKEN.match(key) or (_PLAIN_KEY.match(key) and not self._holds_phi(key, walk)):
+            return key
+        return self._tokenize(key, walk)
+
+    def _holds_phi(self, value: str, walk: _Pass) -> bool:
+        if walk.known is not None and walk.known.spans(value):
+            return True
+        if self._clean_generation != self._directory.generation or len(self._clean) > _CACHE_LIMIT:
+            self._clean, self._clean_generation = set(), self._directory.generation
+        if value in self._clean:
+            return False
+        dirty = bool(find_spans(value)) or self._directory.hit(value)
+        if not dirty:
+            self._clean.add(value)
+        return dirty
+
+    def _scrub(self, text: str, walk: _Pass, *, patterns: bool) -> str:
+        if not text:
+            return text
+        spans = self._directory.spans(text)
+        if walk.known is not None:
+            spans += walk.known.spans(text)
+        if patterns:
+            spans += find_spans(text)
+        if not spans:
+            return text
+        return replace_spans(text, spans, lambda raw: self._tokenize(raw, walk))
+
+    def _tokenize(self, value: str, walk: _Pass) -> str:
+        token = self._tokenizer.token(self._tenant, value)
+        walk.raw_by_token[token] = value
+        walk.changed = True
+        return token
