@@ -9,7 +9,7 @@ name in the instructions is found before any tool result of this episode named i
   name (three letters or more, not a stopword of `fields.toml`) is a value of its own, and a single
   initial next to it goes with it (`A. Khan`, `Khan A.`);
 - an id or a number matches by its letters and digits alone (`ACM-100234`, `acm 100234`,
-  `ACM100234`, `(312) 555-0198`);
+  `ACM100234`, `(312) 555-0198`); digits alone count from six of them;
 - a date matches in its usual orders and separators (`1975-11-02`, `1975/11/02`, `11/02/1975`,
   `02.11.1975`, `19751102`).
 
@@ -27,6 +27,10 @@ from typing import Any
 
 MIN_WORD = 3
 MIN_ID = 4
+MIN_DIGITS_ONLY = 6
+"""A value of digits alone is learned from six digits up: a five-digit ZIP code would otherwise
+match every CPT code and amount that happens to share its digits (ZIP codes in an address are the
+pattern classes' job)."""
 MAX_ID_CHUNKS = 8
 _CHUNK = re.compile(r"[^\W_]+")
 _GAP = re.compile(r"^[\s().\-/_,:#]{0,3}$")
@@ -81,7 +85,7 @@ class PhiDirectory:
             chunks = [c.casefold() for c in _CHUNK.findall(text)]
             joined = "".join(chunks)
             if any(c.isdigit() for c in joined):
-                if len(joined) >= MIN_ID:
+                if len(joined) >= (MIN_DIGITS_ONLY if joined.isdigit() else MIN_ID):
                     ids.add(joined)
                 ids.update(date_digit_forms(text))
                 continue

@@ -25,7 +25,8 @@ from bridge.phi.tokenizer import PhiTokenizer
 from schemas.registry import EventData
 
 _TOKEN = re.compile(r"^phi_[0-9a-f]{16}$")
-_PLAIN_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$")
+"""A key kept when it holds no PHI: an identifier, a code (`99213`, `CO-45`)."""
 _SLUG = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _CACHE_LIMIT = 8192
 
