@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pydantic import ValidationError
+
 from bridge.phi.directory import PhiDirectory
 from bridge.phi.known import KnownPhi
 from bridge.phi.patterns import find_spans
@@ -29,6 +31,11 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$")
 """A key kept when it holds no PHI: an identifier, a code (`99213`, `CO-45`)."""
 _SLUG = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _CACHE_LIMIT = 8192
+
+
+class PhiGuardError(ValueError):
+    """The guarded event no longer fits its model: the field policy tokenised a field the model
+    constrains (a literal with no `literal` line). Nothing is recorded; fix `fields.toml`."""
 
 
 class _Pass:
@@ -74,8 +81,15 @@ class EventGuard:
         )
         if not walk.changed:
             return data
+        try:
+            held = type(data).model_validate(guarded)
+        except ValidationError as exc:
+            raise PhiGuardError(
+                f"the PHI field policy tokenised a field {data.TYPE} constrains; give it a line "
+                f"in bridge/phi/fields.toml: {exc.errors()[0]['loc']}"
+            ) from None
         self._tokenizer.store(self._tenant, walk.raw_by_token)
-        return type(data).model_validate(guarded)
+        return held
 
     def subject(self, subject: str | None, rule: str, known: KnownPhi | None = None) -> str | None:
         """An event's subject (an item id, a tool name) held to `rule` (`id` or `tool`), as the
