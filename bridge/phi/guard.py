@@ -30,6 +30,7 @@ _TOKEN = re.compile(r"^phi_[0-9a-f]{16}$")
 _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$")
 """A key kept when it holds no PHI: an identifier, a code (`99213`, `CO-45`)."""
 _SLUG = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+_SPACE = re.compile(r"\s")
 _CACHE_LIMIT = 8192
 
 
@@ -68,7 +69,7 @@ class EventGuard:
         self._objects: dict[str, frozenset[str]] = {}
         # Strings found free of tenant PHI and patterns, per directory generation: the same keys
         # and ids recur in every event of every episode.
-        self._clean: set[str] = set()
+        self._clean: set[str] = set()  # (a NUL before the text: checked without the patterns)
         self._clean_generation = -1
 
     def guard(self, data: EventData, known: KnownPhi | None = None) -> EventData:
@@ -160,12 +161,12 @@ class EventGuard:
                 return value
             # Free text in a field (a note) gets the pattern classes too; a bare value (a code,
             # a date of service) only the PHI values the episode and the tenant showed.
-            return self._scrub(value, walk, patterns=any(c.isspace() for c in value))
+            return self._scrub(value, walk, patterns=_SPACE.search(value) is not None)
         if isinstance(value, dict):
             return {self._key(key, walk): self._data(item, walk) for key, item in value.items()}
         if isinstance(value, list):
             return [self._data(item, walk) for item in value]
-        return value
+        return value  # a number, a boolean, null
 
     def _opaque(self, value: Any, walk: _Pass) -> Any:
         if isinstance(value, str):
@@ -184,23 +185,29 @@ class EventGuard:
     def _holds_phi(self, value: str, walk: _Pass) -> bool:
         if walk.known is not None and walk.known.spans(value):
             return True
+        return bool(self._tenant_spans(value, patterns=True))
+
+    def _tenant_spans(self, text: str, *, patterns: bool) -> list[tuple[int, int, str]]:
+        """The spans of the tenant's directory (and the pattern classes) in `text`; a string found
+        clean is remembered until the directory learns something new."""
         if self._clean_generation != self._directory.generation or len(self._clean) > _CACHE_LIMIT:
             self._clean, self._clean_generation = set(), self._directory.generation
-        if value in self._clean:
-            return False
-        dirty = bool(find_spans(value)) or self._directory.hit(value)
-        if not dirty:
-            self._clean.add(value)
-        return dirty
+        key = text if patterns else "\x00" + text
+        if key in self._clean:
+            return []
+        spans = self._directory.spans(text)
+        if patterns:
+            spans += find_spans(text)
+        if not spans:
+            self._clean.add(key)
+        return spans
 
     def _scrub(self, text: str, walk: _Pass, *, patterns: bool) -> str:
         if not text:
             return text
-        spans = self._directory.spans(text)
+        spans = self._tenant_spans(text, patterns=patterns)
         if walk.known is not None:
-            spans += walk.known.spans(text)
-        if patterns:
-            spans += find_spans(text)
+            spans = spans + walk.known.spans(text)
         if not spans:
             return text
         return replace_spans(text, spans, lambda raw: self._tokenize(raw, walk))
