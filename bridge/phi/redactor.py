@@ -26,6 +26,7 @@ class Redactor:
         self._tokenizer = tokenizer
         self._unmodelled: Unmodelled = unmodelled
         self.tenant = tenant
+        self._guards: dict[frozenset[str] | None, EventGuard] = {}
 
     def redact(
         self, model_cls: type[BaseModel] | None, data: Mapping[str, Any], known: KnownPhi | None = None
@@ -62,4 +63,8 @@ class Redactor:
         tokenised); None when unmodelled data is kept (synthetic worlds, no PHI to guard)."""
         if self._unmodelled == "keep":
             return None
-        return EventGuard(self._tokenizer, self.tenant, tools=tools)
+        # One guard per tool set, shared by every episode: its cache of clean strings is the tenant's.
+        found = self._guards.get(tools)
+        if found is None:
+            found = self._guards.setdefault(tools, EventGuard(self._tokenizer, self.tenant, tools=tools))
+        return found

@@ -4,7 +4,7 @@ identifier or code of its shape, a tool the domain offers, or scrubbed; anything
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,7 @@ from schemas.events import (
 )
 from schemas.registry import DEFAULT_REGISTRY
 from tests.bridge.conftest import SOURCE, TENANT
-from tests.bridge.phi.phi_models import LookupArgs, LookupResult
+from tests.bridge.phi.phi_models import LookupArgs, LookupResult, WorldState
 
 RECORDED = (
     "loopline.episode.started.v1", "loopline.model.responded.v1", "loopline.tool.called.v1",
@@ -167,9 +167,6 @@ def test_the_shipped_policy_loads_from_the_package(tmp_path: Path) -> None:
         FieldPolicy.load(tmp_path / "bad.toml")
 
 
-MakeRecorder = Callable[..., EpisodeRecorder]
-
-
 def test_the_recorder_scrubs_another_patients_name_from_a_write_tools_note_and_guards_the_subject(
     redactor: Redactor,
 ) -> None:
@@ -197,3 +194,25 @@ def test_the_recorder_scrubs_another_patients_name_from_a_write_tools_note_and_g
     assert "johansson" not in stored and "ingrid" not in stored
     assert started.subject == json.loads(started.model_dump_json())["data"]["work_item"]["item_id"]
     assert started.subject is not None and started.subject.startswith("phi_")
+
+
+def test_a_patient_of_the_world_snapshot_is_scrubbed_from_the_instructions_before_any_lookup(
+    redactor: Redactor,
+) -> None:
+    sink = InMemoryEventSink()
+    recorder = EpisodeRecorder(
+        "ep-w",
+        sink=sink,
+        redactor=redactor,
+        source=SOURCE,
+        snapshot_redact=redactor.snapshot_redactor(WorldState),
+    )
+    world = {"patients": {"p1": {"name": "Grace Hopper", "member_id": "MBR-0077", "birth_year": 1906}},
+             "open_claims": ["CLM-9"]}  # fmt: skip
+    item = WorkItem(
+        domain="rcm", kind="denial", item_id="CLM-9", instructions="HOPPER, GRACE (mbr 0077) called"
+    )
+    recorder.started(item, payload_model=None, policy=PolicyRef(model="m"), tools=["lookup"], tools_hash="h",
+                     system_prompt_hash="p", max_steps=5, max_seconds=60, world_snapshot=world)  # fmt: skip
+    stored = json.dumps([e.model_dump(mode="json") for e in sink.events]).lower()
+    assert "hopper" not in stored and "grace" not in stored and "CLM-9".lower() in stored
