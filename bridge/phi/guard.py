@@ -42,12 +42,20 @@ class PhiGuardError(ValueError):
 class _Pass:
     """One event's walk: the raw values of the tokens it made, whether anything changed."""
 
-    __slots__ = ("changed", "known", "raw_by_token")
+    __slots__ = ("_parent", "changed", "known", "raw_by_token")
 
-    def __init__(self, known: KnownPhi | None) -> None:
+    def __init__(self, known: KnownPhi | None, parent: _Pass | None = None) -> None:
         self.known = known
-        self.raw_by_token: dict[str, Any] = {}
+        # A pass without the episode's values still records into its parent's tokens.
+        self.raw_by_token: dict[str, Any] = {} if parent is None else parent.raw_by_token
         self.changed = False
+        self._parent = parent
+
+    def mark_changed(self) -> None:
+        """Something was tokenised: the event must be rebuilt."""
+        self.changed = True
+        if self._parent is not None:
+            self._parent.mark_changed()
 
 
 class EventGuard:
@@ -159,9 +167,13 @@ class EventGuard:
         if isinstance(value, str):
             if _TOKEN.match(value):
                 return value
-            # Free text in a field (a note) gets the pattern classes too; a bare value (a code,
-            # a date of service) only the PHI values the episode and the tenant showed.
-            return self._scrub(value, walk, patterns=_SPACE.search(value) is not None)
+            # Free text in a field (a note) is scrubbed like any free text; a bare value (a code,
+            # a date of service) only of the tenant's PHI-marked values: the episode's known values
+            # also hold the leaves of undeclared keys, and a reason code an agent once sent
+            # undeclared must not turn into a token in every later result.
+            if _SPACE.search(value) is not None:
+                return self._scrub(value, walk, patterns=True)
+            return self._scrub(value, _Pass(None, walk), patterns=False)
         if isinstance(value, dict):
             return {self._key(key, walk): self._data(item, walk) for key, item in value.items()}
         if isinstance(value, list):
@@ -215,5 +227,5 @@ class EventGuard:
     def _tokenize(self, value: str, walk: _Pass) -> str:
         token = self._tokenizer.token(self._tenant, value)
         walk.raw_by_token[token] = value
-        walk.changed = True
+        walk.mark_changed()
         return token
