@@ -14,7 +14,7 @@ name in the instructions is found before any tool result of this episode named i
   `02.11.1975`, `19751102`).
 
 Lookups are set lookups over the text's words, so the directory costs the same at a thousand values
-as at ten.
+as at ten. Values of more than four words (a PHI-marked document) are not learned.
 """
 
 from __future__ import annotations
@@ -32,6 +32,10 @@ MIN_DIGITS_ONLY = 6
 match every CPT code and amount that happens to share its digits (ZIP codes in an address are the
 pattern classes' job)."""
 MAX_ID_CHUNKS = 8
+MAX_VALUE_WORDS = 4
+"""A value of more words is a document (a PHI-marked medical record, a letter), not a name or an
+address: its words would make ordinary vocabulary PHI, so the directory does not learn it (the
+episode's `KnownPhi` and the pattern classes still cover it)."""
 _CHUNK = re.compile(r"[^\W_]+")
 _GAP = re.compile(r"^[\s().\-/_,:#]{0,3}$")
 _INITIAL_GAP = re.compile(r"^[\s.,]{1,3}$")
@@ -83,6 +87,8 @@ class PhiDirectory:
         phrases: set[tuple[str, ...]] = set()
         for text in _leaves(value):
             chunks = [c.casefold() for c in _CHUNK.findall(text)]
+            if len(chunks) > MAX_VALUE_WORDS:
+                continue
             joined = "".join(chunks)
             if any(c.isdigit() for c in joined):
                 if len(joined) >= (MIN_DIGITS_ONLY if joined.isdigit() else MIN_ID):

@@ -59,3 +59,9 @@ def test_an_iso_date_has_its_digit_forms_and_other_text_has_none() -> None:
         date_digit_forms("1975-11-02")
     )
     assert date_digit_forms("not a date") == []
+
+
+def test_a_phi_marked_document_does_not_make_its_words_phi() -> None:
+    directory = PhiDirectory()
+    directory.learn("Letter of medical necessity for the operative procedure")
+    assert not directory.hit("not_medically_necessary medical necessity")
