@@ -212,9 +212,10 @@ def plan_for(model: type[BaseModel]) -> Plan | None:
     return None if pruned is None else _merge([pruned])
 
 
-def apply_plan(plan: Plan, value: Any, tokenize: Tokenize) -> Any:
+def apply_plan(plan: Plan, value: Any, tokenize: Tokenize, undeclared: Tokenize | None = None) -> Any:
     """A copy of `value` with every PHI position the plan names replaced by its token, and every
-    key a closed object does not declare tokenised leaf by leaf.
+    key a closed object does not declare tokenised leaf by leaf (by `undeclared` when given, so a
+    caller can tell PHI-marked values from undeclared ones).
 
     `None` stays `None`: an absent optional field holds nothing to hide.
     """
@@ -222,15 +223,17 @@ def apply_plan(plan: Plan, value: Any, tokenize: Tokenize) -> Any:
         return None
     if plan.phi:
         return tokenize(value)
+    extra_tokenize = tokenize if undeclared is None else undeclared
     if isinstance(value, Mapping):
         props, extra = plan.props, plan.extra
         out: dict[str, Any] = {}
         for key, item in value.items():
             sub = props.get(key, extra)
             if sub is not None:
-                out[key] = apply_plan(sub, item, tokenize)
+                out[key] = apply_plan(sub, item, tokenize, undeclared)
             elif plan.closed and key not in plan.declared:
-                out[key if _PLAIN_KEY.match(key) else tokenize(key)] = tokenize_leaves(item, tokenize)
+                plain = _PLAIN_KEY.match(key)
+                out[key if plain else extra_tokenize(key)] = tokenize_leaves(item, extra_tokenize)
             else:
                 out[key] = item
         return out
@@ -239,7 +242,7 @@ def apply_plan(plan: Plan, value: Any, tokenize: Tokenize) -> Any:
         result = []
         for index, item in enumerate(value):
             sub = prefix[index] if index < len(prefix) else items
-            result.append(item if sub is None else apply_plan(sub, item, tokenize))
+            result.append(item if sub is None else apply_plan(sub, item, tokenize, undeclared))
         return result
     return value
 

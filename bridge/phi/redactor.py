@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bridge.phi.guard import EventGuard
 from bridge.phi.known import KnownPhi
 from bridge.phi.tokenizer import PhiTokenizer, Unmodelled
 
@@ -25,6 +26,7 @@ class Redactor:
         self._tokenizer = tokenizer
         self._unmodelled: Unmodelled = unmodelled
         self.tenant = tenant
+        self._guards: dict[frozenset[str] | None, EventGuard] = {}
 
     def redact(
         self, model_cls: type[BaseModel] | None, data: Mapping[str, Any], known: KnownPhi | None = None
@@ -45,9 +47,24 @@ class Redactor:
         return self._tokenizer.scrub(self.tenant, text, known)
 
     def snapshot_redactor(self, model_cls: type[BaseModel]) -> SnapshotRedact:
-        """A snapshot redactor for world states described by `model_cls` (its PHI fields marked)."""
+        """A snapshot redactor for world states described by `model_cls` (its PHI fields marked).
+
+        Every PHI value of the world joins the tenant's directory as it is tokenised, so the
+        episode's free text is scrubbed of every patient of the world it touched, not only of
+        those its tool results have shown so far."""
 
         def redact_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
             return self.redact(model_cls, snapshot)
 
         return redact_snapshot
+
+    def guard(self, tools: frozenset[str] | None = None) -> EventGuard | None:
+        """The PHI guard of this tenant's events (`tools`: the tools the domain offers; others are
+        tokenised); None when unmodelled data is kept (synthetic worlds, no PHI to guard)."""
+        if self._unmodelled == "keep":
+            return None
+        # One guard per tool set, shared by every episode: its cache of clean strings is the tenant's.
+        found = self._guards.get(tools)
+        if found is None:
+            found = self._guards.setdefault(tools, EventGuard(self._tokenizer, self.tenant, tools=tools))
+        return found

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bridge.phi.directory import PhiDirectory
 from bridge.phi.known import KnownPhi
 from bridge.phi.patterns import find_spans
 
@@ -23,11 +24,24 @@ def merge_spans(spans: list[tuple[int, int, str]]) -> list[tuple[int, int]]:
     return merged
 
 
-def scrub_text(text: str, known: KnownPhi | None, tokenize: Callable[[str], str]) -> str:
-    """`text` with every known value and every pattern-class match replaced by its token."""
+def scrub_text(
+    text: str,
+    known: KnownPhi | None,
+    tokenize: Callable[[str], str],
+    directory: PhiDirectory | None = None,
+) -> str:
+    """`text` with every known value (the episode's, the tenant's `directory`) and every
+    pattern-class match replaced by its token."""
     if not text:
         return text
     spans = find_spans(text) + (known.spans(text) if known is not None else [])
+    if directory is not None:
+        spans += directory.spans(text)
+    return replace_spans(text, spans, tokenize)
+
+
+def replace_spans(text: str, spans: list[tuple[int, int, str]], tokenize: Callable[[str], str]) -> str:
+    """`text` with each stretch the (possibly overlapping) `spans` cover replaced by its token."""
     if not spans:
         return text
     out: list[str] = []

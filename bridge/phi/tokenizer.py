@@ -16,9 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from bridge.phi.directory import PhiDirectory
 from bridge.phi.keys import PhiKeys
 from bridge.phi.known import KnownPhi
 from bridge.phi.plan import apply_plan, plan_for, tokenize_leaves
+from bridge.phi.policy import default_policy
 from bridge.phi.scrub import scrub_text
 from bridge.phi.vault import PhiVault
 
@@ -43,9 +45,11 @@ def _as_dict(data: Mapping[str, Any]) -> dict[str, Any]:
 class PhiTokenizer:
     """Tokenises the PHI-marked fields of JSON data and stores the raw values in a vault."""
 
-    def __init__(self, keys: PhiKeys, vault: PhiVault) -> None:
+    def __init__(self, keys: PhiKeys, vault: PhiVault, *, stopwords: frozenset[str] | None = None) -> None:
         self._keys = keys
         self._vault = vault
+        self._stopwords = default_policy().stopwords if stopwords is None else stopwords
+        self._directories: dict[str, PhiDirectory] = {}
         self._tenant_keys: dict[str, bytes] = {}
         # The same patient recurs in every call of an episode: remembering recent scalar tokens
         # saves the JSON encoding and HMAC on the agent's hot path. It holds
@@ -88,6 +92,7 @@ class PhiTokenizer:
         a model (PHI-marked fields, undeclared keys), for scrubbing the episode's free text.
         """
         raw_by_token: dict[str, Any] = {}
+        directory = self.directory(tenant)
 
         def tokenize_one(value: Any) -> str:
             token = self.token(tenant, value)
@@ -95,6 +100,13 @@ class PhiTokenizer:
             if known is not None and model is not None:
                 known.learn(value)
             return token
+
+        def tokenize_marked(value: Any) -> str:
+            # A value at a PHI-marked position is the tenant's PHI: every episode looks for it.
+            # Undeclared values are not learned tenant-wide (a caller could otherwise make any
+            # word PHI for everyone).
+            directory.learn(value)
+            return tokenize_one(value)
 
         if model is None:
             if unmodelled == "keep":
@@ -104,7 +116,7 @@ class PhiTokenizer:
             plan = plan_for(model)
             if plan is None:
                 return _as_dict(data)  # no PHI anywhere in the model: the common, free case
-            redacted = apply_plan(plan, data, tokenize_one)
+            redacted = apply_plan(plan, data, tokenize_marked, tokenize_one)
         if raw_by_token:
             self._vault.put_many(tenant, raw_by_token)
         return redacted if isinstance(redacted, dict) else dict(redacted)
@@ -119,7 +131,19 @@ class PhiTokenizer:
             raw_by_token[token] = value
             return token
 
-        scrubbed = scrub_text(text, known, tokenize_one)
+        scrubbed = scrub_text(text, known, tokenize_one, self.directory(tenant))
         if raw_by_token:
             self._vault.put_many(tenant, raw_by_token)
         return scrubbed
+
+    def directory(self, tenant: str) -> PhiDirectory:
+        """The PHI values `tenant`'s episodes showed at PHI-marked positions, in this process."""
+        found = self._directories.get(tenant)
+        if found is None:
+            found = self._directories.setdefault(tenant, PhiDirectory(self._stopwords))
+        return found
+
+    def store(self, tenant: str, raw_by_token: Mapping[str, Any]) -> None:
+        """Put raw values in the vault under their tokens (`VaultUnavailable` when it cannot)."""
+        if raw_by_token:
+            self._vault.put_many(tenant, raw_by_token)

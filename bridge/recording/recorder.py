@@ -10,6 +10,11 @@ unless the recorder has a `snapshot_redact`. Free text has no schema, so it is s
 escalation reasons and recommendations, notes, final messages and an outcome's external reference
 lose every value the episode's PHI fields held (exact and usual forms) and every pattern-class
 match (docs/capture.md).
+
+Then every event passes the PHI guard (`bridge.phi.guard.EventGuard`) before it is sealed: every
+key and value of it is a declared literal, an identifier or code of its declared shape with no PHI
+in it, a tool the domain offers, or scrubbed; anything else is tokenised (fails closed). The
+event's subject is taken from the guarded event, so it never holds what the event may not.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from bridge.phi import KnownPhi, Redactor, SnapshotRedact
+from bridge.phi.guard import EventGuard
 from bridge.recording.sink import GENESIS_HEAD, StreamHead
 from engine import EventSink
 from engine.chained import ChainRecorder
@@ -32,8 +38,12 @@ from schemas import (
 )
 from schemas.events import (
     EpisodeInterrupted,
+    EpisodeStarted,
     HumanIntervened,
     OutcomeObserved,
+    ToolCalled,
+    ToolFailed,
+    ToolReturned,
 )
 from schemas.traceparent import episode_traceparent
 
@@ -78,6 +88,8 @@ class EpisodeRecorder(ChainRecorder):
         self._args_models = dict(args_models or {})
         self._snapshot_redact = snapshot_redact
         self._known = known if known is not None else KnownPhi()  # what the episode showed so far
+        tools = None if args_models is None else frozenset(args_models)
+        self._guard = redactor.guard(tools)
 
     @property
     def head(self) -> StreamHead:
@@ -85,6 +97,9 @@ class EpisodeRecorder(ChainRecorder):
         return StreamHead(self._chain.next_seq, self._chain.prevhash)
 
     def _emit(self, data: EventData, subject: str | None = None) -> Event:
+        if self._guard is not None:
+            data = self._guard.guard(data, self._known)
+            subject = _subject_of(data, subject, self._guard, self._known)
         seq, prevhash = self._chain.next_seq, self._chain.prevhash
         event, doc = self._chain.seal(data, subject=subject, traceparent=self._traceparent)
         try:
@@ -141,3 +156,18 @@ class EpisodeRecorder(ChainRecorder):
         if details is not data.details or external_ref != data.external_ref:
             data = data.model_copy(update={"details": details, "external_ref": external_ref})
         return self._emit(data, data.item_id)
+
+
+def _subject_of(data: EventData, subject: str | None, guard: EventGuard, known: KnownPhi) -> str | None:
+    """The subject of a guarded event: the field it names (its item, its tool), as guarded."""
+    if subject is None:
+        return None
+    if isinstance(data, EpisodeStarted):
+        return data.work_item.item_id
+    if isinstance(data, ToolCalled):
+        return data.call.name
+    if isinstance(data, ToolReturned | ToolFailed):
+        return data.name
+    if isinstance(data, OutcomeObserved):
+        return data.item_id
+    return guard.subject(subject, "id", known)
