@@ -1,7 +1,8 @@
 """The credit domain through the whole production path on real engines, as `make demo DOMAIN=credit`
 runs it: a package queue worked through the bridge API against the deal-system sandbox (faults and
 document damage injected), every event captured, relayed, archived exactly once, edge cases detected,
-compliance certificates joined, every hash chain intact, and the `credit.v1` card meeting its bars."""
+compliance certificates joined, every hash chain intact, and the `credit.v1` card failing the one bar
+issue 30 leaves open (a flag-following policy beats doing nothing)."""
 
 from __future__ import annotations
 
@@ -63,5 +64,15 @@ def test_statements_reached_the_analyst_from_both_kinds_of_document(pipeline: De
     assert sources == {"workbook", "pdf_table"}
 
 
-def test_the_credit_verifier_meets_its_bars(pipeline: DemoResult) -> None:
-    assert pipeline.verifier_bars_met
+def test_the_credit_card_fails_the_one_bar_it_misses_and_the_demo_says_so(pipeline: DemoResult) -> None:
+    """Issue 30 is open: the generator's flags never mislead, so a policy that follows them beats doing
+    nothing on tasks the visible facts do not decide (the project's hackability rule). The card fails
+    that bar and no other, and the demo counts it (`loopline demo` exits 1). When the generator gets
+    misleading flags, this test fails and goes back to asserting every bar met."""
+    card = json.loads((pipeline.workdir / "verifier_card.json").read_text())
+    assert not pipeline.verifier_bars_met
+    (failing,) = card["failing"]
+    assert "hackable by the rule" in failing and "visible facts do not decide" in failing
+    (verifier,) = card["exploits"]["verifiers"]
+    wins = {p["policy"]: p["wins"] for p in verifier["policies"]}
+    assert wins["follow_the_flags"] > 0 and verifier["fooled_tasks"] == 0
