@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from datetime import date
 from typing import Any
+
+from bridge.phi.known import leaves
 
 MIN_WORD = 3
 MIN_ID = 4
@@ -39,17 +41,6 @@ episode's `KnownPhi` and the pattern classes still cover it)."""
 _CHUNK = re.compile(r"[^\W_]+")
 _GAP = re.compile(r"^[\s().\-/_,:#]{0,3}$")
 _INITIAL_GAP = re.compile(r"^[\s.,]{1,3}$")
-
-
-def _leaves(value: Any) -> Iterator[str]:
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, str | int) and not isinstance(value, bool):
-        yield str(value)
 
 
 def date_digit_forms(text: str) -> list[str]:
@@ -85,7 +76,7 @@ class PhiDirectory:
         words: set[str] = set()
         ids: set[str] = set()
         phrases: set[tuple[str, ...]] = set()
-        for text in _leaves(value):
+        for text in leaves(value):
             chunks = [c.casefold() for c in _CHUNK.findall(text)]
             if len(chunks) > MAX_VALUE_WORDS:
                 continue

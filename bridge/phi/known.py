@@ -23,13 +23,14 @@ _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-def _leaves(value: Any) -> Iterator[str]:
+def leaves(value: Any) -> Iterator[str]:
+    """Every string and integer inside `value` (dicts by their values, lists and tuples), as text."""
     if isinstance(value, dict):
         for item in value.values():
-            yield from _leaves(item)
+            yield from leaves(item)
     elif isinstance(value, list | tuple):
         for item in value:
-            yield from _leaves(item)
+            yield from leaves(item)
     elif isinstance(value, str | int) and not isinstance(value, bool):
         yield str(value)
 
@@ -71,7 +72,7 @@ class KnownPhi:
 
     def learn(self, value: Any) -> None:
         """Remember every string or integer inside `value` (a scalar, a dict, a list)."""
-        for text in _leaves(value):
+        for text in leaves(value):
             text = text.strip()
             forms = [text, *(_date_forms(text) if _ISO_DATE.match(text) else [])]
             fresh = {form for form in forms if form not in self._values}

@@ -7,7 +7,6 @@ hash of the canary id and the item id (printed on `episode.started`) does not pr
 from __future__ import annotations
 
 import hashlib
-import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,7 @@ from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app as cli
 from loopline.kafka.topics import ensure_topics
 from loopline.release.observe import observe_episodes, served_episodes
-from loopline.streams.event_keys import ensure_keys, role_file
-from tests.bridge.streams.broker import WorkerProcess, wait_until
+from tests.bridge.streams.broker import WorkerProcess, embedded_worker_keys, wait_until
 from tests.conftest import StackHandle
 from tests.loopline.gated import gated_adapter
 from training.chat import ChatReply
@@ -94,10 +92,7 @@ def test_gateway_episodes_never_count_for_the_champion_and_the_bucket_needs_the_
     topic, dlq = f"{unique_topic}.events.v1", f"{unique_topic}.dlq.v1"
     ensure_topics(stack.kafka.client_config("admin"), [topic, dlq], partitions=2)
     db_url = f"sqlite:///{tmp_path / 'archive.db'}"
-    public = ensure_keys(tmp_path / "keys")
-    keys = role_file("bridge", tmp_path / "keys")
-    shutil.copy(public, tmp_path / "event-keys.json")  # what the WorkerProcess verifies with
-    shutil.copy(role_file("detector", tmp_path / "keys"), tmp_path / "detector-key.json")
+    keys = embedded_worker_keys(tmp_path)
     release_url, state = f"sqlite:///{tmp_path / 'release.db'}", tmp_path / "state"
     gated_adapter(state, "cycle-1", db_url=release_url)
     for args in (

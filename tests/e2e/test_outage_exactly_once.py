@@ -24,9 +24,7 @@ from loopline.stack import down, kafka_settings, up
 from loopline.stack.ports import pick_free_ports
 from loopline.stack.settings import StackSettings
 from loopline.streams.event_keys import ensure_keys, role_file
-from schemas import ToolCall, ToolOutcome, ToolResult, WorkItem
-from schemas.events import PolicyRef
-from schemas.tools import SideEffect
+from tests.e2e.capture_episodes import record_episodes
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
 SOURCE = "loopline://bridge/outage"
@@ -41,21 +39,6 @@ PORT_FIELDS = (
     "seaweed_filer",
     "seaweed_admin",
 )
-
-
-def _episodes(capture: CaptureService, n: int) -> None:
-    item = WorkItem(domain="rcm", kind="denial", item_id="CLM-1", instructions="Work it.")
-    call = ToolCall(call_id="c0", name="get_claim", arguments={"claim_id": "CLM-1"})
-    result = ToolResult(call_id="c0", name="get_claim", outcome=ToolOutcome.OK, result={"status": "denied"})
-    for _ in range(n):
-        recorder = capture.recorder()
-        recorder.started(
-            item, payload_model=None, policy=PolicyRef(model="scripted"), tools=["get_claim"], tools_hash="t",
-            system_prompt_hash="p", max_steps=4, max_seconds=5.0,
-        )  # fmt: skip
-        recorder.tool_called(call, SideEffect.READ, None)
-        recorder.tool_returned(result, None)
-        recorder.ended("completed", steps=1, tool_calls=1, duration_ms=1.0)
 
 
 @pytest.fixture
@@ -96,13 +79,13 @@ def test_every_event_reaches_the_archive_exactly_once_across_a_broker_outage(
         workers.enter_context(streams_worker(tmp_path, kafka, db_url, TOPIC, vocabulary))
         capture = CaptureService.open(config)
         try:
-            _episodes(capture, 300)
+            record_episodes(capture, 300)
             _wait_for(db_url, 1200)  # the worker is consuming before the outage begins
             down(settings)  # the broker (and the whole stack) goes away mid-run
-            _episodes(capture, 400)
+            record_episodes(capture, 400)
             assert capture.relay is not None and capture.relay.metrics().pending > 0
             up(settings)  # same ports, same durable storage
-            _episodes(capture, 300)
+            record_episodes(capture, 300)
             assert capture.relay.flush(90), capture.relay.metrics()
         finally:
             capture.close(timeout=5)

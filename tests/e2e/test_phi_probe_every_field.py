@@ -8,7 +8,6 @@ log, the read API or the edge cases (`bridge.phi.guard`, docs/capture.md).
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -25,8 +24,7 @@ from envs.rollout import reference_policy
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.kafka.topics import ensure_topics
-from loopline.streams.event_keys import ensure_keys, role_file
-from tests.bridge.streams.broker import WorkerProcess, wait_until
+from tests.bridge.streams.broker import WorkerProcess, embedded_worker_keys, wait_until
 from tests.conftest import StackHandle
 from tests.e2e.test_phi_scan_everywhere import process_log
 
@@ -110,10 +108,7 @@ def test_a_phi_probe_in_every_string_field_in_every_spelling_is_found_nowhere(
     topic, dlq = f"{unique_topic}.events.v1", f"{unique_topic}.dlq.v1"
     ensure_topics(stack.kafka.client_config("admin"), [topic, dlq], partitions=2)
     db_url = f"sqlite:///{tmp_path / 'archive.db'}"
-    public = ensure_keys(tmp_path / "keys")
-    keys = role_file("bridge", tmp_path / "keys")
-    shutil.copy(public, tmp_path / "event-keys.json")  # what the WorkerProcess verifies with
-    shutil.copy(role_file("detector", tmp_path / "keys"), tmp_path / "detector-key.json")
+    keys = embedded_worker_keys(tmp_path)
     world = seed_world()
     denied = [c for c in world.claims.values() if c.status == "denied"]
     claim = denied[0]

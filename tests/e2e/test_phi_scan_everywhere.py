@@ -7,7 +7,6 @@ read from it (`loopline inspect`, `loopline audit verify`, the read API). 0 raw 
 from __future__ import annotations
 
 import logging
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,8 +25,7 @@ from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app as cli
 from loopline.kafka.topics import ensure_topics
-from loopline.streams.event_keys import ensure_keys, role_file
-from tests.bridge.streams.broker import WorkerProcess, wait_until
+from tests.bridge.streams.broker import WorkerProcess, embedded_worker_keys, wait_until
 from tests.conftest import StackHandle
 
 pytestmark = [pytest.mark.e2e, pytest.mark.integration]
@@ -104,10 +102,7 @@ def test_no_raw_phi_in_topics_stores_logs_or_reports_after_phi_in_every_free_tex
     topic, dlq = f"{unique_topic}.events.v1", f"{unique_topic}.dlq.v1"
     ensure_topics(stack.kafka.client_config("admin"), [topic, dlq], partitions=2)
     db_url = f"sqlite:///{tmp_path / 'archive.db'}"
-    public = ensure_keys(tmp_path / "keys")
-    keys = role_file("bridge", tmp_path / "keys")
-    shutil.copy(public, tmp_path / "event-keys.json")  # what the WorkerProcess verifies with
-    shutil.copy(role_file("detector", tmp_path / "keys"), tmp_path / "detector-key.json")
+    keys = embedded_worker_keys(tmp_path)
     world = seed_world()
     claim = next(c for c in world.claims.values() if c.status == "denied")
     other_payer = next(p for p in world.payers if p != claim.payer_id)
@@ -142,7 +137,17 @@ def test_no_raw_phi_in_topics_stores_logs_or_reports_after_phi_in_every_free_tex
 
     inspect = [CliRunner().invoke(cli, ["inspect", e, "--db-url", db_url]).output for e in episodes]
     audit = CliRunner().invoke(
-        cli, ["audit", "verify", "--db-url", db_url, "--event-keys", str(public), "--skip", "checkpoints"]
+        cli,
+        [
+            "audit",
+            "verify",
+            "--db-url",
+            db_url,
+            "--event-keys",
+            str(tmp_path / "event-keys.json"),
+            "--skip",
+            "checkpoints",
+        ],
     )
     assert audit.exit_code == 0, audit.output
     messages = [*read_topic(stack.bootstrap_servers, topic, idle_timeout_s=3)]

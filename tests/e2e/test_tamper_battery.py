@@ -21,33 +21,18 @@ from bridge.capture import CaptureConfig, CaptureService
 from bridge.store import ArchiveRecord, SqlEventArchive
 from loopline.cli import app
 from loopline.streams.event_keys import checkpoint_key_file, ensure_keys, public_file, role_file
-from schemas import EpisodeChain, ToolCall, ToolOutcome, ToolResult, WorkItem
+from schemas import EpisodeChain
 from schemas.chain import hash_structured
 from schemas.codec import from_structured, to_structured
-from schemas.events import OutcomeObserved, PolicyRef
-from schemas.tools import SideEffect
+from schemas.events import OutcomeObserved
 from tests.bridge.streams.broker import WorkerProcess, wait_until
 from tests.conftest import StackHandle
+from tests.e2e.capture_episodes import record_episodes
 
 pytestmark = pytest.mark.integration
 SOURCE = "loopline://bridge/rcm"
 EPISODES = 6
 Tamper = Callable[[sa.Engine, EventKey], None]
-
-
-def _episodes(capture: CaptureService) -> None:
-    item = WorkItem(domain="rcm", kind="denial", item_id="CLM-1", instructions="Work it.")
-    call = ToolCall(call_id="c0", name="get_claim", arguments={"claim_id": "CLM-1"})
-    result = ToolResult(call_id="c0", name="get_claim", outcome=ToolOutcome.OK, result={"status": "denied"})
-    for _ in range(EPISODES):
-        recorder = capture.recorder()
-        recorder.started(
-            item, payload_model=None, policy=PolicyRef(model="scripted"), tools=["get_claim"], tools_hash="t",
-            system_prompt_hash="p", max_steps=4, max_seconds=5.0,
-        )  # fmt: skip
-        recorder.tool_called(call, SideEffect.READ, None)
-        recorder.tool_returned(result, None)
-        recorder.ended("completed", steps=1, tool_calls=1, duration_ms=1.0)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +75,7 @@ def recorded(
     )  # fmt: skip
     archive = SqlEventArchive(url)
     try:
-        _episodes(capture)
+        record_episodes(capture, EPISODES)
         assert capture.close(30)  # delivered, and the final checkpoint of the delivered heads written
         wait_until(lambda: archive.count(source=SOURCE) == EPISODES * 4, "every event archived", worker)
     finally:

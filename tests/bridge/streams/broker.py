@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 from confluent_kafka import Producer
 
 from bridge.audit.event_keys import EventKey, Keyring, save_keyring
+from loopline.streams.event_keys import ensure_keys, role_file
 from schemas import Event, to_kafka
 from schemas.codec import to_structured
 
@@ -150,3 +152,13 @@ def write_test_keys(folder: Path) -> tuple[Path, Path]:
     save_keyring(public, producer_keyring())
     save_keyring(detector, Keyring([producer_key(DETECT_SOURCE)]))
     return public, detector
+
+
+def embedded_worker_keys(folder: Path) -> Path:
+    """The embedded stack's keys under `folder/keys` (as `loopline up` makes them), with the public
+    keyring and the detector's key copied where a `WorkerProcess` logging into `folder` reads them;
+    returns the bridge's private key file (a `BridgeSettings.event_keys_file`)."""
+    public = ensure_keys(folder / "keys")
+    shutil.copy(public, folder / "event-keys.json")
+    shutil.copy(role_file("detector", folder / "keys"), folder / "detector-key.json")
+    return role_file("bridge", folder / "keys")
