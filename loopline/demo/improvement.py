@@ -1,26 +1,31 @@
-"""The demo's improvement stage: a second production day, before and after an improvement cycle.
+"""The demo's improvement stage: what stage 8 promoted comes back as an adapter, canaried on a second day.
 
-1. The champion: a small structured policy the demo trains once and caches under the state
-   folder (`loopline train bootstrap` trains the full reference policy in about 20 minutes; the
-   demo's stand-in learns three CARC families in under a minute). Two families it never learned
-   stand in for the tasks promotion adds.
-2. `ImprovementCycleWorkflow` runs on the stack's Temporal with a `cpu` and a `gpu` worker beside
-   the demo: dataset (the new families, half replay), LoRA training, paired evaluation, the
-   demo's gate, registration, the canary.
-3. The second production day: fresh cases of the same mix (never trained on, not in the gate's
-   suites), each served
-   through `loopline serve-policy`'s app on a real socket, by the champion or, for the canary's
-   share of work items (sticky by hash), by the adapter loaded at run time under its versioned
-   name; each episode is scored by its task's verifier in the simulated environment and counted
-   for its arm. The workflow runs the sequential test and decides on its own.
-4. The report: the pass rate on the day's new cases before (champion) and after (the adapter),
-   the canary's decision with its evidence, and the release event trail.
+1. The champion: the reference policy `loopline train bootstrap` trains (`training.structured.
+   bootstrap`), at the demo's size (`CHAMPION`: two generator seeds of `rcm-base`, 64 wide, two
+   layers; about two minutes on two cores, once, cached under the state folder). It never saw a
+   production fault, an unknown write outcome or a promoted case.
+2. The cases: the task set stage 8 published (`rcm-promoted`, every draft the reviewer approved)
+   and fresh instances of each promoted case (`envs.instances`: the same situation for another
+   patient and claim, on other dates; each instance passes the promotion gates before it is used).
+   Training reads one seed of instances plus replay of the champion's own base data; the gate's
+   `promoted` suite another seed; the second day a third, with fresh base cases. No instance is
+   used twice.
+3. `ImprovementCycleWorkflow` runs on the stack's Temporal with a `cpu` and a `gpu` worker beside
+   the demo: dataset, LoRA training, paired evaluation, the product's default gate
+   (`training.gate.DEFAULT_RULES`: +40 points on `promoted` and at most -2 on `base`, both at the
+   bound of the 95% interval, no base family down more than 10), registration, the canary.
+4. The second production day: each case served through `loopline serve-policy`'s app on a real
+   socket, by the champion or, for the canary's share of work items (sticky, keyed by the canary
+   secret), by the adapter loaded at run time under its versioned name; each episode is scored by
+   its task's verifier in the simulated environment and counted for its arm. The workflow runs the
+   sequential test and decides on its own.
+5. The report: the pass rate on the day's promoted-case instances before (champion) and after (the
+   adapter), per case and per base family, the canary's decision with its evidence, the trail.
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import secrets
 import time
@@ -36,31 +41,45 @@ from rich.console import Console
 
 from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
+from envs.instances import INSTANCE_TAG, fresh_instances
+from envs.rcm.instances import identities
 from envs.rcm.tasks import generate_base
-from envs.tasksets import TaskSetRegistry
+from envs.tasksets import TaskSetError, TaskSetRegistry
 from loopline.card.evidence import REPO_CARD, card_evidence
 from loopline.demo.charts import FamilyRates, Rate
 from loopline.demo.served import ServedPolicy
 from schemas.tasks import Task
 from training.data.sources import task_family
-from training.gate import GateRule, GateRules
+from training.loop import LoopConfig
 from training.release.manager import ReleaseManager
 from training.release.sequential import llr_path
 from training.release.store import SqlReleaseStore
 from training.serve.access import AccessKeys
+from training.structured.bootstrap import BootstrapSpec
 from workflows.improvement.models import CycleInput, CycleResult, CycleSettings, Suite, TaskSource
 
-BASE_FAMILIES = ("carc:1", "carc:18", "carc:B7")
-"""What the demo's champion learned."""
-NEW_FAMILIES = ("carc:45", "carc:97")
-"""The families it never learned: the stand-in for newly promoted tasks."""
-DEMO_RULES = GateRules(
-    rules=[GateRule(suite="promoted", min_gain=40.0, gain_at="point"), GateRule(suite="base", max_loss=34.0)]
-)
-"""The demo's gate on its small suites: +40 points on the new families, at most one base task in three lost."""
+PROMOTED_SET = "rcm-promoted"
+"""What stage 8 publishes (under the promotion stage's task-set registry)."""
+CHAMPION = BootstrapSpec(
+    task_set="rcm-base", seeds=(1, 2), d_model=64, layers=2, heads=4,
+    loop=LoopConfig(epochs=10, batch_size=32, lr=2e-3),
+)  # fmt: skip
+"""The demo's champion: `loopline train bootstrap --seeds 1,2 --d-model 64 --layers 2` (the full
+reference is `--seeds 1-6 --d-model 96 --layers 3`, about 20 minutes on two cores)."""
 BASE_NAME = "demo-champion"
+TRAIN_SEED, EVAL_SEED, DAY_SEED = 1, 2, 3
+"""Instance seeds: what the adapter learns, what the gate judges, what the second day serves."""
+TRAIN_PER_CASE, EVAL_PER_CASE, DAY_PER_CASE = 8, 40, 8
+"""Instances of each promoted case per use: the gate's promoted suite is 40 per case, so that its
+interval is narrow enough for the default +40 rule to mean something."""
+BASE_EVAL = (0, 3)
+"""(generator seed, tasks per CARC) of the gate's base suite: 51 tasks the champion never saw."""
+DAY_BASE = (9, 2)
+"""(generator seed, tasks per CARC) of the second day's base mix."""
+REPLAY_RATIO = 0.8
+"""Share of replay rows (the champion's own training seeds): enough that no base case is forgotten."""
 MIN_GAIN_POINTS = 40.0
-"""What the stage claims: the adapter passes at least 40 points more of the day's new cases."""
+"""What the stage claims: the adapter passes at least 40 points more of the day's promoted cases."""
 
 DEMO_KEYS = AccessKeys(serving=secrets.token_urlsafe(24), release=secrets.token_urlsafe(24))
 """This run's policy-server keys: the scoring clients hold the serving key, the canary's load the
@@ -98,24 +117,38 @@ class ImprovementSummary:
     path: list[float] = field(default_factory=list)
     """The sequential test's log-likelihood ratio after each discordant pair."""
     seconds: float = 0.0
+    promoted_cases: int = 0
+    """How many cases stage 8 published that the demo's policy can write (`expressible`)."""
+    beyond_policy: list[str] = field(default_factory=list)
+    """Published cases whose gold the demo's policy cannot write: named, left out of the cycle."""
+    sets: dict[str, int] = field(default_factory=dict)
+    """The cycle's task sets and their sizes."""
 
     def problems(self) -> list[str]:
         """Why the stage did not show what it claims (empty when it did): a good cycle is passed by
-        the gate, served by the canary, gains on the new cases and is promoted; a forced bad one is
+        the gate, served by the canary, gains on the promoted cases and is promoted; a forced bad one is
         rolled back."""
         if self.forced:
             if self.decision != "roll_back":
                 return [f"the forced bad adapter was not rolled back (decision {self.decision or 'none'})"]
             return []
+        if self.promoted_cases == 0:
+            if self.beyond_policy:
+                return [
+                    "stage 8 published no promoted case the demo's policy can write: the cycle had nothing to learn"
+                ]
+            return ["stage 8 published no promoted case: the cycle had nothing to learn"]
         out = []
         if not self.gate_passed:
             out.append(f"the gate stopped the cycle: {self.reason or 'no reason recorded'}")
         if self.canary_episodes == 0:
             out.append("the canary served no episode of the second day")
         gain = 100 * (self.after - self.before)
-        if gain < MIN_GAIN_POINTS:
+        if self.families and not any(r.after.total for r in self.families):
+            out.append("the adapter was never served, so nothing shows a gain on the day's promoted cases")
+        elif gain < MIN_GAIN_POINTS:
             out.append(
-                f"the adapter gained {gain:+.0f} points on the day's new cases "
+                f"the adapter gained {gain:+.0f} points on the day's promoted cases "
                 f"({self.before:.0%} -> {self.after:.0%}); the stage claims at least +{MIN_GAIN_POINTS:.0f}"
             )
         if self.gate_passed and self.decision != "promote":
@@ -123,61 +156,78 @@ class ImprovementSummary:
         return out
 
 
-def day_two(seed: int = 0, per_carc: int = 10, skip: int = 2) -> list[Task]:
-    """Fresh cases of the demo's mix (its base families and the new ones): the generator's cases
-    after the first `skip` of each family, which the gate's suites hold, so no case of the day was
-    trained on or judged by the gate."""
-    wanted = set(BASE_FAMILIES) | set(NEW_FAMILIES)
-    tasks = generate_base(seed, per_carc=per_carc)
-    return [t for t in tasks if task_family(t) in wanted and int(t.task_id.rsplit("-", 1)[1]) >= skip]
+def promoted_tasks(root: Path) -> list[Task]:
+    """The latest version of what stage 8 published under `root` (none: an empty list)."""
+    try:
+        return list(TaskSetRegistry(root).load(PROMOTED_SET).tasks)
+    except TaskSetError:
+        return []
+
+
+def instances(promoted: list[Task], per_case: int, seed: int) -> list[Task]:
+    """`per_case` fresh instances of each promoted case, each passing the promotion gates."""
+    from workflows.promotion.candidate import gates
+
+    return fresh_instances(promoted, per_case, seed=seed, identities=identities, check=lambda t: gates(t).ok)
+
+
+def expressible(task: Task) -> bool:
+    """Whether the demo's policy can write the task's gold: the structured policy copies every value
+    it writes from what the tools returned, so a gold that writes a value no tool returns (a
+    modifier a payer rule names only in its key) is beyond it, however it is trained. A language-model
+    adapter has no such limit; the demo names such cases and leaves them out of its cycle."""
+    from training.data.episodes import task_rows
+    from training.structured.examples import abstract_row
+
+    return all(abstract_row(row) is not None for row in task_rows(task, task_set="check", role="primary")[:1])
+
+
+def is_promoted_case(family: str) -> bool:
+    """Whether a family of the report is a promoted case (its instances), not a base family."""
+    return family.startswith(INSTANCE_TAG)
+
+
+def day_two(promoted: list[Task]) -> list[Task]:
+    """The second production day: fresh instances of every promoted case and fresh base cases,
+    none of them trained on or judged by the gate (their own seeds)."""
+    return instances(promoted, DAY_PER_CASE, DAY_SEED) + generate_base(DAY_BASE[0], per_carc=DAY_BASE[1])
 
 
 def champion_model(state: Path, console: Console) -> Path:
-    """The demo's champion, trained once (seconds on a free core) and reused from `state/models`."""
-    from training.data import DatasetSpec, LoadedTaskSet, build_dataset
-    from training.loop import LoopConfig
-    from training.structured.bootstrap import fit_structured
-    from training.structured.store import save_model
+    """The demo's champion (`CHAMPION`), trained once and reused from `state/models`."""
+    from training.structured.bootstrap import bootstrap
 
-    tasks = [t for seed in (1, 2) for t in generate_base(seed, per_carc=2) if task_family(t) in BASE_FAMILIES]
-    key = hashlib.sha256("".join(t.compute_hash() for t in tasks).encode()).hexdigest()[:12]
-    folder = state / "models" / f"demo-champion-{key}"
-    if (folder / "config.json").is_file():
-        return folder
-    with console.status("training the demo's champion (once; cached in the state folder)…"):
-        from envs.tasksets import manifest_hash
-
-        loaded = LoadedTaskSet(
-            label="demo-base",
-            name="demo-base",
-            version=None,
-            seed=None,
-            set_hash=manifest_hash([t.compute_hash() for t in tasks]),
-            tasks=tuple(tasks),
+    with console.status("the champion: the reference policy at the demo's size (once; cached)…") as status:
+        return bootstrap(
+            CHAMPION,
+            root=state,
+            taskset_root=state / "tasksets",
+            name=BASE_NAME,
+            progress=lambda stage, done, total: status.update(
+                f"the champion (once; cached): {stage} {done}/{total}"
+            ),
         )
-        rows = build_dataset(DatasetSpec(name="demo-champion", primary=(loaded,))).rows
-        fit = fit_structured(
-            rows, d_model=32, layers=1, heads=2, loop=LoopConfig(epochs=100, batch_size=8, lr=5e-3)
-        )
-        save_model(folder, fit.model, fit.vocab, {"name": BASE_NAME})
-    return folder
 
 
-def publish_sets(root: Path) -> None:
-    """The task sets the cycle reads: the new families (training and evaluation) and the base."""
+def publish_sets(root: Path, promoted: list[Task]) -> dict[str, int]:
+    """The task sets the cycle reads (promoted-case instances to learn and to judge, the base
+    suite); how many tasks each holds. Publishing the same tasks again adds no version."""
     registry = TaskSetRegistry(root)
-    if registry.names():
-        return
-    for seed, per_carc, suffix in ((1, 5, "train"), (0, 2, "eval")):
-        tasks = generate_base(seed, per_carc=per_carc)
-        registry.publish(f"demo-new-{suffix}", [t for t in tasks if task_family(t) in NEW_FAMILIES])
-        registry.publish(f"demo-base-{suffix}", [t for t in tasks if task_family(t) in BASE_FAMILIES])
+    sets = {
+        "demo-promoted-train": instances(promoted, TRAIN_PER_CASE, TRAIN_SEED),
+        "demo-promoted-eval": instances(promoted, EVAL_PER_CASE, EVAL_SEED),
+        "demo-base-eval": generate_base(BASE_EVAL[0], per_carc=BASE_EVAL[1]),
+    }
+    for name, tasks in sets.items():
+        registry.publish(name, tasks)
+    return {name: len(tasks) for name, tasks in sets.items()}
 
 
 def cycle_input(
     workdir: Path, base: Path, cycle_id: str, gpu_queue: str, *, corrupt: bool = False
 ) -> CycleInput:
-    """The demo's cycle: learn the new families with half base replay; judge on held-out seeds."""
+    """The demo's cycle: learn the promoted cases with base replay; judge on unseen instances and
+    unseen base cases, by the product's default gate."""
     return CycleInput(
         cycle_id=cycle_id,
         settings=CycleSettings(
@@ -185,20 +235,21 @@ def cycle_input(
             tasksets_root=str(workdir / "tasksets"),
             release_db_url=f"sqlite:///{workdir / 'release.db'}",
             base_model=str(base),
-            primary=TaskSource(specs=("demo-new-train",)),
-            replay=TaskSource(specs=("demo-base-train",)),
+            primary=TaskSource(specs=("demo-promoted-train",)),
+            replay=TaskSource(specs=(CHAMPION.task_set,), seeds=CHAMPION.seeds),
+            replay_ratio=REPLAY_RATIO,
             suites=(
                 Suite(name="base", tasks=TaskSource(specs=("demo-base-eval",))),
-                Suite(name="promoted", tasks=TaskSource(specs=("demo-new-eval",))),
+                Suite(name="promoted", tasks=TaskSource(specs=("demo-promoted-eval",))),
             ),
-            gate_rules=DEMO_RULES,
+            gate_rules=None,
             verifier_cards=tuple(card_evidence(REPO_CARD)),
             corrupt=corrupt,
             force_gate=corrupt,
-            epochs=40,
-            batch_size=8,
-            lr=5e-3,
-            rank=8,
+            epochs=4,
+            batch_size=32,
+            lr=2e-3,
+            rank=16,
             checkpoint_every=20,
             canary_share=0.5,
             decide_every_s=1.0,
@@ -242,8 +293,8 @@ def passes(url: str, model: str, tasks: list[Task]) -> dict[str, list[bool]]:
 
 
 def family_rates(before: dict[str, list[bool]], after: dict[str, list[bool]]) -> list[FamilyRates]:
-    """Both models' pass rates per family, new families first."""
-    order = sorted(before, key=lambda f: (f not in NEW_FAMILIES, f))
+    """Both models' pass rates per family, promoted cases first."""
+    order = sorted(before, key=lambda f: (not is_promoted_case(f), f))
     return [
         FamilyRates(
             family=f,
@@ -254,8 +305,9 @@ def family_rates(before: dict[str, list[bool]], after: dict[str, list[bool]]) ->
     ]
 
 
-def _share(rates: list[FamilyRates], families: tuple[str, ...], pick: str) -> float:
-    chosen = [getattr(r, pick) for r in rates if r.family in families]
+def promoted_share(rates: list[FamilyRates], pick: str) -> float:
+    """Pass rate over every promoted case's instances, `before` or `after`."""
+    chosen = [getattr(r, pick) for r in rates if is_promoted_case(r.family)]
     total = sum(r.total for r in chosen)
     return sum(r.passed for r in chosen) / total if total else 0.0
 
@@ -315,25 +367,43 @@ async def _cycle(
 
 
 def improvement_stage(
-    console: Console, *, temporal_address: str, workdir: Path, state: Path, corrupt: bool = False
+    console: Console,
+    *,
+    temporal_address: str,
+    workdir: Path,
+    state: Path,
+    promoted_root: Path,
+    corrupt: bool = False,
 ) -> ImprovementSummary:
-    """Run the stage (see the module docstring); `corrupt` trains a deliberately bad adapter that is
-    forced through the gate, to show the canary rolling it back."""
+    """Run the stage (see the module docstring) on what stage 8 published under `promoted_root`;
+    `corrupt` trains a deliberately bad adapter that is forced through the gate, to show the canary
+    rolling it back."""
     from training.policies import load_policy
     from training.serve.app import create_app
 
     started = time.monotonic()
     workdir.mkdir(parents=True, exist_ok=True)
-    base = champion_model(state, console)
-    publish_sets(workdir / "tasksets")
     cycle_id = f"cycle-{'bad' if corrupt else 'good'}-{uuid.uuid4().hex[:6]}"
+    summary = ImprovementSummary(adapter_id=cycle_id, forced=corrupt)
+    published = promoted_tasks(promoted_root)
+    promoted = [t for t in published if expressible(t)]
+    summary.promoted_cases = len(promoted)
+    summary.beyond_policy = [t.task_id for t in published if t not in promoted]
+    if not promoted:
+        return summary
+    base = champion_model(state, console)
+    with console.status("fresh instances of each promoted case, each through the promotion gates…"):
+        summary.sets = publish_sets(workdir / "tasksets", promoted)
+        day = day_two(promoted)
+    console.print(
+        f"{len(promoted)} promoted cases; instances: "
+        + ", ".join(f"{name} {n}" for name, n in summary.sets.items())
+    )
     data = cycle_input(workdir, base, cycle_id, f"demo-gpu-{uuid.uuid4().hex[:8]}", corrupt=corrupt)
     store = SqlReleaseStore(data.settings.release_db_url)
     store.create_schema()
     manager = ReleaseManager(store)
-    summary = ImprovementSummary(adapter_id=cycle_id, forced=corrupt)
-    day = day_two()
-    new_cases = [t for t in day if task_family(t) in NEW_FAMILIES]
+    new_cases = [t for t in day if is_promoted_case(task_family(t))]
 
     def registered(served_name: str) -> str | None:
         found = store.by_served_name(served_name)
@@ -348,7 +418,8 @@ def improvement_stage(
     )
     with serve_in_thread(app, name="serve-policy") as url:
         console.print(
-            f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases"
+            f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases "
+            f"({len(new_cases)} instances of promoted cases)"
         )
         result, served = asyncio.run(_cycle(temporal_address, data, manager, url, day, console))
         before = passes(url, BASE_NAME, day)
@@ -359,8 +430,8 @@ def improvement_stage(
         ]:
             after = passes(url, record.served_name, day)
     summary.families = family_rates(before, after)
-    summary.before = _share(summary.families, NEW_FAMILIES, "before")
-    summary.after = _share(summary.families, NEW_FAMILIES, "after")
+    summary.before = promoted_share(summary.families, "before")
+    summary.after = promoted_share(summary.families, "after")
     summary.day = [(t.task_id, task_family(t), model, passed) for t, model, passed in served]
     canary_outcomes, champion_outcomes = store.observations(cycle_id)
     summary.path = llr_path(canary_outcomes, champion_outcomes)
@@ -383,9 +454,17 @@ def print_summary(console: Console, summary: ImprovementSummary) -> None:
         f"improvement: adapter {summary.adapter_id}, gate {gate}; second day {summary.day2_episodes} episodes, "
         f"{summary.canary_episodes} served by the canary"
     )
+    for case in summary.beyond_policy:
+        console.print(
+            f"left out of the cycle: {case}, whose gold writes a value no tool returns (the demo's structured "
+            "policy copies every value it writes; a language-model adapter would not be limited so)"
+        )
+    after = f"{summary.after:.0%} (adapter)"
+    if not any(r.after.total for r in summary.families):
+        after = "the adapter was not served"
     console.print(
-        f"new cases of the day ({summary.new_cases}): pass rate {summary.before:.0%} (champion) → "
-        f"{summary.after:.0%} (adapter)"
+        f"instances of the promoted cases on the day ({summary.new_cases}): pass rate {summary.before:.0%} (champion) → "
+        + after
     )
     colour = "green" if summary.decision == "promote" else "red"
     console.print(f"canary decision: [{colour}]{summary.decision}[/]: {summary.reason}")

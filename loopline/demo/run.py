@@ -19,9 +19,10 @@
    version is published with `task.promoted` on the demo's topic (`--review`: a person decides in
    the review page);
 9. improvement (`loopline.demo.improvement`, rcm): an improvement cycle on Temporal trains a LoRA
-   adapter for two families the demo's champion never learned, and a second production day served
-   through `loopline serve-policy` routes half of its fresh cases to the adapter as a canary; the
-   sequential test promotes or rolls it back (`--no-improvement` skips the stage).
+   adapter on fresh instances of what stage 8 promoted (with replay), judged by the product's
+   default gate, and a second production day served through `loopline serve-policy` routes half
+   of its fresh cases to the adapter as a canary; the sequential test promotes or rolls it back
+   (`--no-improvement` skips the stage).
 """
 
 from __future__ import annotations
@@ -346,6 +347,7 @@ def _improvement(
         temporal_address=temporal_address,
         workdir=workdir / "improvement",
         state=state,
+        promoted_root=workdir / "promotion" / "tasksets",
         corrupt=corrupt,
     )
     print_summary(console, summary)

@@ -1,22 +1,58 @@
-"""The demo's second production day: fresh cases of the same mix, none the gate judged."""
+"""The demo's improvement stage: what it learns, what it is judged on and what the second day serves
+are fresh instances of what stage 8 promoted, each used once; every way the loop fails is named."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
 
+from envs.instances import case_of
 from envs.rcm.tasks import generate_base
-from loopline.demo.improvement import BASE_FAMILIES, NEW_FAMILIES, ImprovementSummary, day_two
+from envs.tasksets import TaskSetRegistry
+from loopline.demo.charts import FamilyRates, Rate
+from loopline.demo.improvement import (
+    BASE_EVAL,
+    DAY_PER_CASE,
+    EVAL_PER_CASE,
+    PROMOTED_SET,
+    ImprovementSummary,
+    day_two,
+    expressible,
+    is_promoted_case,
+    promoted_tasks,
+    publish_sets,
+)
 from loopline.demo.run import fresh_workdir
 from training.data.sources import task_family
 
 
-def test_the_second_day_holds_every_family_of_the_mix_and_no_case_the_gate_judged() -> None:
-    day = day_two()
-    judged = {t.task_id for t in generate_base(0, per_carc=2)}
-    assert {task_family(t) for t in day} == set(BASE_FAMILIES) | set(NEW_FAMILIES)
-    assert not judged & {t.task_id for t in day}
-    assert len(day) == 8 * (len(BASE_FAMILIES) + len(NEW_FAMILIES))
+def test_promoted_cases_are_learned_judged_and_served_on_separate_instances(tmp_path: Path) -> None:
+    promoted = generate_base(5, per_carc=1)[:1]  # a stand-in for what stage 8 published
+    TaskSetRegistry(tmp_path / "promotion").publish(PROMOTED_SET, promoted)
+    assert [t.task_id for t in promoted_tasks(tmp_path / "promotion")] == [t.task_id for t in promoted]
+    assert promoted_tasks(tmp_path / "nothing") == []
+    sizes = publish_sets(tmp_path / "sets", promoted)
+    registry = TaskSetRegistry(tmp_path / "sets")
+    learned, judged = (list(registry.load(n).tasks) for n in ("demo-promoted-train", "demo-promoted-eval"))
+    day = day_two(promoted)
+    served = [t for t in day if is_promoted_case(task_family(t))]
+    assert sizes["demo-promoted-eval"] == len(judged) == EVAL_PER_CASE * len(promoted) >= 40
+    assert len(served) == DAY_PER_CASE * len(promoted)
+    for one in (learned, judged, served):
+        assert {case_of(t) for t in one} == {t.task_id for t in promoted}
+    hashes = [{t.compute_hash() for t in one} for one in (learned, judged, served, promoted)]
+    assert sum(len(h) for h in hashes) == len(set().union(*hashes))  # no instance used twice
+    base_day = {t.compute_hash() for t in day if not is_promoted_case(task_family(t))}
+    judged_base = {t.compute_hash() for t in generate_base(BASE_EVAL[0], per_carc=BASE_EVAL[1])}
+    assert base_day and not base_day & judged_base
+
+
+def test_a_case_whose_gold_writes_a_value_no_tool_returned_is_beyond_the_demo_policy() -> None:
+    task = generate_base(5, per_carc=1)[0]
+    assert expressible(task)
+    *reads, last = task.gold_solution
+    invented = last.model_copy(update={"arguments": {**last.arguments, "claim_id": "CLM-NOWHERE-7"}})
+    assert not expressible(task.model_copy(update={"gold_solution": (*reads, invented)}))
 
 
 def _closed() -> ImprovementSummary:
@@ -24,9 +60,10 @@ def _closed() -> ImprovementSummary:
         adapter_id="cycle-good",
         gate_passed=True,
         decision="promote",
-        before=0.0,
-        after=0.75,
+        before=0.5,
+        after=1.0,
         canary_episodes=12,
+        promoted_cases=6,
     )
 
 
@@ -39,10 +76,23 @@ def test_every_way_the_loop_fails_to_close_is_named() -> None:
     assert stopped.problems() == ["the gate stopped the cycle: promoted: gain +10.0 points"]
     idle = replace(_closed(), canary_episodes=0)
     assert idle.problems() == ["the canary served no episode of the second day"]
-    flat = replace(_closed(), after=0.2)
+    flat = replace(_closed(), after=0.7)
     assert flat.problems() == [
-        "the adapter gained +20 points on the day's new cases (0% -> 20%); the stage claims at least +40"
+        "the adapter gained +20 points on the day's promoted cases (50% -> 70%); the stage claims at least +40"
     ]
+    empty = replace(_closed(), promoted_cases=0)
+    assert empty.problems() == ["stage 8 published no promoted case: the cycle had nothing to learn"]
+    beyond = replace(empty, beyond_policy=["promoted-1"])
+    assert beyond.problems() == [
+        "stage 8 published no promoted case the demo's policy can write: the cycle had nothing to learn"
+    ]
+    unserved = replace(
+        _closed(), gate_passed=False, reason="r", families=[FamilyRates("case:x", Rate(1, 2), Rate(0, 0))]
+    )
+    assert (
+        "the adapter was never served, so nothing shows a gain on the day's promoted cases"
+        in unserved.problems()
+    )
     held = replace(_closed(), decision="roll_back")
     assert held.problems() == ["the sequential test did not promote the adapter (roll_back)"]
 

@@ -47,8 +47,10 @@ def load_task_set(spec: str, *, root: str | Path, seed: int) -> LoadedTaskSet:
 
 
 def task_family(task: Task) -> str:
-    """The family a task belongs to: its `edge:` tag, else its `carc:` tag, else its first tag."""
-    for prefix in ("edge:", "carc:"):
+    """The family a task belongs to: the promoted case it is an instance of (`case:`,
+    `envs.instances`: the most specific), else its `edge:` tag, else its `carc:` tag, else its first
+    tag."""
+    for prefix in ("case:", "edge:", "carc:"):
         found = next((tag for tag in task.tags if tag.startswith(prefix)), None)
         if found is not None:
             return found

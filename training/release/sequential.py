@@ -150,7 +150,9 @@ def sprt(
     canary_rate = _rate(canary[:used]) if used else "n/a"
     champion_rate = _rate(champion[:used]) if used else "n/a"
     if decision == "promote":
-        reason = f"as good as the champion: the canary won {wins} of {wins + losses} discordant pairs"
+        reason = (
+            f"at least as good as the champion: the canary won {wins} of {wins + losses} discordant pairs"
+        )
     elif decision == "roll_back" and llr <= s.lower:
         reason = f"worse than the champion: the canary lost {losses} of {wins + losses} discordant pairs"
     elif decision == "roll_back":
