@@ -26,6 +26,7 @@ from schemas.events import (
     ToolCalled,
     ToolFailed,
     ToolReturned,
+    VerifierScored,
 )
 from schemas.registry import EventData
 from schemas.tasks import WorkItem
@@ -194,3 +195,13 @@ class ChainRecorder:
                 world_hash=world_hash,
             )
         )
+
+    def scored(self, data: VerifierScored) -> Event:
+        """Record a verifier's verdict on the episode (after its end): each check's explanation is
+        free text, scrubbed like every other."""
+        checks = tuple(
+            c.model_copy(update={"explanation": self._scrub(c.explanation) or ""})
+            for c in data.verdict.checks
+        )
+        verdict = data.verdict.model_copy(update={"checks": checks})
+        return self._emit(data.model_copy(update={"verdict": verdict}))

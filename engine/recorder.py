@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from schemas import Event, SideEffect, ToolCall, ToolResult, WorkItem
-from schemas.events import EpisodeStatus, EscalationTrigger, ModelResponded, PolicyRef
+from schemas.events import EpisodeStatus, EscalationTrigger, ModelResponded, PolicyRef, VerifierScored
 
 
 class Recorder(Protocol):
@@ -82,6 +82,10 @@ class Recorder(Protocol):
         world_hash: str | None = None,
     ) -> Event:
         """Record `episode.ended`."""
+        ...
+
+    def scored(self, data: VerifierScored) -> Event:
+        """Record a verifier's verdict on the episode, after its end."""
         ...
 
 

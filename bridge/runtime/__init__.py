@@ -5,6 +5,6 @@ See docs/runtime.md.
 
 from bridge.runtime.openai_policy import OpenAIChatPolicy
 from bridge.runtime.retry import RetryPolicy
-from bridge.runtime.runner import EpisodeRunner
+from bridge.runtime.runner import EpisodeRunner, Scorer
 
-__all__ = ["EpisodeRunner", "OpenAIChatPolicy", "RetryPolicy"]
+__all__ = ["EpisodeRunner", "OpenAIChatPolicy", "RetryPolicy", "Scorer"]

@@ -8,7 +8,9 @@ sim backend's world is per episode, so give each sim episode its own toolbox).
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Callable
 
 from pydantic import BaseModel
 
@@ -27,6 +29,13 @@ from engine import (
     run_episode,
 )
 from schemas import WorkItem, new_id
+from schemas.events import VerifierScored
+
+Scorer = Callable[[WorkItem, EpisodeResult], VerifierScored | None]
+"""A verifier that can judge a production episode once it ended (the work item's task is known to
+it, and the live system's world after the episode): its verdict, or None when it cannot judge."""
+
+log = logging.getLogger(__name__)
 
 
 class EpisodeRunner:
@@ -43,14 +52,17 @@ class EpisodeRunner:
         clock: Clock = time.monotonic,
         id_factory: IdFactory = new_id,
         router: CanaryRouter | None = None,
+        scorer: Scorer | None = None,
     ) -> None:
         """`rules` are the domain's (without: the engine's built-in escalate tool); `clock` and
         `id_factory` are the engine's ports. `router` picks the policy per work item (champion or
-        canary); without one, `policy` serves all."""
+        canary); without one, `policy` serves all. `scorer`, when given, judges each finished
+        episode and its verdict is recorded on the episode's stream (`verifier.scored`)."""
         self.policy, self.router, self.toolbox, self.recorders = policy, router, toolbox, recorders
         self.config = config or EpisodeConfig()
         self.rules = rules or builtin_rules()
         self.clock, self.id_factory = clock, id_factory
+        self.scorer = scorer
 
     def run(
         self,
@@ -78,4 +90,13 @@ class EpisodeRunner:
             task_id=task_id,
         )
         session.start(policy.ref, sampling=policy.sampling, payload_model=payload_model)
-        return run_episode(policy, session)
+        result = run_episode(policy, session)
+        if self.scorer is not None:
+            try:
+                verdict = self.scorer(work_item, result)
+            except Exception:  # a verifier that cannot judge leaves the episode unscored, not failed
+                log.exception("the scorer could not judge episode %s", result.episode_id)
+                verdict = None
+            if verdict is not None:
+                session.recorder.scored(verdict)
+        return result

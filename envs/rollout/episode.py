@@ -9,6 +9,7 @@ offers no escalate tool of its own (a task offers exactly its tools).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from engine import EpisodeConfig, EpisodeResult, EpisodeRules, EpisodeSession, MemoryRecorder, Policy
 from engine import run_episode as run_engine
@@ -113,12 +114,14 @@ def play(
         error = f"{type(exc).__name__}: {exc}"
     result = session.result
     assert result is not None  # the engine ends every episode, a crash included
-    return Played(_trajectory(task, seed, env, result, rules), result.status, recorder, error)
+    return Played(trajectory(task, seed, result, env.world, rules), result.status, recorder, error)
 
 
-def _trajectory(
-    task: Task, seed: int, env: ToolEnv, result: EpisodeResult, rules: EpisodeRules
+def trajectory(
+    task: Task, seed: int, result: EpisodeResult, final_world: dict[str, Any], rules: EpisodeRules
 ) -> Trajectory:
+    """What a verifier scores of an episode the engine ran: its turns, how it ended and the world
+    it left (the sim's, or what a live system holds after a production episode)."""
     # Simulated calls take no business time; the wall-clock latency would make two identical runs
     # differ, so the trajectory holds 0.
     turns = tuple(
@@ -138,7 +141,7 @@ def _trajectory(
         task_id=task.task_id,
         seed=seed,
         turns=turns,
-        final_world=env.world,
+        final_world=final_world,
         end_reason=end,
         final_message=final,
     )
@@ -157,7 +160,7 @@ def run_episode(
     """Play `task` and score it: the engine's events, then `verifier.scored`."""
     played = play(task, policy, domain=domain, seed=seed, max_steps=max_steps, tenant=tenant)
     verdict = verifier.score(task, played.trajectory)
-    played.recorder.append(VerifierScored(task_id=task.task_id, verdict=verdict))
+    played.recorder.scored(VerifierScored(task_id=task.task_id, verdict=verdict))
     return EpisodeRecord(
         task_id=task.task_id,
         tags=task.tags,

@@ -18,7 +18,7 @@ from bridge.capture import CaptureConfig, CaptureService
 from bridge.metrics.bridge_registry import bridge_registry
 from bridge.phi import OPERATOR_ROLE, VaultUnavailable
 from bridge.recording import CaptureUnavailable
-from bridge.runtime import EpisodeRunner, OpenAIChatPolicy
+from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, Scorer
 from bridge.runtime.canary import CanaryRouter
 from bridge.store import SqlEpisodeReader, SqlEventArchive
 from engine import EpisodeConfig, Policy, Recorder
@@ -117,10 +117,12 @@ def domain_services(
     archive: SqlEventArchive,
     domain: ToolDomain,
     router: CanaryRouter | None = None,
+    scorer: Scorer | None = None,
 ) -> BridgeServices:
     """What the API serves, over one capture service: recorders that redact by the domain's tool
     models and world snapshots by its world model, the runner, outcomes, the read side and PHI
-    reveal. `router`, when given, picks the policy per work item (the release's champion and canary).
+    reveal. `router`, when given, picks the policy per work item (the release's champion and canary);
+    `scorer`, when given, judges each finished episode (`verifier.scored` on its stream).
 
     The bridge uses it with the live backend; tests with the sim backend and a scripted policy.
     """
@@ -136,7 +138,9 @@ def domain_services(
         )
 
     return BridgeServices(
-        runner=EpisodeRunner(policy, toolbox, recorders, config, rules=domain.rules, router=router),
+        runner=EpisodeRunner(
+            policy, toolbox, recorders, config, rules=domain.rules, router=router, scorer=scorer
+        ),
         toolbox=toolbox,
         recorders=recorders,
         record_outcome=lambda episode_id, outcome: capture.record_outcome(
@@ -169,8 +173,11 @@ def rejected_events(capture: CaptureService) -> list[RejectedEvent]:
     ]
 
 
-def build_bridge(settings: BridgeSettings, policy: Policy | None = None) -> BridgeProcess:
-    """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo)."""
+def build_bridge(
+    settings: BridgeSettings, policy: Policy | None = None, scorer: Scorer | None = None
+) -> BridgeProcess:
+    """Wire a bridge process; `policy` overrides the one the settings name (tests, the demo);
+    `scorer` judges each finished episode (the demo's second day, whose work items are tasks)."""
     capture = CaptureService.open(capture_config(settings))
     recovered = capture.close_interrupted(
         "found open at start-up: the bridge process that ran it stopped without closing it (a crash or a kill)"
@@ -191,7 +198,14 @@ def build_bridge(settings: BridgeSettings, policy: Policy | None = None) -> Brid
         raise
     router = release_router(settings) if policy is None else None
     services = domain_services(
-        capture, Toolbox(domain.tools, live), policy or make_policy(settings), config, archive, domain, router
+        capture,
+        Toolbox(domain.tools, live),
+        policy or make_policy(settings),
+        config,
+        archive,
+        domain,
+        router,
+        scorer,
     )
     services.review = reviewing
     services.max_episodes_per_caller = settings.max_episodes_per_caller

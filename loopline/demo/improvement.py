@@ -30,7 +30,6 @@ import json
 import secrets
 import time
 import uuid
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -40,13 +39,13 @@ import httpx
 from rich.console import Console
 
 from adapters.serving import serve_in_thread
-from bridge.runtime.canary import bucket
 from envs.instances import INSTANCE_TAG, fresh_instances
 from envs.rcm.instances import identities
 from envs.rcm.tasks import generate_base
 from envs.tasksets import TaskSetError, TaskSetRegistry
 from loopline.card.evidence import REPO_CARD, card_evidence
 from loopline.demo.charts import FamilyRates, Rate
+from loopline.demo.day_two import DayEpisode, Production, serve_day
 from loopline.demo.served import ServedPolicy
 from schemas.tasks import Task
 from training.data.sources import task_family
@@ -84,8 +83,8 @@ MIN_GAIN_POINTS = 40.0
 DEMO_KEYS = AccessKeys(serving=secrets.token_urlsafe(24), release=secrets.token_urlsafe(24))
 """This run's policy-server keys: the scoring clients hold the serving key, the canary's load the
 release key."""
-DEMO_CANARY_SECRET = secrets.token_bytes(32)
-"""This run's canary bucket key (the bridge's `LOOPLINE_BRIDGE_CANARY_SECRET`)."""
+DEMO_CANARY_SECRET = secrets.token_urlsafe(32)
+"""This run's canary bucket key (the second day's bridge's `LOOPLINE_BRIDGE_CANARY_SECRET`)."""
 
 
 def _bearer(key: str) -> dict[str, str]:
@@ -253,33 +252,11 @@ def cycle_input(
             checkpoint_every=20,
             canary_share=0.5,
             decide_every_s=1.0,
-            canary_max_s=90.0,
+            canary_max_s=300.0,
             gpu_queue=gpu_queue,
             train_heartbeat_s=60.0,
         ),
     )
-
-
-def run_day(
-    url: str,
-    tasks: list[Task],
-    canary: tuple[str, str] | None,
-    observe: Callable[..., bool],
-) -> list[tuple[Task, str, bool]]:
-    """Serve every case by the champion or (its share) the canary `(adapter id, served name)`,
-    score it in the environment, and count it for its arm."""
-    from training.evaluate import run_suite
-
-    out = []
-    for task in tasks:
-        adapter: str | None = None
-        model, route = BASE_NAME, "champion"
-        if canary is not None and bucket(DEMO_CANARY_SECRET, canary[0], task.task_id) < 0.5:
-            (adapter, model), route = canary, "canary"
-        trial = run_suite(ServedPolicy(f"{url}/v1", model, DEMO_KEYS.serving), "day-2", [task], [0]).trials[0]
-        observe(f"day2-{task.task_id}", adapter, trial.passed, route=route)
-        out.append((task, model, trial.passed))
-    return out
 
 
 def passes(url: str, model: str, tasks: list[Task]) -> dict[str, list[bool]]:
@@ -313,8 +290,15 @@ def promoted_share(rates: list[FamilyRates], pick: str) -> float:
 
 
 async def _cycle(
-    address: str, data: CycleInput, manager: ReleaseManager, url: str, day: list[Task], console: Console
-) -> tuple[CycleResult, list[tuple[Task, str, bool]]]:
+    address: str,
+    data: CycleInput,
+    manager: ReleaseManager,
+    url: str,
+    day: list[Task],
+    production: Production,
+    workdir: Path,
+    console: Console,
+) -> tuple[CycleResult, list[DayEpisode]]:
     from temporalio.worker import Worker
 
     from workflows.improvement.activities import ImprovementActivities
@@ -355,13 +339,31 @@ async def _cycle(
                 stage = await handle.query(ImprovementCycleWorkflow.stage)
                 status.update(f"improvement cycle on Temporal: {stage} (training on the gpu queue)…")
                 await asyncio.sleep(1.0)
-            status.update(f"canary {record.served_name} live for 50% of work items: serving the second day…")
+            status.update(f"canary {record.served_name} live: loading it into serve-policy…")
             load = {"lora_name": record.served_name, "lora_path": record.folder}
             httpx.post(
                 f"{url}/v1/load_lora_adapter", json=load, headers=_bearer(DEMO_KEYS.release), timeout=60
             ).raise_for_status()
-            canary = (record.adapter_id, record.served_name)
-            served = await asyncio.to_thread(run_day, url, day, canary, manager.observe)
+
+            def progress(done: int, total: int) -> None:
+                status.update(
+                    f"second production day through the bridge (canary {record.served_name}): {done}/{total} cases"
+                )
+
+            served = await asyncio.to_thread(
+                serve_day,
+                day,
+                production=production,
+                workdir=workdir / "day-two",
+                policy_url=url,
+                serving_key=DEMO_KEYS.serving,
+                base_name=BASE_NAME,
+                release_db_url=data.settings.release_db_url,
+                release_state=Path(data.settings.state_dir),
+                canary_secret=DEMO_CANARY_SECRET,
+                canary_id=record.adapter_id,
+                progress=progress,
+            )
             status.update("the sequential test decides…")
             return await outcome, served
 
@@ -373,6 +375,7 @@ def improvement_stage(
     workdir: Path,
     state: Path,
     promoted_root: Path,
+    production: Production,
     corrupt: bool = False,
 ) -> ImprovementSummary:
     """Run the stage (see the module docstring) on what stage 8 published under `promoted_root`;
@@ -421,7 +424,9 @@ def improvement_stage(
             f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases "
             f"({len(new_cases)} instances of promoted cases)"
         )
-        result, served = asyncio.run(_cycle(temporal_address, data, manager, url, day, console))
+        result, served = asyncio.run(
+            _cycle(temporal_address, data, manager, url, day, production, workdir, console)
+        )
         before = passes(url, BASE_NAME, day)
         after: dict[str, list[bool]] = {}
         record = store.get(cycle_id)
@@ -432,12 +437,15 @@ def improvement_stage(
     summary.families = family_rates(before, after)
     summary.before = promoted_share(summary.families, "before")
     summary.after = promoted_share(summary.families, "after")
-    summary.day = [(t.task_id, task_family(t), model, passed) for t, model, passed in served]
+    summary.day = [
+        (e.task.task_id, task_family(e.task), BASE_NAME if e.adapter_id is None else e.adapter_id, e.passed)
+        for e in served
+    ]
     canary_outcomes, champion_outcomes = store.observations(cycle_id)
     summary.path = llr_path(canary_outcomes, champion_outcomes)
     summary.gate_passed, summary.decision, summary.reason = result.gate_passed, result.decision, result.reason
     summary.new_cases, summary.day2_episodes = len(new_cases), len(served)
-    summary.canary_episodes = sum(model != BASE_NAME for _, model, _ in served)
+    summary.canary_episodes = sum(e.route == "canary" for e in served)
     summary.events = manager.events(cycle_id)
     summary.trail = [e["type"] for e in summary.events]
     summary.seconds = time.monotonic() - started

@@ -62,6 +62,7 @@ from loopline.bridge.settings import BridgeSettings
 from loopline.card.build import build_card, write_json
 from loopline.card.render import render
 from loopline.demo import html_report, report
+from loopline.demo.day_two import Production
 from loopline.demo.domains import DemoDomain, demo_domain
 from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
@@ -123,7 +124,12 @@ def _progress(console: Console) -> Progress:
 
 @contextmanager
 def streams_worker(
-    workdir: Path, kafka: KafkaSettings, db_url: str, topic: str, vocabulary: Path
+    workdir: Path,
+    kafka: KafkaSettings,
+    db_url: str,
+    topic: str,
+    vocabulary: Path,
+    log_name: str = "streams-worker",
 ) -> Iterator[None]:
     """The projector + detector as a separate process, as in production; stopped with SIGTERM. It
     verifies with the public keys of the run's key folder and signs with the detector's key only."""
@@ -155,7 +161,7 @@ def streams_worker(
         "--loglevel",
         "warning",
     ]
-    log = (workdir / "streams-worker.log").open("w")
+    log = (workdir / f"{log_name}.log").open("w")
     process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         yield
@@ -324,7 +330,20 @@ def run_pipeline(
         truth = parts.world if rule_change is None else rule_change.apply(parts.world)
         _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
         if improvement_state is not None:
-            _improvement(console, temporal_address, workdir, improvement_state, result, corrupt=corrupt)
+            production = Production(
+                kafka=kafka,
+                topic=result.topic,
+                db_url=db_url,
+                keys=workdir / "keys",
+                checkpoints=workdir / "checkpoints",
+                checkpoint_topic=anchors,
+                streams_worker=lambda: streams_worker(
+                    workdir, kafka, db_url, result.topic, vocabulary, log_name="streams-worker-day-two"
+                ),
+            )
+            _improvement(
+                console, temporal_address, workdir, improvement_state, result, production, corrupt=corrupt
+            )
     result.page.seconds = time.monotonic() - result.started
     result.report = html_report.write(result.page, workdir / "report")
     return result
@@ -336,6 +355,7 @@ def _improvement(
     workdir: Path,
     state: Path,
     result: DemoResult,
+    production: Production,
     *,
     corrupt: bool = False,
 ) -> None:
@@ -348,6 +368,7 @@ def _improvement(
         workdir=workdir / "improvement",
         state=state,
         promoted_root=workdir / "promotion" / "tasksets",
+        production=production,
         corrupt=corrupt,
     )
     print_summary(console, summary)
