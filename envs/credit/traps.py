@@ -1,11 +1,13 @@
 """Generator traps: bridge lines whose flags mislead, so that the flags alone never decide a task.
 
-Each trap adds one add-back line flagged supported and not recurring, which a reading of the whole
-package leaves out or cuts: a charge called one-off that was booked in earlier years too
+A bridge trap adds one add-back line flagged supported and not recurring, which a reading of the
+whole package leaves out or cuts: a charge called one-off that was booked in earlier years too
 (`recurs_across_years`), an equity cure filed as a non-recurring item (`equity_cure`), or a line
 whose documents tie to only part of the amount (`support_short`). The line is large enough
 (`amount_share` of reported EBITDA) that the figures a flag-following desk records fall outside the
-policy's tolerance. A package gets one trap with probability `share`; the words, shares and source
+policy's tolerance. The refinancing trap (`unfunded_refinancing`) flags a bank loan as refinanced
+by the facility with no sources and uses in the package; asked for, the table shows the facility
+repays only part of it, so the rest stays in total debt. A package gets one trap with probability `share`; the words, shares and source
 are data (`traps.json`).
 """
 
@@ -18,7 +20,15 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from adapters.credit.models import AddBack, AddBackCategory, CreditPackage
+from adapters.credit.models import (
+    AddBack,
+    AddBackCategory,
+    BorrowerAnswer,
+    CreditPackage,
+    ExistingDebt,
+    Flow,
+    SourcesAndUses,
+)
 
 DATA = Path(__file__).with_name("traps.json")
 
@@ -74,10 +84,46 @@ def support_short(p: CreditPackage, rng: random.Random) -> CreditPackage:
     return _with_line(p, rng, "support_short", support_amount=lambda amount: round(amount * share, -3))
 
 
+def unfunded_refinancing(p: CreditPackage, rng: random.Random) -> CreditPackage:
+    """A loan flagged refinanced, no sources and uses in the package; the table the borrower sends
+    on request repays only part of it."""
+    data = _data()["refinancing"]
+    facility = p.term_sheet.facility
+    loan = next((d for d in p.existing_debt if d.refinanced), None)
+    if loan is None:
+        owed = round(facility.amount * rng.uniform(*data["share_of_facility"]), -3)
+        loan = ExistingDebt(
+            debt_id=f"D-{len(p.existing_debt) + 1}",
+            lender="Regional Bank",
+            seniority="senior_secured",
+            outstanding=owed,
+            currency=facility.currency,
+            rate_pct=6.5,
+            annual_principal=round(owed * 0.05, -3),
+            refinanced=True,
+        )
+        p = p.model_copy(update={"existing_debt": (*p.existing_debt, loan)})
+    short = round(loan.outstanding * rng.uniform(*data["short_share"]), -3)
+    table = SourcesAndUses(
+        sources=(Flow(label="Facility", amount=facility.amount),),
+        uses=(
+            Flow(label=f"Repay {loan.lender}", amount=loan.outstanding, debt_id=loan.debt_id),
+            Flow(
+                label="Purchase price and fees", amount=max(facility.amount - loan.outstanding + short, 0.0)
+            ),
+        ),
+    )
+    answer = BorrowerAnswer(
+        item="sources_and_uses", available=True, text=data["answer"], sources_and_uses=table
+    )
+    return p.model_copy(update={"sources_and_uses": None, "answers": (*p.answers, answer)})
+
+
 TRAPS: dict[str, Callable[[CreditPackage, random.Random], CreditPackage]] = {
     "recurs_across_years": recurs_across_years,
     "equity_cure": equity_cure,
     "support_short": support_short,
+    "unfunded_refinancing": unfunded_refinancing,
 }
 """The traps by name."""
 

@@ -4,15 +4,18 @@ the flags (or any blind move) passes only the tagged tasks whose flags tell the 
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 
 import pytest
 
-from adapters.credit.models import FundPolicy
+from adapters.credit.answers import answered_all
+from adapters.credit.models import CreditPackage, FundPolicy
 from envs.adversarial.blind import blind_report
 from envs.credit.assess import assess
 from envs.credit.cases import BASE, base_case
 from envs.credit.exploits import EXPLOITS
-from envs.credit.flags import FLAGS_HOLD, flags_hold, on_flags
+from envs.credit.flags import FLAGS_HOLD, flagged, flags_hold, on_flags
+from envs.credit.ratios import exact, inputs_for
 from envs.credit.tasks import generate_base, generate_edge
 from envs.credit.traps import TRAPS
 from envs.credit.worldgen import TODAY
@@ -29,14 +32,20 @@ def tasks() -> list[Task]:
     return [*generate_base(0, 3), *generate_edge(0, 1)]
 
 
-@pytest.mark.parametrize("trap", sorted(TRAPS))
-def test_a_trap_leaves_the_right_answer_and_moves_the_flags_beyond_tolerance(trap: str) -> None:
+def _honest(trap: str, i: int) -> tuple[CreditPackage, random.Random] | None:
+    rng = random.Random(f"trap:{trap}:{i}")
+    package, _ = base_case(BASE[0], rng, f"PKG-{9000 + i}", POLICY)
+    # Drawn with a trap already: only an honest package shows what one trap does.
+    return (package, rng) if flags_hold(package, POLICY, TODAY) else None
+
+
+@pytest.mark.parametrize("trap", ["equity_cure", "recurs_across_years", "support_short"])
+def test_a_bridge_trap_leaves_the_right_answer_and_moves_the_flags_beyond_tolerance(trap: str) -> None:
     found = 0
     for i in range(20):
-        rng = random.Random(f"trap:{trap}:{i}")
-        package, _ = base_case(BASE[0], rng, f"PKG-{9000 + i}", POLICY)
-        if not flags_hold(package, POLICY, TODAY):
-            continue  # drawn with a trap already: only an honest package shows what one trap does
+        if (drawn := _honest(trap, i)) is None:
+            continue
+        package, rng = drawn
         right = assess(package, POLICY, TODAY)
         trapped = TRAPS[trap](package, rng)
         after = assess(trapped, POLICY, TODAY)
@@ -50,6 +59,24 @@ def test_a_trap_leaves_the_right_answer_and_moves_the_flags_beyond_tolerance(tra
         assert on is not None and on.figures is not None
         gap = on.figures.adjusted_ebitda / after.figures.adjusted_ebitda - 1
         assert gap > POLICY.ratio_tolerance_pct / 100, "the flags' figures fall outside the tolerance"
+        found += 1
+    assert found, "no honest package drawn to set the trap in"
+
+
+def test_a_refinancing_the_sources_do_not_cover_is_asked_for_and_leaves_debt() -> None:
+    found = 0
+    for i in range(20):
+        if (drawn := _honest("unfunded_refinancing", i)) is None:
+            continue
+        package, rng = drawn
+        trapped = TRAPS["unfunded_refinancing"](package, rng)
+        assert trapped.sources_and_uses is None and any(d.refinanced for d in trapped.existing_debt)
+        right = assess(trapped, POLICY, TODAY)
+        assert right.ask_first == ("sources_and_uses",)
+        after = exact(inputs_for(answered_all(trapped, right.ask_first), POLICY))
+        flags = exact(inputs_for(flagged(trapped), POLICY))
+        assert after.total_debt > flags.total_debt * (1 + Fraction(str(POLICY.ratio_tolerance_pct)) / 100)
+        assert not flags_hold(trapped, POLICY, TODAY)
         found += 1
     assert found, "no honest package drawn to set the trap in"
 
@@ -79,5 +106,7 @@ def test_no_blind_desk_passes_a_task_whose_flags_mislead(tasks: list[Task]) -> N
     assert report.misses() == []
     for s in report.summaries:
         assert s.reward_undecided == 0.0 and s.reference_undecided > 0
-        assert s.above_nothing == [] and s.above_nothing_visible > 0
+        assert s.above_nothing == []
+    flags = next(s for s in report.summaries if s.policy == "blind:flags")
+    assert flags.above_nothing_visible > 0, "on tasks whose flags hold, the flags decide"
     assert set(report.visible.values()) == {"flags-hold"}
