@@ -16,6 +16,7 @@ from datetime import timedelta
 from adapters.credit.models import BorrowerAnswer, CreditPackage, Currency, FinancialPeriod, FundPolicy
 from envs.credit.assess import Assessment, assess
 from envs.credit.calendar import period_bounds
+from envs.credit.traps import set_trap
 from envs.credit.worldgen import TODAY, Knobs, draw
 
 ATTEMPTS = 60
@@ -69,11 +70,13 @@ BASE: tuple[Recipe, ...] = (
 def base_case(
     recipe: Recipe, rng: random.Random, package_id: str, policy: FundPolicy
 ) -> tuple[CreditPackage, Assessment]:
-    """A package the policy puts in the recipe's class (and condition)."""
+    """A package the policy puts in the recipe's class (and condition), most of them carrying a
+    trap whose flags mislead (`envs.credit.traps`)."""
     for _ in range(ATTEMPTS):
         package = draw(rng, package_id, recipe.knobs, policy)
         if recipe.transform is not None:
             package = recipe.transform(package, rng)
+        package, _ = set_trap(package, rng)
         found = assess(package, policy, TODAY)
         if found.classes[0] == recipe.klass and (
             recipe.condition is None or found.conditions == (recipe.condition,)
@@ -230,7 +233,15 @@ def currency_mismatch(p: CreditPackage, rng: random.Random) -> CreditPackage:
             "currency": ccy,
             "reported_ebitda": sum(q.income.ebitda for q in map(local, _ttm(p))),
             "addbacks": tuple(
-                a.model_copy(update={"amount": round(a.amount / rate, -3)}) for a in p.bridge.addbacks
+                a.model_copy(
+                    update={
+                        "amount": round(a.amount / rate, -3),
+                        "support_amount": None
+                        if a.support_amount is None
+                        else round(a.support_amount / rate, -3),
+                    }
+                )
+                for a in p.bridge.addbacks
             ),
         }
     )

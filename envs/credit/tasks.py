@@ -18,6 +18,7 @@ from envs.credit.assess import Assessment
 from envs.credit.cases import BASE, EDGE, base_case, edge_case
 from envs.credit.desk import next_action
 from envs.credit.domain import DOMAIN
+from envs.credit.flags import FLAGS_HOLD, flags_hold
 from envs.credit.solver import analyst
 from envs.credit.specs import outcome_spec
 from envs.credit.worldgen import TODAY
@@ -140,6 +141,7 @@ def to_task(
         provenance=Provenance(kind="synthetic", generator=GENERATOR, seed=seed, distribution=distribution),
         tags=(
             *tags,
+            *((FLAGS_HOLD,) if flags_hold(package, policy, TODAY) else ()),
             f"dist:{distribution}",
             *(f"class:{k}" for k in a.classes),
             *(f"flag:{f}" for f in a.flags),

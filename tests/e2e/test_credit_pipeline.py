@@ -1,8 +1,8 @@
 """The credit domain through the whole production path on real engines, as `make demo DOMAIN=credit`
 runs it: a package queue worked through the bridge API against the deal-system sandbox (faults and
 document damage injected), every event captured, relayed, archived exactly once, edge cases detected,
-compliance certificates joined, every hash chain intact, and the `credit.v1` card failing the one bar
-issue 30 leaves open (a flag-following policy beats doing nothing)."""
+compliance certificates joined, every hash chain intact, and the `credit.v1` card meeting every bar
+(a flag-following or blind desk beats doing nothing only on tasks whose flags tell the truth)."""
 
 from __future__ import annotations
 
@@ -64,15 +64,12 @@ def test_statements_reached_the_analyst_from_both_kinds_of_document(pipeline: De
     assert sources == {"workbook", "pdf_table"}
 
 
-def test_the_credit_card_fails_the_one_bar_it_misses_and_the_demo_says_so(pipeline: DemoResult) -> None:
-    """Issue 30 is open: the generator's flags never mislead, so a policy that follows them beats doing
-    nothing on tasks the visible facts do not decide (the project's hackability rule). The card fails
-    that bar and no other, and the demo counts it (`loopline demo` exits 1). When the generator gets
-    misleading flags, this test fails and goes back to asserting every bar met."""
+def test_the_credit_card_meets_every_bar_and_the_demo_says_so(pipeline: DemoResult) -> None:
+    """The generator's traps make the flags mislead in most packages, so a policy that follows them
+    (the `follow_the_flags` exploit, the blind desks) wins only on tasks tagged `visible:flags-hold`,
+    which the hackability rule allows and the card lists."""
     card = json.loads((pipeline.workdir / "verifier_card.json").read_text())
-    assert not pipeline.verifier_bars_met
-    (failing,) = card["failing"]
-    assert "hackable by the rule" in failing and "visible facts do not decide" in failing
+    assert card["failing"] == [] and pipeline.verifier_bars_met
     (verifier,) = card["exploits"]["verifiers"]
-    wins = {p["policy"]: p["wins"] for p in verifier["policies"]}
-    assert wins["follow_the_flags"] > 0 and verifier["fooled_tasks"] == 0
+    assert verifier["fooled_tasks"] == 0
+    assert card["blind"] is not None and set(card["blind"]["visible"].values()) == {"flags-hold"}

@@ -19,6 +19,7 @@ from adapters.credit.tools import ESCALATE, RECORD, REQUEST
 from adapters.credit.world import World
 from envs.credit.assess import Assessment
 from envs.credit.domain import DOMAIN
+from envs.credit.flags import FLAGS_HOLD, agrees
 from envs.credit.memo import memo, request_message
 from envs.credit.specs import outcome_spec
 from envs.credit.tasks import VERIFIER, work_item
@@ -187,5 +188,10 @@ class ExpertCase:
                 params={"classes": list(classes), "ask_first": list(self.right.ask_first)},
             ),
             provenance=Provenance(kind="synthetic", generator=GENERATOR, distribution="expert"),
-            tags=(f"expert:{self.id}", "dist:expert", *self.family),
+            tags=(
+                f"expert:{self.id}",
+                "dist:expert",
+                *self.family,
+                *((FLAGS_HOLD,) if agrees(self.package, self.policy, self.today, self.right) else ()),
+            ),
         )
