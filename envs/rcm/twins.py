@@ -106,6 +106,60 @@ def _without_auth(world: World, claim_id: str) -> World:
     return world.model_copy(update={"authorizations": kept})
 
 
+def _without_new_coverage(world: World, claim_id: str) -> World | None:
+    """The world without the coverage the patient took up after the claim's payer ended."""
+    claim = world.claims[claim_id]
+    ended = _coverage_end(world, claim_id)
+    if ended is None:
+        return None
+    kept = {
+        k: c
+        for k, c in world.coverages.items()
+        if not (c.patient_id == claim.patient_id and c.payer_id != claim.payer_id and c.start_date > ended)
+    }
+    if len(kept) == len(world.coverages):
+        return None
+    return world.model_copy(update={"coverages": kept})
+
+
+def _coverage_end(world: World, claim_id: str) -> date | None:
+    claim = world.claims[claim_id]
+    ends = [
+        c.end_date
+        for c in world.coverages.values()
+        if c.patient_id == claim.patient_id and c.payer_id == claim.payer_id and c.end_date is not None
+    ]
+    return max(ends) if ends else None
+
+
+def _allowed(world: World, claim_id: str) -> float | None:
+    """What the payer allowed on a one-line claim with one unit (the charge less its CO-45)."""
+    claim = world.claims[claim_id]
+    remit = world.latest_remittance(claim_id)
+    if remit is None or len(claim.lines) != 1 or claim.lines[0].units != 1:
+        return None
+    co45 = sum(
+        a.amount
+        for line in remit.lines
+        for a in line.adjustments
+        if (a.group_code, a.reason_code) == ("CO", "45")
+    )
+    return round(claim.total_charge - co45, 2)
+
+
+def _rate_above(world: World, claim_id: str, rng: random.Random) -> World | None:
+    """The world with a contracted rate on file between what the payer allowed and the charge."""
+    claim = world.claims[claim_id]
+    allowed = _allowed(world, claim_id)
+    if allowed is None or claim.total_charge - allowed < 1.0:
+        return None
+    rate = round(allowed + (claim.total_charge - allowed) * rng.uniform(0.3, 0.8), 2)
+    schedule = {**world.payers[claim.payer_id].rules.fee_schedule, claim.lines[0].procedure_code: rate}
+    payer = world.payers[claim.payer_id]
+    edited = payer.model_copy(update={"rules": payer.rules.model_copy(update={"fee_schedule": schedule})})
+    return world.model_copy(update={"payers": {**world.payers, claim.payer_id: edited}})
+
+
 def _edited(case: Case, recipe: Recipe, rng: random.Random) -> World | None:
     """The case's world with the recipe's evidence changed, or None when the case cannot take it."""
     world = case.world
@@ -114,6 +168,10 @@ def _edited(case: Case, recipe: Recipe, rng: random.Random) -> World | None:
         return None
     if recipe.edit == "authorization":
         return _without_auth(world, case.claim_id)
+    if recipe.edit == "coverage":
+        return _without_new_coverage(world, case.claim_id)
+    if recipe.edit == "fee_schedule":
+        return _rate_above(world, case.claim_id, rng)
     filed, since = _days(case)
     bound = filed if recipe.edit == "timely_filing_days" else since
     if recipe.edit == "timely_filing_days" and recipe.direction == "above":
@@ -135,8 +193,25 @@ def _intent(case: Case, recipe: Recipe, world: World) -> want.Intent:
         )
     if kind == "write_off":
         return want.write_off(claim.claim_id, detail, claim.total_charge, limit).citing(*case.intent.evidence)
+    if kind == "appeal" and detail == "underpayment":
+        rate = world.payers[claim.payer_id].rules.fee_schedule[claim.lines[0].procedure_code]
+        return want.underpayment(claim.claim_id, claim.payer_id, round(claim.total_charge - rate, 2))
     if kind == "appeal":
         return want.appeal(claim.claim_id, detail, []).citing(*case.intent.evidence)
+    if kind == "transfer":
+        ended = _coverage_end(world, claim.claim_id)
+        assert ended is not None
+        return want.transfer(claim.claim_id, detail).citing(
+            want.seen(
+                "coverage_ended",
+                f"eligibility shows the coverage ended on {ended.isoformat()}, before the service, "
+                "and no other coverage",
+                "check_eligibility",
+                claim.claim_id,
+                before=("transfer_to_patient_responsibility",),
+                returns=(ended.isoformat(),),
+            )
+        )
     raise ValueError(f"twin recipe {recipe.name}: unknown move {recipe.move!r}")
 
 
