@@ -104,6 +104,15 @@ def read_everything(desk: Desk, v: Visible) -> Script:
             member_id=body.get("member_id"),
             **({"service_date": days[0]} if days else {}),
         )
+        if body.get("patient_last_name"):
+            yield from desk.read(
+                "check_eligibility",
+                payer_id=body["payer_id"],
+                first_name=body.get("patient_first_name"),
+                last_name=body.get("patient_last_name"),
+                birth_date=body.get("patient_birth_date"),
+                **({"service_date": days[0]} if days else {}),
+            )
     yield from desk.read("get_authorizations", claim_id=v.claim_id)
     yield from desk.read("find_original_claim", claim_id=v.claim_id)
     for doc in v.documents[:10]:
