@@ -1,7 +1,7 @@
 """The healthcare denial-management environment (`rcm`): generator, reference solver, verifier.
 
 `DOMAIN` is its descriptor (registered in pyproject.toml): the tools, sim and live backends, the
-`rcm.v1` and `rcm.v2` verifiers, the `rcm-base`, `rcm-edge` and `rcm-queue` task sets, the
+`rcm.v1` and `rcm.v2` verifiers, the `rcm-base`, `rcm-edge`, `rcm-queue` and `rcm-twins` task sets, the
 scripted baseline policies, mutants and exploits, its good and bad outcome kinds, how its edge
 cases become tasks (`promotion.py`), its expert set and what the verifier card runs.
 """
@@ -24,6 +24,7 @@ from envs.rcm.policies import BASELINES
 from envs.rcm.promotion import PROMOTION
 from envs.rcm.solver import REFERENCE, reference_plan
 from envs.rcm.tasks import generate_base, generate_edge, generate_queue
+from envs.rcm.twins import generate_twins
 from envs.rcm.verifier import RCM_V1, RCM_V2
 from envs.rcm.x12check import remittance_problems
 from envs.verifiers.outcome_kinds import OutcomeKinds
@@ -34,6 +35,10 @@ DOMAIN = DomainDescriptor(
         "rcm-base": (generate_base, "one row of the brief's CARC table per category, 19 tasks each"),
         "rcm-edge": (generate_edge, "the brief's production edge cases, 8 tasks per kind, held out"),
         "rcm-queue": (generate_queue, "work queues of 3 to 6 claims whose deadlines decide the order, 48"),
+        "rcm-twins": (
+            generate_twins,
+            "counterfactual twins: pairs a blind desk cannot tell apart, 8 per recipe",
+        ),
     },
     policies={"reference": (REFERENCE, "the reference specialist (gold solutions)"), **BASELINES},
     verifiers=(RCM_V1, RCM_V2),
@@ -51,6 +56,7 @@ DOMAIN = DomainDescriptor(
             "rcm-base": (generate_base, "per_carc"),
             "rcm-edge": (generate_edge, "per_kind"),
             "rcm-queue": (generate_queue, "queues"),
+            "rcm-twins": (generate_twins, "per_kind"),
         },
     ),
     reference=Reference(reference_plan, "rcm-reference-specialist"),
@@ -70,5 +76,6 @@ __all__ = [
     "generate_base",
     "generate_edge",
     "generate_queue",
+    "generate_twins",
     "reference_plan",
 ]

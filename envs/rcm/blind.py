@@ -89,6 +89,36 @@ def look(desk: Desk, claim_id: str, codes: tuple[str, ...]) -> Script:
     return Visible(claim_id, codes, latest[-1], claim or {}, tuple((docs or {}).get("documents", [])))
 
 
+def read_everything(desk: Desk, v: Visible) -> Script:
+    """Every evidence read of the claim (status and 277CAs, eligibility, authorizations, the payer's
+    rules, every document in full, the original of a duplicate), whose answers an evidence-ignoring
+    desk then ignores: it makes the reads a deciding fact asks for, and decides as a blind desk."""
+    body = v.claim.get("claim") or {}
+    yield from desk.read("get_claim_status", claim_id=v.claim_id)
+    if body.get("payer_id"):
+        yield from desk.read("get_payer_rules", payer_id=body["payer_id"])
+        days = sorted(str(ln["service_date"]) for ln in body.get("lines") or [])
+        yield from desk.read(
+            "check_eligibility",
+            payer_id=body["payer_id"],
+            member_id=body.get("member_id"),
+            **({"service_date": days[0]} if days else {}),
+        )
+        if body.get("patient_last_name"):
+            yield from desk.read(
+                "check_eligibility",
+                payer_id=body["payer_id"],
+                first_name=body.get("patient_first_name"),
+                last_name=body.get("patient_last_name"),
+                birth_date=body.get("patient_birth_date"),
+                **({"service_date": days[0]} if days else {}),
+            )
+    yield from desk.read("get_authorizations", claim_id=v.claim_id)
+    yield from desk.read("find_original_claim", claim_id=v.claim_id)
+    for doc in v.documents[:10]:
+        yield from desk.read("read_document", document_id=doc["document_id"])
+
+
 def signature_from(item: WorkItem, turns: Sequence[Turn]) -> tuple[str, ...]:
     """The signature of the work item's first claim, from a blind desk's reads of it."""
     found: dict[str, Any] = {}
@@ -183,11 +213,17 @@ _ARGUMENT = {
 def appeal(basis: str) -> Move:
     def move(desk: Desk, v: Visible) -> Script:
         docs = [str(d["document_id"]) for d in v.documents][:10]
+        acks = [
+            a
+            for a in (v.claim.get("claim") or {}).get("acknowledgments") or []
+            if a.get("action") == "accepted"
+        ]
+        filed = f" The payer's 277CA accepted the claim on {acks[-1]['ack_date']}." if acks else ""
         yield desk.call(
             "submit_appeal",
             claim_id=v.claim_id,
             basis=basis,
-            reason=f"{_citation(v)}. {_ARGUMENT[basis]} We ask that the claim be reprocessed for payment.",
+            reason=f"{_citation(v)}.{filed} {_ARGUMENT[basis]} We ask that the claim be reprocessed for payment.",
             attachment_document_ids=docs,
         )
 
@@ -312,6 +348,8 @@ class BlindPlan:
     """A blind desk: for each claim, the move its chooser picks from the visible reads."""
 
     choose: Callable[[Visible], str]
+    reads_all: bool = False
+    """Whether the desk makes every evidence read first (and ignores the answers)."""
 
     def __call__(self, item: WorkItem, turns: tuple[Turn, ...]) -> Action:
         return next_action(self.script(item), turns)
@@ -320,6 +358,8 @@ class BlindPlan:
         desk = Desk(item)
         for claim_id, codes in claims_of(item):
             seen = yield from look(desk, claim_id, codes)
+            if self.reads_all:
+                yield from read_everything(desk, seen)
             yield from MOVES[self.choose(seen)](desk, seen)
 
 
@@ -355,6 +395,10 @@ def fitted_policy(table: Mapping[str, str]) -> PlanPolicy:
 
 CODE_TABLE_POLICY = PlanPolicy("blind:code_table", BlindPlan(by_code))
 LABEL_DESK_POLICY = PlanPolicy("blind:label_desk", BlindPlan(by_label))
+IGNORING_CODE_TABLE_POLICY = PlanPolicy("ignoring:code_table", BlindPlan(by_code, reads_all=True))
+"""The code table after every evidence read: reads what a deciding fact asks for, decides blind."""
+IGNORING_LABEL_DESK_POLICY = PlanPolicy("ignoring:label_desk", BlindPlan(by_label, reads_all=True))
+"""The label desk after every evidence read."""
 
 
 def _signature(task: Task, trajectory: Trajectory) -> tuple[str, ...]:
@@ -369,7 +413,7 @@ BLIND = BlindKit(
     moves={name: move_policy(name) for name in MOVES},
     signature=_signature,
     learned=fitted_policy,
-    fixed=(CODE_TABLE_POLICY, LABEL_DESK_POLICY),
+    fixed=(CODE_TABLE_POLICY, LABEL_DESK_POLICY, IGNORING_CODE_TABLE_POLICY, IGNORING_LABEL_DESK_POLICY),
     fittable=_one_claim,
 )
 """The denial desk's blind battery."""

@@ -11,10 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from envs.adversarial.battery import exploit_report
-from envs.adversarial.blind import blind_report
+from envs.adversarial.blind import blind_kit, blind_report
 from envs.adversarial.mutation import mutation_report
 from envs.adversarial.report import ExploitReport
 from envs.adversarial.targets import retarget
+from envs.adversarial.twins import twin_report
 from envs.domain import DOMAINS, CardSizes
 from envs.env import replay
 from envs.rollout import Policy, play
@@ -87,6 +88,9 @@ def build_card(
     blind = blind_report(
         everything, [t for _, ts in fitting for t in ts], admitted, seed=seed, workers=workers
     )
+    kit = blind_kit(domain)
+    say("replaying the counterfactual twins")
+    twins = twin_report(everything, admitted, kit.fixed if kit is not None else (), seed=seed)
     pairs = {name: expert_pairs(cases, name) for name in names}
     sources = f"the expert set ({len(pairs[admitted])} labelled trajectories)"
     outcomes = None
@@ -115,6 +119,7 @@ def build_card(
         exploits=exploits,
         hackable=hackable_by_rule(exploits, everything),
         blind=blind,
+        twins=twins,
         agreement=agreement,
         agreement_sources=sources,
         outcomes=outcomes,
@@ -266,6 +271,8 @@ def failing_bars(card: VerifierCard) -> list[str]:
             )
     if card.blind is not None:
         out.extend(card.blind.misses())
+    if card.twins is not None:
+        out.extend(card.twins.misses())
     for agreed in card.agreement:
         if agreed.agreement.verifier == card.admitted and not agreed.fitness.fit:
             out.append(f"not fit for training: {agreed.fitness.reason}")

@@ -6,6 +6,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from envs.adversarial.blind_report import BlindReport
 from envs.adversarial.report import ExploitReport, MutationReport
+from envs.adversarial.twins import TwinReport
 from envs.verifiers.agreement import AgreementSummary
 from loopline.card.agreement import OutcomeReport
 
@@ -117,6 +118,8 @@ class VerifierCard(Model):
     """The exploit battery by the project's rule (above doing nothing, tagged tasks aside)."""
     blind: BlindReport | None = None
     """The blind-policy battery on the admitted verifier, when the domain offers one."""
+    twins: TwinReport | None = None
+    """The counterfactual twin sets among the card's tasks, when there are any."""
     agreement: list[AgreementSummary]
     """Agreement with expert labels per verifier (expert-set labels, plus the label store's)."""
     agreement_sources: str

@@ -7,6 +7,7 @@ from rich.table import Table
 from rich.text import Text
 
 from envs.adversarial.blind_report import BlindReport
+from envs.adversarial.twins import TwinReport
 from loopline.card.model import VerifierCard
 
 
@@ -36,6 +37,17 @@ def blind_tables(report: BlindReport) -> list[Table | Text]:
         reasons[reason] = reasons.get(reason, 0) + 1
     listed = ", ".join(f"{reason} ({n})" for reason, n in sorted(reasons.items()))
     return [table, Text(f"tasks the visible facts decide (allowed): {listed or 'none'}")]
+
+
+def twin_text(report: TwinReport) -> Text:
+    """The twin sets: how many, whose golds differ, and how the blind desks fared on them."""
+    differ = sum(s.golds_differ for s in report.sets)
+    both = sum(bool(s.passes_both) for s in report.sets)
+    desks = ", ".join(f"{d} one of two in {report.passed_one.get(d, 0)}" for d in report.desks)
+    return Text(
+        f"counterfactual twins on {report.verifier}: {len(report.sets)} sets, golds differ in {differ}, "
+        f"a blind desk passes both twins in {both}" + (f" ({desks})" if desks else "")
+    )
 
 
 def render(card: VerifierCard, console: Console) -> None:
@@ -109,6 +121,8 @@ def sections(card: VerifierCard) -> list[Table | Text]:
         out.append(Text(f"{card.admitted}, not yet a bar: {line}", style="yellow"))
     if card.blind is not None:
         out.extend(blind_tables(card.blind))
+    if card.twins is not None:
+        out.append(twin_text(card.twins))
 
     agreement = Table(title=f"expert agreement (labels from {card.agreement_sources})")
     for column in ("verifier", "n", "accuracy", "kappa", "false pass", "training"):

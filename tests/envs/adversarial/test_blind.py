@@ -8,11 +8,15 @@ import pytest
 from envs.adversarial.blind import blind_kit, blind_report, fit
 from envs.adversarial.blind_report import BlindRow, summarize_blind
 from envs.domain import DOMAINS
-from envs.rcm.blind import VISIBLE_READS
+from envs.rcm.blind import CODE_TABLE_POLICY, IGNORING_CODE_TABLE_POLICY, VISIBLE_READS
 from envs.rcm.intents import WRITES
 from envs.rcm.tasks import generate_base
 from envs.rollout import play
+from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
+from schemas.tools import SideEffect
+
+READS = frozenset(s.name for s in DOMAINS.get("rcm").tool_specs() if s.side_effect is SideEffect.READ)
 
 
 @pytest.fixture(scope="module")
@@ -25,7 +29,8 @@ def test_a_blind_desk_never_reads_evidence(tasks: list[Task]) -> None:
     assert kit is not None
     rcm = DOMAINS.get("rcm")
     for task in tasks:
-        for policy in (*kit.fixed, *(kit.moves[m] for m in ("appeal:timely_filing", "post_remit"))):
+        blind = [p for p in kit.fixed if p.ref.model.startswith("blind:")]
+        for policy in (*blind, *(kit.moves[m] for m in ("appeal:timely_filing", "post_remit"))):
             played = play(task, policy, domain=rcm)
             trajectory = played.trajectory
             assert played.error is None
@@ -34,6 +39,23 @@ def test_a_blind_desk_never_reads_evidence(tasks: list[Task]) -> None:
                 *WRITES,
                 "request_authorization",
             }
+
+
+def test_an_evidence_ignoring_desk_reads_everything_and_decides_as_the_blind_one(tasks: list[Task]) -> None:
+    """It makes every read a deciding fact asks for, so its verdicts fail on the move alone: where the
+    code table's move is right it passes, where it is wrong the outcome fails, never the evidence."""
+    rcm = DOMAINS.get("rcm")
+    for task in tasks:
+        ignoring = play(task, IGNORING_CODE_TABLE_POLICY, domain=rcm).trajectory
+        blind = play(task, CODE_TABLE_POLICY, domain=rcm).trajectory
+        writes = [t.call.name for t in ignoring.turns if t.call.name not in READS]
+        assert writes == [t.call.name for t in blind.turns if t.call.name not in READS]
+        assert {"get_payer_rules", "get_authorizations", "get_claim_status"} <= {
+            t.call.name for t in ignoring.turns
+        }
+        verdict = VERIFIERS.get("rcm.v2").score(task, ignoring)
+        failed = [c.name for c in verdict.checks if not c.passed]
+        assert not [name for name in failed if name.startswith("evidence.")], (task.task_id, failed)
 
 
 def test_the_learned_desk_keeps_the_best_move_per_signature(tasks: list[Task]) -> None:
@@ -46,7 +68,13 @@ def test_the_learned_desk_keeps_the_best_move_per_signature(tasks: list[Task]) -
 def test_the_battery_scores_blind_desks_next_to_the_reference(tasks: list[Task]) -> None:
     report = blind_report(tasks[:4], generate_base(1, 1)[:4], "rcm.v2")
     assert report is not None and report.tasks == 4
-    assert {s.policy for s in report.summaries} == {"blind:code_table", "blind:label_desk", "blind:learned"}
+    assert {s.policy for s in report.summaries} == {
+        "blind:code_table",
+        "blind:label_desk",
+        "ignoring:code_table",
+        "ignoring:label_desk",
+        "blind:learned",
+    }
     assert all(s.reference_reward == 4.0 for s in report.summaries)
 
 
