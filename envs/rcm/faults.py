@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from adapters.backend import ToolFailure
+from adapters.faults import FaultConfig, FaultRule
 from adapters.rcm.bulletins import publish_bulletin
 from adapters.rcm.sim import SimBackend
 from adapters.rcm.world import World
@@ -120,3 +121,29 @@ class FaultyBackend:
         other = FaultyBackend.from_doc(state)
         self.inner, self.plan, self.calls = other.inner, other.plan, other.calls
         self.publications = other.publications
+
+
+class NotInTheSandbox(ValueError):
+    """A task's fault plan the sandbox's fault injection cannot reproduce."""
+
+
+def split_faults(doc: dict[str, Any], *, stall_s: float) -> tuple[dict[str, Any], FaultConfig]:
+    """A task's world document as the sandbox takes it (`World`, without `sim_faults`) and the
+    sandbox faults that reproduce its plan: each fault on the first call of its tool (a 503, or a
+    stall of `stall_s`, past the client's timeout, with the write applied or not). Raises
+    `NotInTheSandbox` for what the sandbox cannot do: a fault on a later call, a bulletin published
+    mid-episode."""
+    body = dict(doc)
+    faults = body.pop(FAULTS_KEY, None) or {}
+    plan = [Fault.model_validate(f) for f in faults.get("plan", [])]
+    if faults.get("bulletins"):
+        raise NotInTheSandbox("a payer bulletin published while the case is worked")
+    if any(f.occurrence != 1 for f in plan):
+        raise NotInTheSandbox("a fault on a later call of a tool than the first")
+    rules = tuple(
+        FaultRule(endpoint=f.tool, kind="http_error", status=503, first_n=1)
+        if f.kind == "http_503"
+        else FaultRule(endpoint=f.tool, kind="timeout", first_n=1, apply_write=f.applied)
+        for f in plan
+    )
+    return body, FaultConfig(timeout_s=stall_s, rules=rules)

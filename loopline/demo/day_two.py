@@ -39,6 +39,7 @@ from adapters.serving import serve_in_thread
 from bridge.store import SqlEventArchive
 from engine import EpisodeResult
 from envs.domain import DOMAINS
+from envs.rcm.faults import NotInTheSandbox, split_faults
 from envs.rollout.episode import trajectory
 from envs.verifiers.base import VERIFIERS
 from loopline.bridge.app import build_bridge
@@ -55,6 +56,8 @@ AGENT = {"Authorization": "Bearer dev-agent-token"}
 INTEGRATION = {"Authorization": "Bearer dev-integration-token"}
 SOURCE = "loopline://bridge/rcm"
 """The second day's bridge: its own outbox, the bridge's event source and signing key."""
+LIVE_TIMEOUT_S, STALL_S = 1.0, 2.0
+"""The bridge's timeout against the live system, and how long a scripted stall lasts (past it)."""
 OBSERVE_EVERY = 8
 """Episodes between two runs of `loopline adapters observe`."""
 
@@ -112,6 +115,38 @@ class DayScorer:
         return VerifierScored(task_id=task.task_id, verdict=verdict)
 
 
+@dataclass(frozen=True)
+class Day:
+    """What the day served, and the cases it could not serve (task id, why)."""
+
+    episodes: list[DayEpisode]
+    left_off: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class LiveCase:
+    """A case as the sandbox takes it: its world and the faults that reproduce its plan."""
+
+    task: Task
+    world: str
+    faults: dict[str, Any]
+
+
+def live_cases(tasks: list[Task]) -> tuple[list[LiveCase], list[tuple[str, str]]]:
+    """The cases the sandbox can hold (one per work item) and those it cannot, with why."""
+    cases, left_off = [], []
+    world_model = DOMAINS.get(DOMAIN).tool.world_model
+    for task in one_item_each(tasks):
+        try:
+            body, faults = split_faults(task.initial_world, stall_s=STALL_S)
+        except NotInTheSandbox as exc:
+            left_off.append((task.task_id, str(exc)))
+            continue
+        world = world_model.model_validate(body).model_dump_json()
+        cases.append(LiveCase(task, world, faults.model_dump(mode="json")))
+    return cases, left_off
+
+
 def one_item_each(tasks: list[Task]) -> list[Task]:
     """The tasks whose work items are distinct (a repeated work item id is one case, served once)."""
     seen: set[str] = set()
@@ -124,8 +159,8 @@ def one_item_each(tasks: list[Task]) -> list[Task]:
 
 
 @contextmanager
-def day_sandbox(workdir: Path, first: Task) -> Iterator[tuple[str, httpx.Client]]:
-    """A second rcm sandbox (no faults) and an admin client for it."""
+def day_sandbox(workdir: Path, first: LiveCase) -> Iterator[tuple[str, httpx.Client]]:
+    """A second rcm sandbox and an admin client for it."""
     described = DOMAINS.get(DOMAIN)
     sandbox = described.load_sandbox()
     if sandbox is None:
@@ -133,7 +168,7 @@ def day_sandbox(workdir: Path, first: Task) -> Iterator[tuple[str, httpx.Client]
     config = sandbox.config_type.model_validate(
         {"db_url": f"sqlite:///{workdir / 'sandbox.db'}", "reset": True}
     )
-    world = described.tool.world_model.model_validate(first.initial_world)
+    world = described.tool.world_model.model_validate_json(first.world)
     with serve_in_thread(create_sandbox_app(sandbox, config, world), name="day-two-sandbox") as url:
         headers = {"Authorization": f"Bearer {config.admin_token}"}
         with httpx.Client(base_url=url, headers=headers, timeout=30) as admin:
@@ -153,12 +188,14 @@ def serve_day(
     canary_secret: str,
     canary_id: str,
     progress: Callable[[int, int], None] = lambda done, total: None,
-) -> list[DayEpisode]:
+) -> Day:
     """Work every case of `tasks` through the bridge, one at a time (see the module docstring)."""
-    tasks = one_item_each(tasks)
+    cases, left_off = live_cases(tasks)
+    if not cases:
+        return Day([], left_off)
     workdir.mkdir(parents=True, exist_ok=True)
     world_model = DOMAINS.get(DOMAIN).tool.world_model
-    with day_sandbox(workdir, tasks[0]) as (live_url, admin), production.streams_worker():
+    with day_sandbox(workdir, cases[0]) as (live_url, admin), production.streams_worker():
 
         def live_world() -> dict[str, Any]:
             held = admin.get("/admin/world")
@@ -166,11 +203,11 @@ def serve_day(
             snapshot: dict[str, Any] = world_model.model_validate(held.json()).model_dump(mode="json")
             return snapshot
 
-        scorer = DayScorer(tasks, live_world)
+        scorer = DayScorer([c.task for c in cases], live_world)
         settings = BridgeSettings(
             state_dir=workdir / "bridge", live_url=live_url, db_url=production.db_url,
             events_topic=production.topic, kafka=production.kafka, environment="dev", max_steps=40,
-            live_timeout_s=5.0, domain=DOMAIN,
+            live_timeout_s=LIVE_TIMEOUT_S, domain=DOMAIN,
             event_keys_file=role_file("bridge", production.keys),
             checkpoint_key_file=checkpoint_key_file("bridge", production.keys),
             checkpoint_dir=production.checkpoints, checkpoint_topic=production.checkpoint_topic,
@@ -183,12 +220,12 @@ def serve_day(
         try:
             _wait_for_canary(bridge, canary_id)
             with serve_in_thread(bridge.app(), name="day-two-bridge") as api:
-                ran = _work(api, admin, tasks, scorer, production, release_db_url, release_state, progress)
+                ran = _work(api, admin, cases, scorer, production, release_db_url, release_state, progress)
                 _wait_for_archive(bridge, production.db_url, archived_before)
         finally:
             bridge.close()
         _observe(production.db_url, release_db_url, release_state)
-    return _as_recorded(production.db_url, ran)
+    return Day(_as_recorded(production.db_url, ran), left_off)
 
 
 def _wait_for_canary(bridge: Any, canary_id: str, timeout_s: float = 30.0) -> None:
@@ -208,7 +245,7 @@ def _wait_for_canary(bridge: Any, canary_id: str, timeout_s: float = 30.0) -> No
 def _work(
     api: str,
     admin: httpx.Client,
-    tasks: list[Task],
+    cases: list[LiveCase],
     scorer: DayScorer,
     production: Production,
     release_db_url: str,
@@ -220,11 +257,13 @@ def _work(
         httpx.Client(base_url=api, headers=AGENT, timeout=120) as agent,
         httpx.Client(base_url=api, headers=INTEGRATION, timeout=30) as billing,
     ):
-        for n, task in enumerate(tasks, start=1):
+        for n, case in enumerate(cases, start=1):
+            task = case.task
             loaded = admin.put(
-                "/admin/world", content=_world_json(task), headers={"content-type": "application/json"}
+                "/admin/world", content=case.world, headers={"content-type": "application/json"}
             )
             loaded.raise_for_status()
+            admin.put("/admin/faults", json=case.faults).raise_for_status()
             run = agent.post("/v1/episodes", json={"work_item": task.work_item.model_dump(mode="json")})
             run.raise_for_status()
             episode_id = run.json()["episode_id"]
@@ -240,13 +279,8 @@ def _work(
                 billing.post("/v1/outcomes", json=outcome).raise_for_status()
             if n % OBSERVE_EVERY == 0:
                 _observe(production.db_url, release_db_url, release_state)
-            progress(n, len(tasks))
+            progress(n, len(cases))
     return ran
-
-
-def _world_json(task: Task) -> str:
-    world = DOMAINS.get(DOMAIN).tool.world_model.model_validate(task.initial_world)
-    return str(world.model_dump_json())
 
 
 def _wait_for_archive(bridge: Any, db_url: str, before: int, timeout_s: float = 120.0) -> None:

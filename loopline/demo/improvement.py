@@ -45,7 +45,7 @@ from envs.rcm.tasks import generate_base
 from envs.tasksets import TaskSetError, TaskSetRegistry
 from loopline.card.evidence import REPO_CARD, card_evidence
 from loopline.demo.charts import FamilyRates, Rate
-from loopline.demo.day_two import DayEpisode, Production, serve_day
+from loopline.demo.day_two import Day, Production, serve_day
 from loopline.demo.served import ServedPolicy
 from schemas.tasks import Task
 from training.data.sources import task_family
@@ -122,6 +122,8 @@ class ImprovementSummary:
     """Published cases whose gold the demo's policy cannot write: named, left out of the cycle."""
     sets: dict[str, int] = field(default_factory=dict)
     """The cycle's task sets and their sizes."""
+    left_off_day: list[tuple[str, str]] = field(default_factory=list)
+    """Second-day cases the sandbox could not hold (task id, why): not served through production."""
 
     def problems(self) -> list[str]:
         """Why the stage did not show what it claims (empty when it did): a good cycle is passed by
@@ -298,7 +300,7 @@ async def _cycle(
     production: Production,
     workdir: Path,
     console: Console,
-) -> tuple[CycleResult, list[DayEpisode]]:
+) -> tuple[CycleResult, Day]:
     from temporalio.worker import Worker
 
     from workflows.improvement.activities import ImprovementActivities
@@ -335,7 +337,7 @@ async def _cycle(
                 if record is not None and record.state == "canary":
                     break
                 if outcome.done():
-                    return outcome.result(), []
+                    return outcome.result(), Day([], [])
                 stage = await handle.query(ImprovementCycleWorkflow.stage)
                 status.update(f"improvement cycle on Temporal: {stage} (training on the gpu queue)…")
                 await asyncio.sleep(1.0)
@@ -424,7 +426,7 @@ def improvement_stage(
             f"loopline serve-policy at {url}/v1 serving {BASE_NAME}; second day: {len(day)} fresh cases "
             f"({len(new_cases)} instances of promoted cases)"
         )
-        result, served = asyncio.run(
+        result, served_day = asyncio.run(
             _cycle(temporal_address, data, manager, url, day, production, workdir, console)
         )
         before = passes(url, BASE_NAME, day)
@@ -437,6 +439,8 @@ def improvement_stage(
     summary.families = family_rates(before, after)
     summary.before = promoted_share(summary.families, "before")
     summary.after = promoted_share(summary.families, "after")
+    served = served_day.episodes
+    summary.left_off_day = served_day.left_off
     summary.day = [
         (e.task.task_id, task_family(e.task), BASE_NAME if e.adapter_id is None else e.adapter_id, e.passed)
         for e in served
@@ -467,6 +471,8 @@ def print_summary(console: Console, summary: ImprovementSummary) -> None:
             f"left out of the cycle: {case}, whose gold writes a value no tool returns (the demo's structured "
             "policy copies every value it writes; a language-model adapter would not be limited so)"
         )
+    for case, why in summary.left_off_day:
+        console.print(f"second day: {case} not served through the bridge: the sandbox cannot reproduce {why}")
     after = f"{summary.after:.0%} (adapter)"
     if not any(r.after.total for r in summary.families):
         after = "the adapter was not served"

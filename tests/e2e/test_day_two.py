@@ -19,7 +19,7 @@ from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
 from bridge.store import SqlEventArchive
 from envs.domain import DOMAINS
-from envs.rcm.tasks import generate_base
+from envs.rcm.tasks import generate_base, generate_edge
 from loopline.cli import app as cli
 from loopline.demo.day_two import SOURCE, Production, serve_day
 from loopline.demo.run import streams_worker
@@ -75,7 +75,9 @@ def test_the_second_day_is_routed_scored_answered_and_counted_through_production
         record = store.by_served_name(name)
         return record.fingerprint if record else None
 
-    tasks = generate_base(0, per_carc=1)[:CASES]
+    edge = {t.task_id: t for t in generate_edge(0, per_kind=1)}
+    faulty, bulletin = edge["rcm-edge-tool_error-000"], edge["rcm-edge-rule_change_midqueue-000"]
+    tasks = [*generate_base(0, per_carc=1)[: CASES - 1], faulty]
     production = Production(
         kafka=stack.kafka, topic=topic, db_url=db_url, keys=tmp_path / "keys",
         checkpoints=tmp_path / "checkpoints", checkpoint_topic=anchors,
@@ -91,13 +93,15 @@ def test_the_second_day_is_routed_scored_answered_and_counted_through_production
             headers={"Authorization": f"Bearer {KEYS.release}"},
         )
         assert loaded.status_code == 200, loaded.text
-        day = serve_day(
-            tasks, production=production, workdir=tmp_path / "day", policy_url=policy_url,
+        served = serve_day(
+            [*tasks, bulletin], production=production, workdir=tmp_path / "day", policy_url=policy_url,
             serving_key=KEYS.serving, base_name="champion-base", release_db_url=release_url,
             release_state=state, canary_secret=SECRET, canary_id="cycle-1",
         )  # fmt: skip
 
+    day = served.episodes
     assert [e.task.task_id for e in day] == [t.task_id for t in tasks]  # every case, scored, in order
+    assert served.left_off == [(bulletin.task_id, "a payer bulletin published while the case is worked")]
     arms = {e.task.work_item.item_id: e.route for e in day}
     assert arms == {
         t.work_item.item_id: "canary"

@@ -56,3 +56,48 @@ def test_a_503_changes_nothing_and_the_snapshot_remembers_the_count(rcm_base: li
 def test_a_world_without_faults_snapshots_exactly_as_the_adapter_does(rcm_base: list[Task]) -> None:
     task = rcm_base[0]
     assert FaultyBackend.from_doc(task.initial_world).snapshot() == task.initial_world
+
+
+def test_a_fault_plan_becomes_the_sandbox_faults_that_reproduce_it(rcm_base: list[Task]) -> None:
+    from adapters.rcm.world import World
+    from envs.rcm.faults import split_faults
+
+    world = {
+        **rcm_base[0].initial_world,
+        FAULTS_KEY: {
+            "plan": [
+                {"tool": "post_write_off", "kind": "timeout", "applied": True},
+                {"tool": "get_claim", "kind": "http_503"},
+            ],
+            "calls": {},
+        },
+    }
+    body, faults = split_faults(world, stall_s=2.0)
+    assert FAULTS_KEY not in body and World.model_validate(body) == World.from_snapshot(
+        rcm_base[0].initial_world
+    )
+    assert faults.timeout_s == 2.0
+    assert [(r.endpoint, r.kind, r.first_n, r.apply_write, r.status) for r in faults.rules] == [
+        ("post_write_off", "timeout", 1, True, 503),
+        ("get_claim", "http_error", 1, True, 503),
+    ]
+    assert split_faults(rcm_base[0].initial_world, stall_s=2.0)[1].rules == ()
+
+
+def test_what_the_sandbox_cannot_reproduce_is_refused_by_name(rcm_base: list[Task]) -> None:
+    import pytest
+
+    from envs.rcm.faults import NotInTheSandbox, split_faults
+
+    later = {
+        **rcm_base[0].initial_world,
+        FAULTS_KEY: {"plan": [{"tool": "get_claim", "occurrence": 2, "kind": "http_503"}]},
+    }
+    with pytest.raises(NotInTheSandbox, match="later call"):
+        split_faults(later, stall_s=2.0)
+    bulletin = {
+        **rcm_base[0].initial_world,
+        FAULTS_KEY: {"plan": [], "bulletins": [{"bulletin_id": "B-1", "after_calls": 2}]},
+    }
+    with pytest.raises(NotInTheSandbox, match="bulletin"):
+        split_faults(bulletin, stall_s=2.0)
