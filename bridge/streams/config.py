@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bridge.audit.event_keys import EventKey, load_keyring
 from bridge.detect.config import DetectConfig
 from bridge.store.engine import validate_sql_url
-from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
+from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC, checkpoints_topic_of
 
 
 class StreamsConfig(BaseModel):
@@ -87,6 +88,16 @@ class StreamsConfig(BaseModel):
     checkpoint_dir: Path | None = Field(
         default=None, description="Where the detector's checkpoints go, outside the archive."
     )
+    checkpoint_topic: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Kafka topic each checkpoint also goes to, off the archive's host "
+        "(`bridge.audit.anchor`); None: the events topic's sibling (`schemas.topics.checkpoints_topic_of`).",
+    )
+    checkpoint_kafka: dict[str, Any] = Field(
+        default_factory=dict,
+        description="librdkafka producer config for the checkpoint topic; empty: checkpoints go to files only.",
+    )
 
     @field_validator("db_url")
     @classmethod
@@ -106,6 +117,11 @@ class StreamsConfig(BaseModel):
         of `source` in `event_keys_file`; None without either (no authentication)."""
         path = self.signing_key_file or self.event_keys_file
         return None if path is None else load_keyring(path).signing_key(self.source)
+
+    @property
+    def anchor_topic(self) -> str:
+        """The topic the detector's checkpoints are anchored on (`checkpoint_topic`, else the sibling)."""
+        return self.checkpoint_topic or checkpoints_topic_of(self.events_topic)
 
     @property
     def faust_datadir(self) -> Path:

@@ -83,6 +83,8 @@ class ThreadRunner(WorkRunner):
         return await _retrying(lambda: asyncio.to_thread(getattr(self.work, method), arg), method)
 
     def close(self) -> None:
+        if self.work.checkpoints is not None:
+            self.work.checkpoints.close()
         self.work.projector.archive.engine.dispose()
 
 

@@ -134,8 +134,23 @@ def worker(
             "outside dev/test the detector signs checkpoints: set LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE "
             "(`loopline audit keygen` prints a seed)"
         )
+    if config.detector and config.checkpoint_key_file is not None and config.checkpoint_kafka:
+        _ensure_anchor_topic(config.bootstrap_servers, config.anchor_topic)
     console.print(f"streams worker: {config.events_topic} → {config.db_url} (DLQ {config.dlq_topic})")
     run_worker(config, loglevel=loglevel)
+
+
+def _ensure_anchor_topic(bootstrap_servers: str, topic: str) -> None:
+    """The topic the detector anchors its checkpoints on, made if missing (the embedded broker never
+    creates a topic a producer names: `loopline.stack.tansu_compat`)."""
+    from loopline.kafka.topics import TopicError, ensure_topics
+    from loopline.streams.settings import StreamsSettings
+
+    admin = {**StreamsSettings().kafka.client_config("admin"), "bootstrap.servers": bootstrap_servers}
+    try:
+        ensure_topics(admin, [topic])
+    except (TopicError, TimeoutError) as exc:
+        raise _fail(f"{exc} (is the broker at {bootstrap_servers} up? `loopline up`)") from None
 
 
 def replay(
@@ -244,8 +259,10 @@ def verify(
     checkpoint_topic: Annotated[
         str | None,
         typer.Option(
-            help="Also the checkpoints anchored on this Kafka topic (e.g. loopline.checkpoints.v1; the broker "
-            "from LOOPLINE_KAFKA_*), for when the files beside the archive are gone."
+            help="The Kafka topic the checkpoints are anchored on, off the archive's host (default: "
+            "LOOPLINE_STREAMS_CHECKPOINT_TOPIC, else the events topic's sibling, loopline.checkpoints.v1; "
+            "the broker from LOOPLINE_KAFKA_*); unreadable, it is a finding (`--skip checkpoint-topic`).",
+            show_default=False,
         ),
     ] = None,
     lag_s: Annotated[
@@ -258,8 +275,8 @@ def verify(
     skip: Annotated[
         list[str] | None,
         typer.Option(
-            help="Leave out a check by name: checkpoints, signatures or projections (a weaker audit, "
-            "asked for; the hash chains and stored hashes always run)."
+            help="Leave out a check by name: checkpoints, checkpoint-topic, signatures or projections (a "
+            "weaker audit, asked for; the hash chains and stored hashes always run)."
         ),
     ] = None,
 ) -> None:
@@ -269,7 +286,7 @@ def verify(
     rebuild. What cannot be checked (no key, no checkpoint) is a finding. Exit 1 on any."""
     from bridge.audit.checkpoints import CheckpointError, public_key
     from bridge.store import SqlEventArchive
-    from loopline.streams.audit import SKIPPABLE, run_audit
+    from loopline.streams.audit import SKIPPABLE, AnchoredCheckpoints, run_audit
     from loopline.streams.event_keys import checkpoint_public_file
     from loopline.streams.settings import StreamsSettings
 
@@ -288,16 +305,13 @@ def verify(
         raise _fail(str(exc)) from None
     if set(skip or ()) - SKIPPABLE:
         raise _fail(f"--skip takes {', '.join(sorted(SKIPPABLE))}")
-    anchored: list[dict[str, Any]] = []
-    if checkpoint_topic is not None:
-        from confluent_kafka import KafkaException
-
-        from bridge.audit.anchor import anchored_checkpoints
-
-        try:
-            anchored = list(anchored_checkpoints(config.bootstrap_servers, checkpoint_topic))
-        except KafkaException as exc:
-            raise _fail(f"cannot read {checkpoint_topic} from {config.bootstrap_servers}: {exc}") from None
+    topic = checkpoint_topic or settings.checkpoint_topic()
+    anchors = AnchoredCheckpoints(
+        f"{topic} at {settings.kafka.bootstrap_servers}",
+        lambda: _read_anchored(
+            settings.kafka.bootstrap_servers, topic, settings.kafka.client_config("consumer")
+        ),
+    )
     outcome = run_audit(
         archive,
         checkpoint_dirs=checkpoints or [settings.streams_checkpoint_dir],
@@ -306,7 +320,7 @@ def verify(
         lag_s=lag_s,
         skip=frozenset(skip or ()),
         now=None if at is None else (at if at.tzinfo else at.replace(tzinfo=UTC)),
-        anchored=anchored,
+        anchors=anchors,
     )
     for label, line in outcome.findings:
         err_console.print(f"[red]{label}:[/] {line}", highlight=False, soft_wrap=True)
@@ -319,6 +333,19 @@ def verify(
     console.print(f"checked: {'; '.join(outcome.checked)}", highlight=False)
     if outcome.skipped:
         console.print(f"[yellow]not checked (skipped): {', '.join(outcome.skipped)}[/]", highlight=False)
+
+
+def _read_anchored(bootstrap_servers: str, topic: str, client: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every checkpoint document on `topic`; `CheckpointError` when the broker or topic cannot be read."""
+    from confluent_kafka import KafkaException
+
+    from bridge.audit.anchor import anchored_checkpoints
+    from bridge.audit.checkpoints import CheckpointError
+
+    try:
+        return list(anchored_checkpoints(bootstrap_servers, topic, extra=client))
+    except KafkaException as exc:
+        raise CheckpointError(str(exc)) from None
 
 
 @audit_app.command()

@@ -4,13 +4,15 @@ one could not run (a weaker audit is asked for by name, `--skip CHECK`, never fa
 Checks: every stream's hash chain; every stored hash against its content; every signed checkpoint
 a prefix of its stream (deleted, truncated, rewritten); no stream of a checkpointing producer grown
 past its newest checkpoint beyond the allowed lag; every archived event signed by its producer and
-within its scope; the projections against a rebuild of the archive.
+within its scope; the projections against a rebuild of the archive. The checkpoints are those in
+the folders and those anchored on the checkpoint topic (`AnchoredCheckpoints`, read by default by
+`loopline audit verify`; unreadable, it is a finding; `--skip checkpoint-topic` leaves it out).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -24,10 +26,19 @@ from bridge.store import SqlEventArchive, audit_archive
 from bridge.store.audit import audit_macs, verified_checkpoints
 from bridge.store.audit_content import audit_hash_columns, audit_projections, audit_unsigned_growth
 
-SKIPPABLE = frozenset({"checkpoints", "signatures", "projections"})
+SKIPPABLE = frozenset({"checkpoints", "checkpoint-topic", "signatures", "projections"})
 DEFAULT_LAG_S = 300.0
 """How long an event may stand past its producer's newest checkpoint (the bridge checkpoints every
 60 s by default, and once more when it stops)."""
+
+
+@dataclass(frozen=True)
+class AnchoredCheckpoints:
+    """Checkpoint documents kept off the archive's host (`bridge.audit.anchor`): where, and a
+    reader of every one there (raising `CheckpointError` when the place cannot be read)."""
+
+    where: str
+    read: Callable[[], list[dict[str, Any]]]
 
 
 @dataclass
@@ -68,12 +79,12 @@ def run_audit(
     lag_s: float = DEFAULT_LAG_S,
     skip: frozenset[str] = frozenset(),
     now: datetime | None = None,
-    anchored: Sequence[Mapping[str, Any]] = (),
+    anchors: AnchoredCheckpoints | None = None,
 ) -> AuditOutcome:
     """Every check over `archive` but those named in `skip` (of `SKIPPABLE`; the hash chains and
-    stored hashes always run). Key files that are missing, and checkpoint folders without
-    checkpoints, are findings (`not checked`). `anchored`: checkpoint documents read from their
-    Kafka topic (`bridge.audit.anchor`), checked with the files."""
+    stored hashes always run). Key files that are missing, checkpoint folders without checkpoints
+    and `anchors` that cannot be read are findings (`not checked`). `anchors`: where checkpoint
+    documents are anchored off the host (their Kafka topic), checked with the files."""
     unknown = skip - SKIPPABLE
     if unknown:
         raise ValueError(
@@ -86,6 +97,7 @@ def run_audit(
     out.add("edited", audit_hash_columns(archive))
     out.checked += ["hash chains", "stored hashes against content"]
     if "checkpoints" not in skip:
+        anchored = [] if anchors is None or "checkpoint-topic" in skip else _anchored(out, anchors)
         _checkpoints(out, archive, checkpoint_dirs, checkpoint_keys, lag_s, now, anchored)
     keyring = None if "signatures" in skip else _keyring(out, event_keys)
     if keyring is not None:
@@ -96,6 +108,16 @@ def run_audit(
         out.checked.append("projections against a rebuild")
     out.skipped = sorted(skip)
     return out
+
+
+def _anchored(out: AuditOutcome, anchors: AnchoredCheckpoints) -> list[dict[str, Any]]:
+    try:
+        docs = anchors.read()
+    except CheckpointError as exc:
+        out.add("not checked", [f"checkpoint topic: cannot read {anchors.where}: {exc}"])
+        return []
+    out.checked.append(f"{len(docs)} checkpoint(s) anchored on {anchors.where}")
+    return docs
 
 
 def _keyring(out: AuditOutcome, event_keys: Keyring | Path) -> Keyring | None:

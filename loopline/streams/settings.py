@@ -7,7 +7,8 @@ Environment (prefix `LOOPLINE_`): `LOOPLINE_DB_URL`, `LOOPLINE_EVENTS_TOPIC`, `L
 `LOOPLINE_EVENT_KEYS_FILE` (the producers' public keys), `LOOPLINE_DETECTOR_KEY_FILE`,
 `LOOPLINE_PROMOTION_KEY_FILE`, `LOOPLINE_RELEASE_KEY_FILE` (each producer's own signing key; all
 made by `loopline up` under `.loopline/keys`, never at a process's start),
-`LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE`, `LOOPLINE_STREAMS_CHECKPOINT_DIR` and `LOOPLINE_ENVIRONMENT`; the
+`LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE`, `LOOPLINE_STREAMS_CHECKPOINT_DIR`,
+`LOOPLINE_STREAMS_CHECKPOINT_TOPIC` and `LOOPLINE_ENVIRONMENT`; the
 broker from `LOOPLINE_KAFKA_*` (`loopline.kafka.settings.KafkaSettings`). Read when built, never at import.
 """
 
@@ -22,7 +23,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from loopline.kafka.settings import KafkaSettings
 from loopline.stack.guard import require_given, require_keyring
-from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC
+from schemas.topics import DLQ_TOPIC, EVENTS_TOPIC, checkpoints_topic_of
 
 if TYPE_CHECKING:
     from bridge.detect import DetectConfig
@@ -78,6 +79,13 @@ class StreamsSettings(BaseSettings):
     )
     streams_checkpoint_dir: Path = Field(
         default=Path(".loopline/checkpoints"), description="Where the detector's checkpoints go."
+    )
+    streams_checkpoint_topic: str | None = Field(
+        default=None,
+        min_length=1,
+        description="The Kafka topic the detector also anchors its checkpoints on and `loopline audit "
+        "verify` reads; unset: the events topic's sibling (`loopline.events.v1` → `loopline.checkpoints.v1`, "
+        "where the bridge anchors its own).",
     )
     environment: Literal["dev", "test", "staging", "production"] = Field(
         default="dev", description="Outside dev/test the archive, broker and keyring must be given."
@@ -171,4 +179,10 @@ class StreamsSettings(BaseSettings):
             signing_key_file=self.detector_key_file.absolute(),
             checkpoint_key_file=self.detector_checkpoint_key(),
             checkpoint_dir=self.streams_checkpoint_dir if self.detector_checkpoint_key() else None,
+            checkpoint_topic=self.streams_checkpoint_topic,
+            checkpoint_kafka=self.kafka.client_config("producer"),
         )
+
+    def checkpoint_topic(self) -> str:
+        """The topic checkpoints are anchored on: the configured one, else the events topic's sibling."""
+        return self.streams_checkpoint_topic or checkpoints_topic_of(self.events_topic)

@@ -1,7 +1,9 @@
 """The tamper battery: an archive written by a real bridge capture and the real worker over the real
 broker, with the keys `loopline up` made (each producer's own, the checkpoint keys), then altered
 one way at a time by someone who can write the database and holds a producer's key. `loopline
-audit verify` with its defaults names every alteration; the untouched archive passes."""
+audit verify` with its defaults (the checkpoint files, and the checkpoint topic beside the events
+topic, where the bridge and the detector anchor theirs) names every alteration; the untouched
+archive passes."""
 
 from __future__ import annotations
 
@@ -16,21 +18,23 @@ import sqlalchemy as sa
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
+from bridge.audit.anchor import anchored_checkpoints
 from bridge.audit.event_keys import EventKey, load_keyring
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.store import ArchiveRecord, SqlEventArchive
 from loopline.cli import app
 from loopline.streams.event_keys import checkpoint_key_file, ensure_keys, public_file, role_file
-from schemas import EpisodeChain
+from schemas import EpisodeChain, WorkItem
 from schemas.chain import hash_structured
 from schemas.codec import from_structured, to_structured
-from schemas.events import OutcomeObserved
+from schemas.events import OutcomeObserved, PolicyRef
 from tests.bridge.streams.broker import WorkerProcess, wait_until
 from tests.conftest import StackHandle
 from tests.e2e.capture_episodes import record_episodes
 
 pytestmark = pytest.mark.integration
 SOURCE = "loopline://bridge/rcm"
+DETECTOR = "loopline://bridge/detect"
 EPISODES = 6
 Tamper = Callable[[sa.Engine, EventKey], None]
 
@@ -51,7 +55,7 @@ def recorded(
     dlq = topic.replace(".events.", ".dlq.")
     anchors = topic.replace(".events.", ".checkpoints.")
     ensure_topics(stack.kafka.client_config("admin"), [topic, dlq], partitions=2)
-    ensure_topics(stack.kafka.client_config("admin"), [anchors], partitions=1)
+    # the checkpoint topic: the bridge's capture is told it, the worker finds it beside the events topic
     db, checkpoints = work / "archive.db", work / "checkpoints"
     url = f"sqlite:///{db}"
     SqlEventArchive(url).create_schema()
@@ -75,23 +79,46 @@ def recorded(
     )  # fmt: skip
     archive = SqlEventArchive(url)
     try:
+        wait_until(lambda: _topic_exists(stack, anchors), "the worker made the checkpoint topic", worker)
         record_episodes(capture, EPISODES)
+        escalated = capture.recorder()  # one edge case: the detector's own stream, its own checkpoint
+        escalated.started(WorkItem(domain="rcm", kind="denial", item_id="CLM-2", instructions="Work it."),
+                          payload_model=None, policy=PolicyRef(model="scripted"), tools=[], tools_hash="t",
+                          system_prompt_hash="p", max_steps=4, max_seconds=5.0)  # fmt: skip
+        escalated.escalated("needs a supervisor", trigger="policy", queue="supervisor")
+        escalated.ended("escalated", steps=1, tool_calls=0, duration_ms=1.0)
         assert capture.close(30)  # delivered, and the final checkpoint of the delivered heads written
-        wait_until(lambda: archive.count(source=SOURCE) == EPISODES * 4, "every event archived", worker)
+        wait_until(lambda: archive.count(source=SOURCE) == EPISODES * 4 + 3, "every event archived", worker)
+        wait_until(lambda: archive.count(source=DETECTOR) == 1, "the edge case archived", worker)
     finally:
         worker.stop()
         archive.engine.dispose()
-    ANCHORS[db] = (stack.bootstrap_servers, anchors)
+    ANCHORS[db] = (stack.bootstrap_servers, topic)
     yield db, keys, checkpoints
 
 
 ANCHORS: dict[Path, tuple[str, str]] = {}
-"""Archive file → (bootstrap servers, the topic its checkpoints are anchored on)."""
+"""Archive file → (bootstrap servers, its events topic: the checkpoint topic is its sibling)."""
 
 
-def _audit(db: Path, keys: Path, checkpoints: Path, *more: str) -> tuple[int, str]:
+def _topic_exists(stack: StackHandle, topic: str) -> bool:
+    from confluent_kafka.admin import AdminClient
+
+    return topic in AdminClient(stack.kafka.client_config("admin")).list_topics(timeout=5).topics
+
+
+def _env(db: Path, keys: Path) -> dict[str, str]:
+    """What a deployment's environment says: the keyring, the broker, the events topic."""
+    bootstrap, topic = ANCHORS[db]
+    return {"LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)), "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": bootstrap,
+            "LOOPLINE_EVENTS_TOPIC": topic}  # fmt: skip
+
+
+def _audit(
+    db: Path, keys: Path, checkpoints: Path, *more: str, origin: Path | None = None
+) -> tuple[int, str]:
     argv = ["audit", "verify", "--db-url", f"sqlite:///{db}", "--checkpoints", str(checkpoints), *more]
-    result = CliRunner(env={"LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys))}).invoke(app, argv)
+    result = CliRunner(env=_env(origin or db, keys)).invoke(app, argv)
     return result.exit_code, " ".join(result.output.split())
 
 
@@ -222,7 +249,7 @@ def test_the_default_audit_names_each_tampering(
         tamper(engine, load_keyring(role_file("bridge", keys)).signing_key(SOURCE))
     finally:
         engine.dispose()
-    code, out = _audit(copy, keys, checkpoints, *more)
+    code, out = _audit(copy, keys, checkpoints, *more, origin=db)
     assert code == 1 and named in out, out
 
 
@@ -236,31 +263,46 @@ def test_an_edited_or_missing_checkpoint_is_named(recorded: tuple[Path, Path, Pa
     newest.write_text(json.dumps(doc))
     code, out = _audit(db, keys, edited)
     assert code == 1 and "refused:" in out, out
-    code, out = _audit(db, keys, tmp_path / "empty")
+    code, out = _audit(db, keys, tmp_path / "empty", "--skip", "checkpoint-topic")
     assert code == 1 and "not checked: checkpoints: none in" in out, out
 
 
-def test_with_the_checkpoint_files_gone_the_anchored_checkpoints_still_name_a_deleted_tail(
-    recorded: tuple[Path, Path, Path], tmp_path: Path
+def test_an_unreadable_checkpoint_topic_is_a_finding(recorded: tuple[Path, Path, Path]) -> None:
+    code, out = _audit(*recorded, "--checkpoint-topic", "test.tamper.no-such.checkpoints.v1")
+    assert code == 1 and "not checked: checkpoint topic: cannot read test.tamper.no-such" in out, out
+
+
+def test_both_producers_anchor_their_checkpoints_on_the_topic(recorded: tuple[Path, Path, Path]) -> None:
+    bootstrap, topic = ANCHORS[recorded[0]]
+    sources = {
+        doc["source"] for doc in anchored_checkpoints(bootstrap, topic.replace(".events.", ".checkpoints."))
+    }
+    assert sources == {SOURCE, DETECTOR}
+
+
+@pytest.mark.parametrize("producer", [SOURCE, DETECTOR])
+def test_with_the_checkpoint_files_gone_the_plain_audit_still_names_a_deleted_tail(
+    producer: str, recorded: tuple[Path, Path, Path], tmp_path: Path
 ) -> None:
     db, keys, _checkpoints = recorded
-    bootstrap, anchors = ANCHORS[db]
     copy = tmp_path / "archive.db"
     shutil.copy(db, copy)
     engine = sa.create_engine(f"sqlite:///{copy}")
     try:
-        stream = _streams(engine)[5]
         with engine.begin() as conn:
-            conn.execute(sa.text("DELETE FROM event_archive WHERE episodeid = :e AND seq = 3"), {"e": stream})
+            query = "SELECT episodeid, max(seq) FROM event_archive WHERE source = :s GROUP BY episodeid ORDER BY episodeid"
+            stream, last = conn.execute(sa.text(query), {"s": producer}).all()[-1]
+            conn.execute(
+                sa.text("DELETE FROM event_archive WHERE episodeid = :e AND seq = :q"),
+                {"e": stream, "q": last},
+            )
     finally:
         engine.dispose()
     gone = tmp_path / "files-deleted"
     gone.mkdir()
-    argv = ["audit", "verify", "--db-url", f"sqlite:///{copy}", "--checkpoints", str(gone)]
-    env = {"LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)), "LOOPLINE_KAFKA_BOOTSTRAP_SERVERS": bootstrap}
-    blind = CliRunner(env=env).invoke(app, argv)
-    assert blind.exit_code == 1 and "not checked: checkpoints: none in" in " ".join(blind.output.split())
-    anchored = CliRunner(env=env).invoke(app, [*argv, "--checkpoint-topic", anchors])
-    out = " ".join(anchored.output.split())
-    assert anchored.exit_code == 1 and f"stream {stream}: tail_truncated" in out, out
-    assert "not checked" not in out
+    code, out = _audit(copy, keys, gone, "--skip", "checkpoint-topic", origin=db)
+    assert code == 1 and "not checked: checkpoints: none in" in out, out  # blind without the topic
+    code, out = _audit(copy, keys, gone, origin=db)  # the plain audit: the topic is read by default
+    kind = "tail_truncated" if last > 0 else "stream_deleted"  # an edge case is one event
+    assert code == 1 and f"stream {stream}: {kind}" in out, out
+    assert "not checked" not in out, out

@@ -28,7 +28,7 @@ SECRETS = {
 
 CLIENT_TOPICS = {
     "loopline-bridge": {EVENTS_TOPIC, CHECKPOINTS_TOPIC},
-    "loopline-streams": {EVENTS_TOPIC, DLQ_TOPIC},
+    "loopline-streams": {EVENTS_TOPIC, DLQ_TOPIC, CHECKPOINTS_TOPIC},
     "loopline-workflows": {EVENTS_TOPIC},
 }
 
