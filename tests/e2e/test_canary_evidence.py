@@ -13,22 +13,19 @@ from typing import Any
 
 import httpx
 import pytest
-from typer.testing import CliRunner
 
 from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
 from bridge.store import SqlEventArchive
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
-from loopline.cli import app as cli
 from loopline.kafka.topics import ensure_topics
 from loopline.release.observe import observe_episodes, served_episodes
 from tests.bridge.streams.broker import WorkerProcess, embedded_worker_keys, wait_until
 from tests.conftest import StackHandle
-from tests.loopline.gated import gated_adapter
+from tests.loopline.gated import live_canary
 from training.chat import ChatReply
 from training.release.manager import ReleaseManager
-from training.release.store import SqlReleaseStore
 from training.serve.access import AccessKeys
 from training.serve.app import create_app
 
@@ -94,18 +91,7 @@ def test_gateway_episodes_never_count_for_the_champion_and_the_bucket_needs_the_
     db_url = f"sqlite:///{tmp_path / 'archive.db'}"
     keys = embedded_worker_keys(tmp_path)
     release_url, state = f"sqlite:///{tmp_path / 'release.db'}", tmp_path / "state"
-    gated_adapter(state, "cycle-1", db_url=release_url)
-    for args in (
-        ["register", "cycle-1", "--served-name", "rcm-cycle-1"],
-        ["canary", "cycle-1", "--share", "0.5"],
-    ):
-        done = CliRunner().invoke(cli, ["adapters", *args, "--state", str(state), "--db-url", release_url])
-        assert done.exit_code == 0, done.output
-    store = SqlReleaseStore(release_url)
-
-    def registered(name: str) -> str | None:
-        record = store.by_served_name(name)
-        return record.fingerprint if record else None
+    store, registered = live_canary(state, release_url, "cycle-1")
 
     policy = create_app(lambda _a, _n: _Done(), "loopline-rcm", keys=KEYS, adapter_root=state / "adapters",
                         registered=registered)  # fmt: skip

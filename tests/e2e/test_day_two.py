@@ -13,24 +13,21 @@ from typing import Any
 
 import httpx
 import pytest
-from typer.testing import CliRunner
 
 from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
 from bridge.store import SqlEventArchive
 from envs.domain import DOMAINS
 from envs.rcm.tasks import generate_base, generate_edge
-from loopline.cli import app as cli
 from loopline.demo.day_two import SOURCE, Production, serve_day
 from loopline.demo.run import streams_worker
 from loopline.kafka.topics import ensure_topics
 from loopline.release.observe import served_episodes
 from loopline.streams.event_keys import ensure_keys
 from tests.conftest import StackHandle
-from tests.loopline.gated import gated_adapter
+from tests.loopline.gated import live_canary
 from training.chat import ChatReply
 from training.evaluate import run_suite
-from training.release.store import SqlReleaseStore
 from training.serve.access import AccessKeys
 from training.serve.app import create_app
 
@@ -62,18 +59,7 @@ def test_the_second_day_is_routed_scored_answered_and_counted_through_production
     assert demo is not None
     vocabulary.write_text(json.dumps(demo.vocabulary()))
     release_url, state = f"sqlite:///{tmp_path / 'release.db'}", tmp_path / "state"
-    gated_adapter(state, "cycle-1", db_url=release_url)
-    for args in (
-        ["register", "cycle-1", "--served-name", "rcm-cycle-1"],
-        ["canary", "cycle-1", "--share", "0.5"],
-    ):
-        done = CliRunner().invoke(cli, ["adapters", *args, "--state", str(state), "--db-url", release_url])
-        assert done.exit_code == 0, done.output
-    store = SqlReleaseStore(release_url)
-
-    def registered(name: str) -> str | None:
-        record = store.by_served_name(name)
-        return record.fingerprint if record else None
+    store, registered = live_canary(state, release_url, "cycle-1")
 
     edge = {t.task_id: t for t in generate_edge(0, per_kind=1)}
     faulty, bulletin = edge["rcm-edge-tool_error-000"], edge["rcm-edge-rule_change_midqueue-000"]

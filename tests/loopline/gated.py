@@ -4,12 +4,17 @@ release commands open (`--state`, `--db-url`), as `loopline train gate` leaves i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from loopline.cli import app as cli
 from loopline.release.registry import open_registry
 from training.evaluate import EvalReport
 from training.gate import GateRules, GateVerdict
 from training.registry import store_verdict
+from training.release.store import SqlReleaseStore
 
 
 def safetensors_bytes(label: str) -> bytes:
@@ -32,3 +37,21 @@ def gated_adapter(
     verdict = GateVerdict(passed=passed, checks=[], reasons=list(reasons))
     store_verdict(folder, report, GateRules(), verdict, open_registry(state, db_url))
     return folder
+
+
+def live_canary(
+    state: Path, release_url: str, name: str
+) -> tuple[SqlReleaseStore, Callable[[str], str | None]]:
+    """A gated adapter `name`, registered as `rcm-<name>` and deployed as a 50% canary through the
+    release commands; the store and the fingerprint lookup a policy server's `registered` takes."""
+    gated_adapter(state, name, db_url=release_url)
+    for args in (["register", name, "--served-name", f"rcm-{name}"], ["canary", name, "--share", "0.5"]):
+        done = CliRunner().invoke(cli, ["adapters", *args, "--state", str(state), "--db-url", release_url])
+        assert done.exit_code == 0, done.output
+    store = SqlReleaseStore(release_url)
+
+    def registered(served: str) -> str | None:
+        record = store.by_served_name(served)
+        return record.fingerprint if record else None
+
+    return store, registered
