@@ -322,7 +322,7 @@ def run_pipeline(
     (workdir / "report.json").write_text(json.dumps(report.as_json(reader, result), indent=2, default=str))
     console.print(
         f"report: {workdir / 'report.json'}; inspect an episode: `loopline inspect ID --db-url {db_url}`; "
-        f"the audit again: `LOOPLINE_EVENT_KEYS_FILE={public_file(keys)} loopline audit verify --db-url {db_url} "
+        f"the audit again: `LOOPLINE_EVENTS_TOPIC={result.topic} LOOPLINE_EVENT_KEYS_FILE={public_file(keys)} loopline audit verify --db-url {db_url} "
         f"--checkpoints {workdir / 'checkpoints'}`"
     )
     _verifier_card(console, db_url, workdir, result, parts)
