@@ -11,17 +11,29 @@ from envs.domain import DOMAINS
 from envs.env import ToolEnv
 from envs.rcm.cases_edge import EDGE
 from envs.rcm.tasks import generate_base, generate_edge, generate_queue
+from envs.rcm.twins import generate_twins
 from schemas.tasks import Task
 
 
 @cache
 def tasks() -> tuple[Task, ...]:
-    return tuple(generate_base(0) + generate_edge(0) + generate_queue(0))
+    return tuple(generate_base(0) + generate_edge(0) + generate_queue(0) + generate_twins(0, 2))
 
 
 def family_tokens(task: Task) -> set[str]:
     """What names the task or its family: its id, its set and distribution, its tags' labels."""
-    tokens = {task.task_id, "rcm-base", "rcm-edge", "rcm-queue", "dist:", "edge:", "carc:", "resolution:"}
+    tokens = {
+        task.task_id,
+        "rcm-base",
+        "rcm-edge",
+        "rcm-queue",
+        "rcm-twins",
+        "twin:",
+        "dist:",
+        "edge:",
+        "carc:",
+        "resolution:",
+    }
     tokens |= {tag.removeprefix("edge:") for tag in task.tags if tag.startswith("edge:")}
     return tokens
 

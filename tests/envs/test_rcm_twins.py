@@ -1,0 +1,73 @@
+"""Counterfactual twins: pairs a blind desk cannot tell apart, whose evidence calls for other moves."""
+
+from __future__ import annotations
+
+import pytest
+
+from envs.adversarial.blind import blind_kit
+from envs.adversarial.twins import TwinReport, TwinSet, twin_report, twin_sets
+from envs.domain import DOMAINS
+from envs.rcm.twins import generate_twins, recipes, twin_problems
+from envs.rcm.x12check import remittance_problems
+from envs.validate import validate_task
+from schemas.tasks import Task, content_hash
+
+
+@pytest.fixture(scope="module")
+def twins() -> list[Task]:
+    return generate_twins(0, 2)
+
+
+def test_every_recipe_gives_pairs_that_validate(twins: list[Task]) -> None:
+    sets = twin_sets(twins)
+    assert len(sets) == 2 * len(recipes()) and all(len(pair) == 2 for pair in sets.values())
+    for task in twins:
+        assert validate_task(task).ok, (task.task_id, validate_task(task).problems)
+        assert not list(remittance_problems(task)), task.task_id
+    assert [t.task_id for t in generate_twins(0, 2)] == [t.task_id for t in twins]
+    assert [content_hash(t.model_dump(mode="json")) for t in generate_twins(0, 2)] == [
+        content_hash(t.model_dump(mode="json")) for t in twins
+    ]
+
+
+def test_twins_look_the_same_and_call_for_different_moves(twins: list[Task]) -> None:
+    assert twin_problems(twins) == []
+    for first, second in twin_sets(twins).values():
+        assert first.work_item == second.work_item
+        resolution = {
+            t.task_id: next(x for x in t.tags if x.startswith("resolution:")) for t in (first, second)
+        }
+        assert first.gold_solution != second.gold_solution, resolution
+
+
+def test_the_check_names_twins_a_blind_desk_can_tell_apart_or_that_want_the_same_move(
+    twins: list[Task],
+) -> None:
+    sets = list(twin_sets(twins).values())
+    mixed = [sets[0][0], sets[1][1].model_copy(update={"tags": sets[0][0].tags})]
+    assert any("visible read differs" in p for p in twin_problems(mixed))
+    same = [sets[0][0], sets[0][0].model_copy(update={"task_id": "copy"})]
+    assert any("also passes" in p for p in twin_problems(same))
+
+
+def test_a_desk_that_answers_both_twins_the_same_passes_at_most_one(twins: list[Task]) -> None:
+    kit = blind_kit("rcm")
+    assert kit is not None
+    report = twin_report(twins, "rcm.v2", kit.fixed)
+    assert report is not None and len(report.sets) == len(twin_sets(twins))
+    assert all(s.golds_differ and not s.passes_both for s in report.sets)
+    assert report.misses() == []
+    assert report.passed_one["ignoring:code_table"] > 0, "it reads the evidence, so the right twin passes"
+    assert twin_report(DOMAINS.get("rcm").task_sets["rcm-base"][0](0, 1), "rcm.v2") is None
+
+
+def test_the_report_misses_when_a_desk_passes_both_or_the_golds_agree() -> None:
+    report = TwinReport(
+        verifier="rcm.v2",
+        sets=[
+            TwinSet(set_id="a", tasks=["x", "y"], golds_differ=False),
+            TwinSet(set_id="b", tasks=["z", "w"], golds_differ=True, passes_both=["blind:code_table"]),
+        ],
+    )
+    misses = report.misses()
+    assert len(misses) == 2 and "golds pass on both" in misses[0] and "passes both" in misses[1]
