@@ -16,7 +16,7 @@ from datetime import timedelta
 from adapters.credit.models import BorrowerAnswer, CreditPackage, Currency, FinancialPeriod, FundPolicy
 from envs.credit.assess import Assessment, assess
 from envs.credit.calendar import period_bounds
-from envs.credit.traps import set_trap
+from envs.credit.traps import set_trap, with_addback
 from envs.credit.worldgen import TODAY, Knobs, draw
 
 ATTEMPTS = 60
@@ -173,13 +173,7 @@ def addbacks_over_cap(p: CreditPackage, rng: random.Random) -> CreditPackage:
         amount=amount,
         supported=True,
     )
-    new = bridge.model_copy(
-        update={
-            "addbacks": (*bridge.addbacks, line),
-            "management_adjusted_ebitda": bridge.management_adjusted_ebitda + amount,
-        }
-    )
-    return p.model_copy(update={"bridge": new})
+    return with_addback(p, line)
 
 
 def customer_concentration(p: CreditPackage, rng: random.Random) -> CreditPackage:

@@ -57,10 +57,17 @@ def _with_line(
         supported=True,
         **{k: (v(amount) if callable(v) else v) for k, v in fields.items()},
     )
+    return with_addback(p, line)
+
+
+def with_addback(p: CreditPackage, line: AddBack) -> CreditPackage:
+    """The package with one more add-back line on its EBITDA bridge (management's adjusted figure
+    raised by its amount)."""
+    bridge = p.bridge
     new = bridge.model_copy(
         update={
             "addbacks": (*bridge.addbacks, line),
-            "management_adjusted_ebitda": bridge.management_adjusted_ebitda + amount,
+            "management_adjusted_ebitda": bridge.management_adjusted_ebitda + line.amount,
         }
     )
     return p.model_copy(update={"bridge": new})

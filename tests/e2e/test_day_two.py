@@ -20,7 +20,7 @@ from bridge.store import SqlEventArchive
 from envs.domain import DOMAINS
 from envs.rcm.tasks import generate_base, generate_edge
 from loopline.demo.day_two import SOURCE, Production, serve_day
-from loopline.demo.run import streams_worker
+from loopline.demo.worker import streams_worker
 from loopline.kafka.topics import ensure_topics
 from loopline.release.observe import served_episodes
 from loopline.streams.event_keys import ensure_keys

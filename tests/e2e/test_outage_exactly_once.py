@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from bridge.capture import CaptureConfig, CaptureService, SqliteOutbox
 from bridge.store import SqlEventArchive
 from bridge.store.tables import ARCHIVE_TABLE
-from loopline.demo.run import streams_worker
+from loopline.demo.worker import streams_worker
 from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.ports import pick_free_ports

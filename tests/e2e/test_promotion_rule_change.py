@@ -36,7 +36,7 @@ from envs.validate import validate_task
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.demo.promotion import run_worker_thread
-from loopline.demo.run import streams_worker
+from loopline.demo.worker import streams_worker
 from loopline.kafka.publisher import PROMOTION_SOURCE, signed_publisher
 from loopline.kafka.topics import ensure_topics
 from loopline.stack.binaries import temporal_bin

@@ -14,7 +14,7 @@ from bridge.audit.event_keys import load_keyring
 from bridge.store import SqlEventArchive
 from bridge.store.audit import audit_macs
 from loopline.cli import app
-from loopline.demo.run import streams_worker
+from loopline.demo.worker import streams_worker
 from loopline.kafka.topics import ensure_topics
 from loopline.streams.event_keys import ensure_keys, role_file
 from tests.conftest import StackHandle
