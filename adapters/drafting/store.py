@@ -99,6 +99,33 @@ class GateReport(Contract):
     """Every reason the candidate fails, one line each."""
 
 
+class BlindScore(Contract):
+    """A desk that never reads the evidence (one move on every claim, a code table), on a candidate."""
+
+    desk: str
+    """The blind desk."""
+    score: float
+    """Its score under the spec."""
+    passed: bool
+    """Whether it passes: a spec a blind desk passes rewards not reading the case."""
+
+
+class GatePreview(Contract):
+    """What the gates say about a spec before a reviewer commits to it; nothing is stored or decided."""
+
+    spec_hash: str
+    """The spec previewed."""
+    report: GateReport
+    """The gates, exactly as the workflow runs them on an approval."""
+    blind: tuple[BlindScore, ...] = ()
+    """The domain's blind desks on the same task (shown, not a gate)."""
+
+    @property
+    def blind_passes(self) -> tuple[str, ...]:
+        """The blind desks the spec lets pass."""
+        return tuple(b.desk for b in self.blind if b.passed)
+
+
 class ReviewNote(Contract):
     """What a reviewer wrote with a decision."""
 

@@ -32,6 +32,7 @@ from adapters.drafting.draft import TaskDraft
 from adapters.drafting.store import (
     DraftStore,
     DraftStoreError,
+    GatePreview,
     GateReport,
     Notification,
     PromotionStatus,
@@ -71,6 +72,7 @@ class ReviewDesk(Protocol):
     """Hands decisions to the promotion workflows; raises `ValueError` when one is refused."""
 
     def approve(self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "") -> Outcome: ...
+    def preview(self, draft_id: str, spec: VerifierSpec) -> GatePreview: ...
     def reject(self, draft_id: str, reviewer: str, reason: str) -> Outcome: ...
 
 
@@ -133,6 +135,13 @@ class Approval(Body):
     """Anything the reviewer wants on record."""
     judgement: LabelValue | None = None
     """Whether the source episode handled the case right; given, it is the reviewer's label of it."""
+
+
+class Preview(Body):
+    """Ask what the gates say about a spec before approving with it."""
+
+    spec: VerifierSpec | None = None
+    """The outcome spec to preview; omitted: the suggested one."""
 
 
 class Rejection(Body):
@@ -236,6 +245,23 @@ class ReviewCases:
         return _duplicates(
             draft, {row.draft_id: (row, store.draft(row.draft_id)) for row in store.statuses()}
         )
+
+    def preview(self, draft_id: str, spec: VerifierSpec | None = None) -> GatePreview:
+        """What the gates say about `spec` (default: the suggested one) on the draft, deciding
+        nothing; 404 for an unknown draft, 409 without a spec, 503 without a desk."""
+        current = self.case(draft_id)
+        desk = self.reviewing.desk if self.reviewing is not None else None
+        if desk is None:
+            raise HTTPException(
+                status.HTTP_503_SERVICE_UNAVAILABLE, "no review desk (Temporal) is configured here"
+            )
+        spec = spec or current.suggested_spec
+        if spec is None:
+            raise HTTPException(status.HTTP_409_CONFLICT, "no suggested spec yet: send one")
+        try:
+            return desk.preview(draft_id, spec)
+        except ValueError as exc:
+            raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
 
     def decide(
         self, draft_id: str, caller: Caller, approval: Approval | None, rejection: Rejection | None
@@ -353,6 +379,17 @@ def review_api(cases: ReviewCases) -> APIRouter:
         """Approve with a spec, as the caller; answers once validated: `published`, or `returned`
         with the report."""
         return cases.decide(draft_id, caller, body, None)
+
+    @router.post(
+        "/v1/review/drafts/{draft_id}/preview",
+        response_model=GatePreview,
+        dependencies=api,
+        responses=merge(GUARDED, decision),
+    )
+    def preview(draft_id: str, body: Preview) -> GatePreview:
+        """The gates an approval with `spec` (default: the suggested one) would run, and the
+        domain's blind desks; nothing is decided or stored."""
+        return cases.preview(draft_id, body.spec)
 
     @router.post(
         "/v1/review/drafts/{draft_id}/reject", response_model=ReviewAnswer, responses=merge(GUARDED, decision)

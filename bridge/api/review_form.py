@@ -40,6 +40,10 @@ class Choices:
     judgement: str = ""
     reason: str = ""
     use_json: bool = False
+    action: str = ""
+    """The button pressed: `preview` (the gates only) or `send`."""
+    previewed: str = ""
+    """The hash of the spec whose gate preview the page showed."""
 
 
 def choices(spec: VerifierSpec | None) -> Choices:
@@ -61,6 +65,8 @@ def sent(fields: Mapping[str, Sequence[str]]) -> Choices:
         judgement=_one(fields, "judgement"),
         reason=(fields.get("reason") or [""])[0],
         use_json=_one(fields, "use_json") == "on",
+        action=_one(fields, "action"),
+        previewed=_one(fields, "previewed"),
     )
 
 
@@ -89,21 +95,37 @@ def _one(fields: Mapping[str, Sequence[str]], name: str) -> str:
     return values[0].strip()
 
 
-def decide(
-    fields: Mapping[str, Sequence[str]],
-    *,
-    suggested: VerifierSpec | None,
-    gold_tools: frozenset[str],
-    offered: Sequence[str],
-    escalate_tool: str = "",
-    escalations: str = "",
-    judged: bool = True,
-) -> Decision:
+@dataclass(frozen=True)
+class Offer:
+    """What the form offers on one draft."""
+
+    suggested: VerifierSpec | None
+    """The suggested spec the choices are applied to."""
+    gold_tools: frozenset[str] = frozenset()
+    """The tools the reference specialist's resolution uses (forbidding one would make the
+    suggested resolution fail its own gate)."""
+    offered: Sequence[str] = ()
+    """The tools the form offers to forbid."""
+    escalate_tool: str = ""
+    """The domain's hand-off tool."""
+    escalations: str = ""
+    """The world collection hand-offs are recorded in."""
+
+
+def proposed(fields: Mapping[str, Sequence[str]], offer: Offer) -> VerifierSpec:
+    """The spec the form states (the JSON, or the suggestion with the choices applied), as the
+    gate preview runs it; raises `FormProblems` listing every problem with it."""
+    problems: list[str] = []
+    spec = _spec(fields, offer, problems)
+    if problems or spec is None:
+        raise FormProblems(problems or ["there is no spec to preview"])
+    return spec
+
+
+def decide(fields: Mapping[str, Sequence[str]], offer: Offer, *, judged: bool = True) -> Decision:
     """The decision a submitted form states; raises `FormProblems` listing every problem.
 
-    `offered` are the tools the form offers to forbid; `gold_tools` those the reference specialist's
-    resolution uses (forbidding one would make the suggested resolution fail its own gate). Without
-    `judged` (no label store here) the form asks no judgement of the episode."""
+    Without `judged` (no label store here) the form asks no judgement of the episode."""
     problems: list[str] = []
     action = _one(fields, "decision")
     if action not in ("approve", "reject"):
@@ -116,19 +138,18 @@ def decide(
         problems.append("give a reason another billing specialist can check")
     elif len(reason) > MAX_REASON:
         problems.append(f"the reason is longer than {MAX_REASON} characters")
-    spec: VerifierSpec | None = None
-    if action == "approve":
-        if _one(fields, "use_json") == "on":
-            spec = _from_json(_one(fields, "spec_json"), problems)
-        else:
-            spec = _from_choices(
-                fields, suggested, gold_tools, offered, (escalate_tool, escalations), problems
-            )
+    spec = _spec(fields, offer, problems) if action == "approve" else None
     if problems:
         raise FormProblems(problems)
     chosen: Literal["approve", "reject"] = "approve" if action == "approve" else "reject"
     label: LabelValue | None = "pass" if judgement == "pass" else "fail" if judgement == "fail" else None
     return Decision(chosen, label if judged else None, reason, spec)
+
+
+def _spec(fields: Mapping[str, Sequence[str]], offer: Offer, problems: list[str]) -> VerifierSpec | None:
+    if _one(fields, "use_json") == "on":
+        return _from_json(_one(fields, "spec_json"), problems)
+    return _from_choices(fields, offer, problems)
 
 
 def _from_json(text: str, problems: list[str]) -> VerifierSpec | None:
@@ -144,14 +165,10 @@ def _from_json(text: str, problems: list[str]) -> VerifierSpec | None:
 
 
 def _from_choices(
-    fields: Mapping[str, Sequence[str]],
-    suggested: VerifierSpec | None,
-    gold_tools: frozenset[str],
-    offered: Sequence[str],
-    hand_off: tuple[str, str],
-    problems: list[str],
+    fields: Mapping[str, Sequence[str]], offer: Offer, problems: list[str]
 ) -> VerifierSpec | None:
-    escalate_tool, escalations = hand_off
+    suggested, gold_tools, offered = offer.suggested, offer.gold_tools, offer.offered
+    escalate_tool, escalations = offer.escalate_tool, offer.escalations
     forbidden = [value.strip() for value in fields.get("forbid", ())]
     for tool in forbidden:
         if tool not in offered:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from adapters.drafting.store import GatePreview
 from bridge.api.review_case import Moment, Table, case_facts, moment, spec_checks
 from bridge.api.review_domain import Codes, ReviewDomain
 from bridge.api.review_form import Choices
@@ -131,8 +132,10 @@ def draft(
     duplicates: Sequence[Duplicate] = (),
     message: str = "",
     problems: Sequence[str] = (),
+    preview: GatePreview | None = None,
 ) -> str:
-    """One draft as a billing specialist reads it, and the decision form while it waits."""
+    """One draft as a billing specialist reads it, and the decision form while it waits, with
+    what the gates say about the form's spec (`preview`)."""
     moments = timeline(case, domain.codes)
     suggestion = case.suggestion
     return render(
@@ -157,6 +160,7 @@ def draft(
         world_json=json.dumps(case.draft.world, indent=2, sort_keys=True, default=str),
         message=message,
         problems=problems,
+        preview=preview,
         reviewer=viewer.name,
         csrf=viewer.csrf,
     )

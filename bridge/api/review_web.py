@@ -5,30 +5,43 @@ Every page needs a live session (`bridge.api.review_sessions`); without one it s
 sign in, and a decision posted without one is not recorded. Every POST is refused (403) when its
 `Origin` is another site, and every form after sign-in also when it lacks the session's CSRF token.
 The decision form is checked here (`bridge.api.review_form`): a form with problems comes back with
-every problem listed (422) and nothing is sent.
+every problem listed (422) and nothing is sent. The page shows what the gates say about the spec
+the form starts from (the gate preview: the workflow's own gates, run by the desk); the form's
+"Preview the gates" button previews the spec as changed, and an approval whose spec is not the one
+last previewed comes back with its preview instead of being sent, so a reviewer always sees the
+gates' verdict on exactly what they commit to.
 """
 
 from __future__ import annotations
 
+from typing import Any
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
+from adapters.drafting.store import PENDING, GatePreview
 from bridge.api import review_form, review_page
 from bridge.api.auth import Role, TokenTable
 from bridge.api.labels import Labelling
-from bridge.api.review import Approval, Rejection, ReviewCases, Reviewing, review_api
+from bridge.api.review import Approval, DraftCase, Rejection, ReviewCases, Reviewing, review_api
+from bridge.api.review_domain import ReviewDomain
 from bridge.api.review_page import Viewer
 from bridge.api.review_sessions import COOKIE, ReviewSession, over_https, same_origin
 from bridge.store.reader import EpisodeStore
+from schemas.tasks import VerifierSpec, content_hash
 
 NOT_A_REVIEWER = "That token is not a reviewer's or an operator's."
 SIGN_IN_ROLES = frozenset({Role.REVIEWER, Role.OPERATOR})
 """Who may sign in: reviewers (the review pages and the console) and operators (the console only)."""
 CROSS_SITE = "refused: this form was posted from another site"
 NO_CSRF = "refused: the form does not carry this session's token (reload the page and try again)"
+PREVIEWED = "gates previewed on the spec as the form states it: nothing was sent"
+PREVIEW_PROBLEMS = "nothing to preview: the form has problems"
+NOT_PREVIEWED = (
+    "not sent yet: the form's spec changed since its gate preview; check the preview below, then send again"
+)
 
 
 def _see(url: str) -> RedirectResponse:
@@ -42,6 +55,22 @@ async def _form(request: Request) -> dict[str, list[str]]:
 
 def _cross_site(request: Request) -> bool:
     return not same_origin(request.headers.get("origin"), request.headers.get("host"))
+
+
+def _offer(case: DraftCase, domain: ReviewDomain) -> review_form.Offer:
+    suggestion = case.suggestion
+    return review_form.Offer(
+        suggested=case.suggested_spec,
+        gold_tools=frozenset(c.name for c in suggestion.gold) if suggestion else frozenset(),
+        offered=domain.write_tools,
+        escalate_tool=domain.escalate_tool,
+        escalations=domain.escalations,
+    )
+
+
+def spec_hash(spec: VerifierSpec) -> str:
+    """The hash a spec is stored and previewed under."""
+    return content_hash(spec.model_dump(mode="json"))
 
 
 def review_router(
@@ -156,18 +185,30 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         message: str = "",
         problems: tuple[str, ...] = (),
         filled: review_form.Choices | None = None,
+        preview: GatePreview | None = None,
     ) -> str:
         case = cases.case(draft_id)
+        shown = case.spec or case.suggested_spec
+        if preview is None and case.status.stage in PENDING and shown is not None and not problems:
+            preview = previewed(draft_id, shown)
         return review_page.draft(
             case,
             viewer=viewer(session),
-            choices=filled or review_form.choices(case.spec or case.suggested_spec),
+            choices=filled or review_form.choices(shown),
             domain=cases.domain(case.draft.domain),
             judged=cases.labelling is not None,
             duplicates=cases.duplicates(case.draft),
             message=message,
             problems=problems,
+            preview=preview,
         )
+
+    def previewed(draft_id: str, spec: VerifierSpec) -> GatePreview | None:
+        """The gate preview of `spec`, or None where no desk runs it (the page says so)."""
+        try:
+            return cases.preview(draft_id, spec)
+        except HTTPException:
+            return None
 
     @router.get("/review/drafts/{draft_id}", response_class=HTMLResponse)
     def draft_page(request: Request, draft_id: str) -> Response:
@@ -189,25 +230,29 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             page = review_page.refused("refused: only a reviewer decides drafts", viewer(session))
             return HTMLResponse(page, status.HTTP_403_FORBIDDEN)
         case = cases.case(draft_id)
-        domain = cases.domain(case.draft.domain)
+        offer = _offer(case, cases.domain(case.draft.domain))
+        filled = review_form.sent(fields)
+
+        async def again(message: str, code: int = 200, **more: Any) -> HTMLResponse:
+            text = await run_in_threadpool(render, session, draft_id, message, filled=filled, **more)
+            return HTMLResponse(text, code)
+
+        if filled.action == "preview":  # the gates on the spec as the form states it; nothing is sent
+            try:
+                spec = review_form.proposed(fields, offer)
+            except review_form.FormProblems as exc:
+                return await again(PREVIEW_PROBLEMS, 422, problems=exc.problems)
+            return await again(PREVIEWED, preview=await run_in_threadpool(previewed, draft_id, spec))
         try:
-            decision = review_form.decide(
-                fields,
-                suggested=case.suggested_spec,
-                gold_tools=frozenset(c.name for c in case.suggestion.gold)
-                if case.suggestion
-                else frozenset(),
-                offered=domain.write_tools,
-                escalate_tool=domain.escalate_tool,
-                escalations=domain.escalations,
-                judged=cases.labelling is not None,
-            )
+            decision = review_form.decide(fields, offer, judged=cases.labelling is not None)
         except review_form.FormProblems as exc:
-            filled = review_form.sent(fields)
-            page = render(session, draft_id, "not sent: the form has problems", exc.problems, filled)
-            return HTMLResponse(page, status.HTTP_422_UNPROCESSABLE_CONTENT)
+            return await again("not sent: the form has problems", 422, problems=exc.problems)
         approval = rejection = None
         if decision.action == "approve":
+            assert decision.spec is not None
+            if filled.previewed != spec_hash(decision.spec):  # seen before committing, every time
+                shown = await run_in_threadpool(previewed, draft_id, decision.spec)
+                return await again(NOT_PREVIEWED, preview=shown)
             approval = Approval(spec=decision.spec, note=decision.reason, judgement=decision.judgement)
         else:
             rejection = Rejection(reason=decision.reason, judgement=decision.judgement)
@@ -216,6 +261,6 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             message = f"decision recorded: {answer.stage}, by {answer.reviewer}"
         except HTTPException as exc:
             message = f"not sent: {exc.detail}"
-        return HTMLResponse(render(session, draft_id, message))
+        return HTMLResponse(await run_in_threadpool(render, session, draft_id, message))
 
     return router

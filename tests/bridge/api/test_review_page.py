@@ -201,6 +201,11 @@ async def test_a_specialist_decides_a_draft_with_the_form_alone_and_it_is_publis
     assert await page.locator("#timeline tbody tr").count() == len(desk.episode)
     assert "the reference specialist solves it" in await page.inner_text("#suggestion")
     assert "Not validated yet" in await page.inner_text("#validation")
+    # Before anything is committed, the page shows what the gates say about the suggested spec.
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    assert (
+        "1.00" in await page.inner_text("#preview-gates") and "#preview-problems" not in await page.content()
+    )
     assert await page.locator("#duplicates").count() == 0
     missing = await page.goto(f"{desk.url}/review/drafts/draft-nope")
     assert missing is not None and missing.status == 404
@@ -218,6 +223,11 @@ async def test_a_specialist_decides_a_draft_with_the_form_alone_and_it_is_publis
     await page.check("#judgement-fail")
     await page.fill("#reason", "the agent escalated a case the ABN on file settles")
     await page.check(f"#forbid-{forbid}")
+    await page.click("#decide")
+    # The choices changed the spec since its preview: the page shows the gates on it and sends nothing.
+    assert "not sent yet" in await page.inner_text("#message") and desk.published == []
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    assert await page.is_checked(f"#forbid-{forbid}") and await page.input_value("#reason")
     await page.click("#decide")
     await page.wait_for_selector("#message")
     assert "decision recorded: published, by Dana Whitfield" in await page.inner_text("#message")
@@ -253,6 +263,8 @@ async def test_a_form_with_problems_lists_them_sends_nothing_and_keeps_the_choic
     await page.uncheck(f"#forbid-{used}")
     await page.check("#judgement-pass")
     await page.fill("#reason", "the resolution fits the ABN on file")
+    await page.click("#preview")
+    assert "gates previewed" in await page.inner_text("#message")
     await page.click("#decide")
     await page.wait_for_selector("#message")
     assert await page.inner_text("#stage") == "published"
@@ -277,6 +289,12 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
     await page.check("#judgement-pass")
     await page.fill("#reason", "an appeal is the right move")
     await page.click("#decide")
+    # The edited spec was never previewed: the page shows that it fails its own gate, and why.
+    assert "not sent yet" in await page.inner_text("#message")
+    assert "fails its own gate" in await page.inner_text("#preview-verdict")
+    assert "gold solution scores" in await page.inner_text("#preview-problems")
+    assert await page.inner_text("#stage") == "awaiting_review"
+    await page.click("#decide")  # sent anyway, as previewed
     await page.wait_for_selector("#message")
     assert "decision recorded: returned" in await page.inner_text("#message")
     assert await page.inner_text("#stage") == "returned"
@@ -288,6 +306,47 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
     await page.wait_for_selector("#message")
     assert await page.inner_text("#stage") == "rejected"
     assert desk.registry.versions("rcm-promoted") == [] and desk.published == []
+
+
+async def test_a_spec_that_fails_its_own_gate_shows_so_in_the_preview_and_is_fixed_in_the_form(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("f9" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    await page.click("#advanced summary")
+    spec = json.loads(await page.input_value("#spec-json"))
+    spec["outcome"] = {"must": []}  # checks nothing: doing nothing would pass
+    await page.fill("#spec-json", json.dumps(spec))
+    await page.check("#use-json")
+    await page.click("#preview")
+    assert "gates previewed" in await page.inner_text("#message")
+    assert "fails its own gate" in await page.inner_text("#preview-verdict")
+    assert "doing nothing" in await page.inner_text("#preview-problems")
+    # A preview decides and stores nothing: no report, no label, the draft still waits.
+    assert await page.inner_text("#stage") == "awaiting_review"
+    assert not (desk.store.root / "reports").exists() and desk.published == []
+    assert desk.labels.list_labels(subject=desk.episode[0].episodeid) == []
+    # Back to the form's own choices: the gates hold, and the decision goes through.
+    await page.uncheck("#use-json")
+    await page.click("#preview")
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    await page.check("#decision-approve")
+    await page.check("#judgement-pass")
+    await page.fill("#reason", "the ABN on file makes the patient responsible")
+    await page.click("#decide")
+    await page.wait_for_selector("#message")
+    assert await page.inner_text("#stage") == "published"
+    # The JSON API previews too, for reviewers only.
+    async with httpx.AsyncClient(base_url=desk.url, timeout=60) as http:
+        url = f"/v1/review/drafts/{draft_id}/preview"
+        good = await http.post(url, json={}, headers={"Authorization": "Bearer reviewer-token"})
+        bad = await http.post(url, json={"spec": spec}, headers={"Authorization": "Bearer reviewer-token"})
+        agent = await http.post(url, json={}, headers={"Authorization": "Bearer agent-token"})
+    assert good.status_code == 200 and good.json()["report"]["ok"] is True
+    assert bad.status_code == 200 and bad.json()["report"]["ok"] is False and bad.json()["report"]["problems"]
+    assert agent.status_code == 403
 
 
 async def test_a_second_draft_of_the_same_case_is_flagged_before_review(desk: Desk, browser: Browser) -> None:
