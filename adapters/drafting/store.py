@@ -10,6 +10,7 @@ carry only the ids and hashes that point in here, never the drafts themselves.
     <root>/suggestions/<draft_id>.json   Suggestion (the suggested spec's hash, the gold, solved?)
     <root>/specs/<sha256>.json           VerifierSpec
     <root>/reports/<sha256>.json         GateReport
+    <root>/golds/<sha256>.json           Gold (a reviewer's own resolution, as calls)
     <root>/status/<draft_id>.json        PromotionStatus
     <root>/notes/<sha256>.json           ReviewNote (a reviewer's reason, kept out of histories)
     <root>/events/<task_id>.json         the sealed task.promoted event, published at least once
@@ -72,6 +73,13 @@ class Suggestion(Contract):
     """Why not, when not solved."""
 
 
+class Gold(Contract):
+    """Calls that meet a spec: the reviewer's own resolution where it replaces the reference's."""
+
+    calls: tuple[ToolCall, ...]
+    """The gold trajectory (the reference specialist's reads, then the reviewer's writes)."""
+
+
 class GateReport(Contract):
     """The validation gates on one candidate task."""
 
@@ -115,10 +123,17 @@ class GatePreview(Contract):
 
     spec_hash: str
     """The spec previewed."""
+    gold_hash: str | None = None
+    """The reviewer's gold previewed with it; None: the reference specialist's."""
     report: GateReport
     """The gates, exactly as the workflow runs them on an approval."""
     blind: tuple[BlindScore, ...] = ()
     """The domain's blind desks on the same task (shown, not a gate)."""
+
+    @property
+    def key(self) -> str:
+        """The spec and gold previewed, as one string (`<spec hash>:<gold hash or nothing>`)."""
+        return f"{self.spec_hash}:{self.gold_hash or ''}"
 
     @property
     def blind_passes(self) -> tuple[str, ...]:
@@ -241,6 +256,12 @@ class DraftStore:
 
     def spec(self, spec_hash: str) -> VerifierSpec | None:
         return self._read(self._path("specs", spec_hash), VerifierSpec)
+
+    def put_gold(self, gold: Gold) -> str:
+        return self.put_content("golds", gold)
+
+    def gold(self, gold_hash: str) -> Gold | None:
+        return self._read(self._path("golds", gold_hash), Gold)
 
     def put_report(self, report: GateReport) -> str:
         return self.put_content("reports", report)

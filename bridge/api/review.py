@@ -34,6 +34,7 @@ from adapters.drafting.store import (
     DraftStoreError,
     GatePreview,
     GateReport,
+    Gold,
     Notification,
     PromotionStatus,
     ReviewNote,
@@ -71,8 +72,10 @@ class Outcome(Protocol):
 class ReviewDesk(Protocol):
     """Hands decisions to the promotion workflows; raises `ValueError` when one is refused."""
 
-    def approve(self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "") -> Outcome: ...
-    def preview(self, draft_id: str, spec: VerifierSpec) -> GatePreview: ...
+    def approve(
+        self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "", gold: Gold | None = None
+    ) -> Outcome: ...
+    def preview(self, draft_id: str, spec: VerifierSpec, gold: Gold | None = None) -> GatePreview: ...
     def reject(self, draft_id: str, reviewer: str, reason: str) -> Outcome: ...
 
 
@@ -131,6 +134,9 @@ class Approval(Body):
 
     spec: VerifierSpec | None = None
     """The outcome spec to validate and publish with; omitted: the suggested one."""
+    gold: Gold | None = None
+    """Calls that meet the spec, where the reviewer's resolution replaces the reference
+    specialist's; omitted: the reference specialist's calls are the gold."""
     note: str = Field(default="", max_length=4000)
     """Anything the reviewer wants on record."""
     judgement: LabelValue | None = None
@@ -142,6 +148,8 @@ class Preview(Body):
 
     spec: VerifierSpec | None = None
     """The outcome spec to preview; omitted: the suggested one."""
+    gold: Gold | None = None
+    """The reviewer's gold to preview with it; omitted: the reference specialist's calls."""
 
 
 class Rejection(Body):
@@ -246,9 +254,12 @@ class ReviewCases:
             draft, {row.draft_id: (row, store.draft(row.draft_id)) for row in store.statuses()}
         )
 
-    def preview(self, draft_id: str, spec: VerifierSpec | None = None) -> GatePreview:
-        """What the gates say about `spec` (default: the suggested one) on the draft, deciding
-        nothing; 404 for an unknown draft, 409 without a spec, 503 without a desk."""
+    def preview(
+        self, draft_id: str, spec: VerifierSpec | None = None, gold: Gold | None = None
+    ) -> GatePreview:
+        """What the gates say about `spec` (default: the suggested one) and `gold` (default: the
+        reference's) on the draft, deciding nothing; 404 for an unknown draft, 409 without a spec,
+        503 without a desk."""
         current = self.case(draft_id)
         desk = self.reviewing.desk if self.reviewing is not None else None
         if desk is None:
@@ -259,7 +270,7 @@ class ReviewCases:
         if spec is None:
             raise HTTPException(status.HTTP_409_CONFLICT, "no suggested spec yet: send one")
         try:
-            return desk.preview(draft_id, spec)
+            return desk.preview(draft_id, spec, gold)
         except ValueError as exc:
             raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
 
@@ -303,7 +314,7 @@ class ReviewCases:
                 spec = approval.spec or current.suggested_spec
                 if spec is None:
                     raise HTTPException(status.HTTP_409_CONFLICT, "no suggested spec yet: send one")
-                outcome = desk.approve(draft_id, spec, reviewer, approval.note)
+                outcome = desk.approve(draft_id, spec, reviewer, approval.note, approval.gold)
             else:
                 assert rejection is not None
                 outcome = desk.reject(draft_id, reviewer, rejection.reason)
@@ -389,7 +400,7 @@ def review_api(cases: ReviewCases) -> APIRouter:
     def preview(draft_id: str, body: Preview) -> GatePreview:
         """The gates an approval with `spec` (default: the suggested one) would run, and the
         domain's blind desks; nothing is decided or stored."""
-        return cases.preview(draft_id, body.spec)
+        return cases.preview(draft_id, body.spec, body.gold)
 
     @router.post(
         "/v1/review/drafts/{draft_id}/reject", response_model=ReviewAnswer, responses=merge(GUARDED, decision)

@@ -161,6 +161,8 @@ def draft(
         message=message,
         problems=problems,
         preview=preview,
+        moves=domain.moves,
+        case_values=domain.case_values(case.draft.world, case.draft.work_item.item_id),
         reviewer=viewer.name,
         csrf=viewer.csrf,
     )

@@ -21,7 +21,7 @@ from fastapi import APIRouter, HTTPException, Request, status
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from adapters.drafting.store import PENDING, GatePreview
+from adapters.drafting.store import PENDING, GatePreview, Gold
 from bridge.api import review_form, review_page
 from bridge.api.auth import Role, TokenTable
 from bridge.api.labels import Labelling
@@ -65,12 +65,16 @@ def _offer(case: DraftCase, domain: ReviewDomain) -> review_form.Offer:
         offered=domain.write_tools,
         escalate_tool=domain.escalate_tool,
         escalations=domain.escalations,
+        gold=suggestion.gold if suggestion else (),
+        domain=domain,
+        item_id=case.draft.work_item.item_id,
     )
 
 
-def spec_hash(spec: VerifierSpec) -> str:
-    """The hash a spec is stored and previewed under."""
-    return content_hash(spec.model_dump(mode="json"))
+def previewed_key(spec: VerifierSpec, gold: Gold | None) -> str:
+    """What the form remembers of the spec and gold whose preview it showed (`GatePreview.key`)."""
+    gold_hash = content_hash(gold.model_dump(mode="json")) if gold is not None else ""
+    return f"{content_hash(spec.model_dump(mode='json'))}:{gold_hash}"
 
 
 def review_router(
@@ -203,10 +207,10 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             preview=preview,
         )
 
-    def previewed(draft_id: str, spec: VerifierSpec) -> GatePreview | None:
-        """The gate preview of `spec`, or None where no desk runs it (the page says so)."""
+    def previewed(draft_id: str, spec: VerifierSpec, gold: Gold | None = None) -> GatePreview | None:
+        """The gate preview of `spec` (and `gold`), or None where no desk runs it (the page says so)."""
         try:
-            return cases.preview(draft_id, spec)
+            return cases.preview(draft_id, spec, gold)
         except HTTPException:
             return None
 
@@ -239,10 +243,11 @@ def review_pages(cases: ReviewCases) -> APIRouter:
 
         if filled.action == "preview":  # the gates on the spec as the form states it; nothing is sent
             try:
-                spec = review_form.proposed(fields, offer)
+                made = review_form.proposed(fields, offer)
             except review_form.FormProblems as exc:
                 return await again(PREVIEW_PROBLEMS, 422, problems=exc.problems)
-            return await again(PREVIEWED, preview=await run_in_threadpool(previewed, draft_id, spec))
+            shown = await run_in_threadpool(previewed, draft_id, made.spec, made.gold)
+            return await again(PREVIEWED, preview=shown)
         try:
             decision = review_form.decide(fields, offer, judged=cases.labelling is not None)
         except review_form.FormProblems as exc:
@@ -250,10 +255,12 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         approval = rejection = None
         if decision.action == "approve":
             assert decision.spec is not None
-            if filled.previewed != spec_hash(decision.spec):  # seen before committing, every time
-                shown = await run_in_threadpool(previewed, draft_id, decision.spec)
+            if filled.previewed != previewed_key(decision.spec, decision.gold):  # seen before committing
+                shown = await run_in_threadpool(previewed, draft_id, decision.spec, decision.gold)
                 return await again(NOT_PREVIEWED, preview=shown)
-            approval = Approval(spec=decision.spec, note=decision.reason, judgement=decision.judgement)
+            approval = Approval(
+                spec=decision.spec, gold=decision.gold, note=decision.reason, judgement=decision.judgement
+            )
         else:
             rejection = Rejection(reason=decision.reason, judgement=decision.judgement)
         try:

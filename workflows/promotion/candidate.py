@@ -10,7 +10,7 @@ the gold is accepted, and no exploit that reaches a wrong outcome scores above d
 from __future__ import annotations
 
 from adapters.drafting.draft import TaskDraft
-from adapters.drafting.store import BlindScore, GatePreview, GateReport
+from adapters.drafting.store import BlindScore, GatePreview, GateReport, Gold
 from envs.adversarial.battery import exploit_task
 from envs.adversarial.blind import blind_kit
 from envs.adversarial.mutation import mutate_task
@@ -92,9 +92,13 @@ def blind_scores(task: Task) -> tuple[BlindScore, ...]:
     return tuple(out)
 
 
-def preview(draft: TaskDraft, spec: VerifierSpec, gold: tuple[ToolCall, ...]) -> GatePreview:
-    """The gates an approval of `spec` would run, and the blind desks, without deciding anything."""
+def preview(
+    draft: TaskDraft, spec: VerifierSpec, gold: tuple[ToolCall, ...], mine: Gold | None = None
+) -> GatePreview:
+    """The gates an approval of `spec` would run, and the blind desks, without deciding anything;
+    `mine` is the reviewer's gold where it replaces the reference specialist's `gold`."""
     spec_hash = content_hash(spec.model_dump(mode="json"))
-    task = candidate_task(draft, spec, gold)
+    task = candidate_task(draft, spec, mine.calls if mine is not None else gold)
     report = gates(task).model_copy(update={"spec_hash": spec_hash})
-    return GatePreview(spec_hash=spec_hash, report=report, blind=blind_scores(task))
+    gold_hash = content_hash(mine.model_dump(mode="json")) if mine is not None else None
+    return GatePreview(spec_hash=spec_hash, gold_hash=gold_hash, report=report, blind=blind_scores(task))

@@ -26,7 +26,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
-from adapters.drafting.store import PENDING, DraftStore, GatePreview, ReviewNote
+from adapters.drafting.store import PENDING, DraftStore, GatePreview, Gold, ReviewNote
 from schemas.tasks import VerifierSpec
 from workflows.promotion.candidate import preview
 from workflows.promotion.models import PromoteInput, ReviewDecision, ReviewOutcome, ReviewTimers
@@ -117,22 +117,27 @@ class TemporalReviewDesk:
         future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)
         return future.result(timeout)
 
-    def approve(self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "") -> ReviewOutcome:
-        """Approve with `spec` (as suggested or edited); returns once validated and published or returned."""
+    def approve(
+        self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "", gold: Gold | None = None
+    ) -> ReviewOutcome:
+        """Approve with `spec` (as suggested or edited) and, where the reviewer's resolution replaces
+        the reference's, their `gold`; returns once validated and published or returned."""
         decision = ReviewDecision(
             decision="approve",
             reviewer=reviewer,
             spec_hash=self.store.put_spec(spec),
+            gold_hash=self.store.put_gold(gold) if gold is not None else None,
             note_id=self.store.put_note(ReviewNote(reviewer=reviewer, text=note)) if note else None,
         )
         return self._decide(draft_id, decision)
 
-    def preview(self, draft_id: str, spec: VerifierSpec) -> GatePreview:
-        """The gates an approval of `spec` would run (`candidate.preview`), here, deciding nothing."""
+    def preview(self, draft_id: str, spec: VerifierSpec, gold: Gold | None = None) -> GatePreview:
+        """The gates an approval of `spec` (and `gold`) would run (`candidate.preview`), here,
+        deciding nothing."""
         draft, suggestion = self.store.draft(draft_id), self.store.suggestion(draft_id)
         if draft is None or suggestion is None:
             raise ReviewRefused(f"draft {draft_id!r} has no suggestion yet: nothing to preview")
-        return preview(draft, spec, suggestion.gold)
+        return preview(draft, spec, suggestion.gold, gold)
 
     def reject(self, draft_id: str, reviewer: str, reason: str) -> ReviewOutcome:
         """Reject, with the reviewer's reason."""

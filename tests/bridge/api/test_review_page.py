@@ -308,6 +308,42 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
     assert desk.registry.versions("rcm-promoted") == [] and desk.published == []
 
 
+async def test_a_specialist_corrects_a_wrong_suggestion_with_another_resolution_and_its_amount(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("fa" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    # The reference billed the patient under the ABN; the specialist judges the write-off right instead.
+    assert "transfer_to_patient_responsibility" in await page.inner_text("#suggestion")
+    await page.check("#decision-approve")
+    await page.check("#judgement-fail")
+    await page.fill(
+        "#reason", "the ABN is not valid for this service: write the $39.00 off, do not bill the patient"
+    )
+    await page.check("#reference-replace")
+    await page.check("#pick-post_write_off")
+    offered = await page.eval_on_selector_all("#case-amounts option", "os => os.map(o => o.value)")
+    assert "39.00" in offered  # the amounts come from the case
+    await page.fill("#post_write_off-amount", "39.00")
+    await page.select_option("#post_write_off-reason_code", "not_medically_necessary")
+    await page.click("#preview")
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    assert await page.is_checked("#reference-replace") and await page.is_checked("#pick-post_write_off")
+    assert await page.input_value("#post_write_off-amount") == "39.00"
+    await page.click("#decide")
+    await page.wait_for_selector("#message")
+    assert "decision recorded: published" in await page.inner_text("#message")
+    task = desk.registry.load("rcm-promoted").tasks[0]
+    assert task.verifier.outcome is not None
+    [resolution] = task.verifier.outcome.resolutions
+    assert resolution.name == "reviewer:post_write_off" and resolution.assertions[0].total == 39.0
+    # The published task's gold is the specialist's resolution, after the reference's reads.
+    assert [c.name for c in task.gold_solution][-1] == "post_write_off"
+    assert "transfer_to_patient_responsibility" not in [c.name for c in task.gold_solution]
+
+
 async def test_a_spec_that_fails_its_own_gate_shows_so_in_the_preview_and_is_fixed_in_the_form(
     desk: Desk, browser: Browser
 ) -> None:
