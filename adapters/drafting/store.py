@@ -15,6 +15,7 @@ carry only the ids and hashes that point in here, never the drafts themselves.
     <root>/notes/<sha256>.json           ReviewNote (a reviewer's reason, kept out of histories)
     <root>/events/<task_id>.json         the sealed task.promoted event, published at least once
     <root>/notifications.jsonl           reminders and escalations sent to reviewers
+    <root>/reveals.jsonl                 who read which document's real text (PHI), and when
 """
 
 from __future__ import annotations
@@ -139,6 +140,23 @@ class GatePreview(Contract):
     def blind_passes(self) -> tuple[str, ...]:
         """The blind desks the spec lets pass."""
         return tuple(b.desk for b in self.blind if b.passed)
+
+
+class Reveal(Contract):
+    """One request to read a document's real text on the review page (the PHI access log)."""
+
+    draft_id: str
+    """The draft the document belongs to."""
+    document_id: str
+    """The document."""
+    reviewer: str
+    """Who asked (the signed-in identity)."""
+    at: datetime
+    """When."""
+    granted: bool
+    """Whether the vault revealed it."""
+    why_not: str = ""
+    """Why not, when refused."""
 
 
 class ReviewNote(Contract):
@@ -305,6 +323,20 @@ class DraftStore:
             Notification.model_validate(json.loads(line)) for line in path.read_text().splitlines() if line
         ]
         return [n for n in rows if draft_id is None or n.draft_id == draft_id]
+
+    def log_reveal(self, reveal: Reveal) -> None:
+        """Append a request to read a document's real text (a line each, granted or not)."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / "reveals.jsonl").open("a", encoding="utf-8") as handle:
+            handle.write(reveal.model_dump_json() + "\n")
+
+    def reveals(self, draft_id: str | None = None) -> list[Reveal]:
+        """The access log: every request to read a document's text (of `draft_id`), oldest first."""
+        path = self.root / "reveals.jsonl"
+        if not path.exists():
+            return []
+        rows = [Reveal.model_validate_json(line) for line in path.read_text().splitlines() if line]
+        return [r for r in rows if draft_id is None or r.draft_id == draft_id]
 
     def put_event(self, task_id: str, structured: dict[str, object]) -> dict[str, object]:
         """Keep the task's `task.promoted` event (the first one written wins) and return it."""

@@ -37,6 +37,7 @@ from adapters.drafting.store import (
     Gold,
     Notification,
     PromotionStatus,
+    Reveal,
     ReviewNote,
     Suggestion,
 )
@@ -46,7 +47,9 @@ from bridge.api.models import Body
 from bridge.api.responses import GUARDED, WITH_BODY, conflict, merge, not_found
 from bridge.api.review_domain import ReviewDomain
 from bridge.api.review_page import Duplicate
+from bridge.api.review_reveal import NotRevealed, reveal_text
 from bridge.api.review_sessions import ReviewSessions
+from bridge.phi import PhiVault
 from bridge.store.labels import ExpertLabel, LabelValue
 from bridge.store.reader import EpisodeStore
 from bridge.store.views import StoredEvent
@@ -89,6 +92,8 @@ class Reviewing:
     sessions: ReviewSessions = field(default_factory=ReviewSessions)
     domains: Mapping[str, ReviewDomain] = field(default_factory=dict)
     """Each domain's write tools, hand-off tool and code tables (from the composition root)."""
+    vault: PhiVault | None = None
+    """Where a document's real text is revealed from, on a reviewer's request (None: never)."""
 
 
 class DraftSummary(Body):
@@ -125,6 +130,8 @@ class DraftCase(Body):
     """The reviewer's latest note."""
     notifications: list[Notification] = Field(default_factory=list)
     """Reminders and escalations sent about it."""
+    reveals: list[Reveal] = Field(default_factory=list)
+    """The access log: who asked to read which of its documents' real text, and when."""
     timeline: list[StoredEvent] = Field(default_factory=list)
     """The source episode's archived events (PHI as capture tokens)."""
 
@@ -159,6 +166,15 @@ class Rejection(Body):
     """Why, in words another billing specialist can check."""
     judgement: LabelValue | None = None
     """Whether the source episode handled the case right; given, it is the reviewer's label of it."""
+
+
+class RevealedText(Body):
+    """A document's real text, revealed to the caller (and logged)."""
+
+    document_id: str
+    """The document."""
+    text: str
+    """Its text as the source episode read it."""
 
 
 class ReviewAnswer(Body):
@@ -221,6 +237,7 @@ class ReviewCases:
             report=store.report(found.report_id) if found.report_id else None,
             note=store.note(found.note_id) if found.note_id else None,
             notifications=store.notifications(draft_id),
+            reveals=store.reveals(draft_id),
             timeline=self.reader.episode_events(draft.source_episode_id),
         )
 
@@ -272,6 +289,23 @@ class ReviewCases:
         try:
             return desk.preview(draft_id, spec, gold)
         except ValueError as exc:
+            raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
+
+    def reveal(self, draft_id: str, document_id: str, caller: Caller) -> str:
+        """A document's real text for `caller` (logged, granted or not); 404 for an unknown draft,
+        409 when it cannot be revealed."""
+        current = self.case(draft_id)
+        assert self.reviewing is not None  # case() answered: there is a draft store
+        try:
+            return reveal_text(
+                current.timeline,
+                draft_id=draft_id,
+                document_id=document_id,
+                reviewer=caller.identity,
+                vault=self.reviewing.vault,
+                store=self.reviewing.store,
+            )
+        except NotRevealed as exc:
             raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
 
     def decide(
@@ -401,6 +435,18 @@ def review_api(cases: ReviewCases) -> APIRouter:
         """The gates an approval with `spec` (default: the suggested one) would run, and the
         domain's blind desks; nothing is decided or stored."""
         return cases.preview(draft_id, body.spec, body.gold)
+
+    @router.post(
+        "/v1/review/drafts/{draft_id}/documents/{document_id}/reveal",
+        response_model=RevealedText,
+        responses=merge(
+            GUARDED, draft, conflict("The text cannot be revealed (never read, no vault, refused).")
+        ),
+    )
+    def reveal(draft_id: str, document_id: str, caller: Caller = Depends(reviewer)) -> RevealedText:
+        """A document's real text (PHI), as the source episode read it; every request is in the
+        access log with the caller's identity."""
+        return RevealedText(document_id=document_id, text=cases.reveal(draft_id, document_id, caller))
 
     @router.post(
         "/v1/review/drafts/{draft_id}/reject", response_model=ReviewAnswer, responses=merge(GUARDED, decision)

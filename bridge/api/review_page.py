@@ -133,9 +133,11 @@ def draft(
     message: str = "",
     problems: Sequence[str] = (),
     preview: GatePreview | None = None,
+    revealed: tuple[str, str] | None = None,
 ) -> str:
     """One draft as a billing specialist reads it, and the decision form while it waits, with
-    what the gates say about the form's spec (`preview`)."""
+    what the gates say about the form's spec (`preview`) and a document's real text where the
+    reviewer asked for it (`revealed`: document id, text)."""
     moments = timeline(case, domain.codes)
     suggestion = case.suggestion
     return render(
@@ -161,6 +163,8 @@ def draft(
         message=message,
         problems=problems,
         preview=preview,
+        revealed=revealed,
+        reveals=case.reveals,
         moves=domain.moves,
         case_values=domain.case_values(case.draft.world, case.draft.work_item.item_id),
         reviewer=viewer.name,

@@ -190,6 +190,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         problems: tuple[str, ...] = (),
         filled: review_form.Choices | None = None,
         preview: GatePreview | None = None,
+        revealed: tuple[str, str] | None = None,
     ) -> str:
         case = cases.case(draft_id)
         shown = case.spec or case.suggested_spec
@@ -205,6 +206,7 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             message=message,
             problems=problems,
             preview=preview,
+            revealed=revealed,
         )
 
     def previewed(draft_id: str, spec: VerifierSpec, gold: Gold | None = None) -> GatePreview | None:
@@ -223,6 +225,27 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             return HTMLResponse(render(session, draft_id))
         except HTTPException as exc:  # an unknown draft: a page that says so, not JSON
             return HTMLResponse(review_page.refused(str(exc.detail), viewer(session)), exc.status_code)
+
+    @router.post("/review/drafts/{draft_id}/documents/{document_id}/reveal")
+    async def reveal_page(request: Request, draft_id: str, document_id: str) -> Response:
+        """The draft again, with one document's real text shown in this answer only (logged)."""
+        session, _, refused = await checked_post(request)
+        if refused is not None:
+            return refused
+        assert session is not None
+        if session.caller.role is not Role.REVIEWER:
+            page = review_page.refused("refused: only a reviewer reads a draft's documents", viewer(session))
+            return HTMLResponse(page, status.HTTP_403_FORBIDDEN)
+        try:
+            text = await run_in_threadpool(cases.reveal, draft_id, document_id, session.caller)
+        except HTTPException as exc:
+            if exc.status_code == status.HTTP_404_NOT_FOUND:
+                return HTMLResponse(review_page.refused(str(exc.detail), viewer(session)), exc.status_code)
+            page = await run_in_threadpool(render, session, draft_id, f"not revealed: {exc.detail}")
+            return HTMLResponse(page, exc.status_code)
+        message = f"the real text of {document_id} is shown below, to {session.caller.identity}; the reveal is logged"
+        page = await run_in_threadpool(render, session, draft_id, message, revealed=(document_id, text))
+        return HTMLResponse(page, headers={"Cache-Control": "no-store"})
 
     @router.post("/review/drafts/{draft_id}/decide")
     async def decide_page(request: Request, draft_id: str) -> Response:

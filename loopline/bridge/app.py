@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -207,7 +207,8 @@ def build_bridge(
         router,
         scorer,
     )
-    services.review = reviewing
+    # The review page reveals a document's text from the vault capture tokenised it into.
+    services.review = replace(reviewing, vault=capture.vault) if reviewing is not None else None
     services.max_episodes_per_caller = settings.max_episodes_per_caller
     desk = reviewing.desk if reviewing is not None else None
     return BridgeProcess(

@@ -10,6 +10,7 @@ import asyncio
 import dataclasses
 import json
 import re
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,6 +34,7 @@ from bridge.api.auth import Identity, Role, TokenTable
 from bridge.api.review import Reviewing
 from bridge.api.review_sessions import COOKIE, ReviewSessions
 from bridge.capture import CaptureConfig, CaptureService
+from bridge.phi import PhiKeys, PhiVault
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
 from bridge.store.labels import SqlLabelStore
 from engine import EpisodeConfig, ScriptedPolicy, say
@@ -146,7 +148,10 @@ async def desk(
     review_desk = TemporalReviewDesk(temporal_env.client.service_client.config.target_host, store)
     clock = Clock()
     sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock)
-    services = dataclasses.replace(services, review=Reviewing(store, review_desk, sessions, review_domains()))
+    # The vault the episode's PHI was tokenised into (the recording's key), for document reveals.
+    vault = PhiVault.open(f"sqlite:///{tmp_path / 'vault.db'}", PhiKeys.from_master(b"w" * 32))
+    reviewing = Reviewing(store, review_desk, sessions, review_domains(), vault=vault)
+    services = dataclasses.replace(services, review=reviewing)
     app = create_app(services, TokenTable.from_tokens(TOKENS))
     assert services.labelling is not None
     async with build_worker(client, activities, queue=task_queue, threads=2):
@@ -156,6 +161,7 @@ async def desk(
                 archive,
             )  # fmt: skip
     review_desk.close()
+    vault.close()
 
 
 @pytest.fixture
@@ -383,6 +389,54 @@ async def test_a_spec_that_fails_its_own_gate_shows_so_in_the_preview_and_is_fix
     assert good.status_code == 200 and good.json()["report"]["ok"] is True
     assert bad.status_code == 200 and bad.json()["report"]["ok"] is False and bad.json()["report"]["problems"]
     assert agent.status_code == 403
+
+
+async def test_a_documents_real_text_is_revealed_on_request_only_and_every_reveal_is_logged(
+    desk: Desk, browser: Browser, tmp_path: Path
+) -> None:
+    draft_id = await desk.promote("fb" * 16)
+    returned = [
+        e.model_dump(mode="json")["data"] for e in desk.episode if e.type == "loopline.tool.returned.v1"
+    ]
+    read = [d["result"]["document"]["document_id"] for d in returned if d["name"] == "read_document"]
+    [doc_id] = read
+    unread = next(d for d in TASK.initial_world["documents"] if d not in read)
+    real = TASK.initial_world["documents"][doc_id]["text"]
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    assert real not in await page.content()  # not shown by default
+    await page.click(f"#reveal-{doc_id}")
+    assert "the reveal is logged" in await page.inner_text("#message")
+    assert real.splitlines()[0] in await page.inner_text(f"#revealed-{doc_id}")
+    log = await page.inner_text("#access-log")
+    assert "Dana Whitfield" in log and doc_id in log and "revealed" in log
+    # The next look at the draft shows the surrogate again, and the access log.
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    assert real not in await page.content() and doc_id in await page.inner_text("#access-log")
+    # A document the episode never read has no text to reveal: refused, and logged too.
+    await page.click(f"#reveal-{unread}")
+    assert "never read the text" in await page.inner_text("#message")
+    assert [(r.reviewer, r.document_id, r.granted) for r in desk.store.reveals(draft_id)] == [
+        ("Dana Whitfield", doc_id, True), ("Dana Whitfield", unread, False)
+    ]  # fmt: skip
+    # The vault audits the token it revealed, under the reviewer's role and name.
+    conn = sqlite3.connect(tmp_path / "vault.db")
+    audit = conn.execute("SELECT role, actor, granted FROM phi_reveals").fetchall()
+    conn.close()
+    assert audit == [("reviewer", "Dana Whitfield", 1)]
+    # Without the session's CSRF token, nothing is revealed or logged.
+    [cookie] = [c for c in await page.context.cookies() if c["name"] == COOKIE]
+    async with httpx.AsyncClient(base_url=desk.url, cookies={COOKIE: cookie["value"]}, timeout=60) as http:
+        forged = await http.post(f"/review/drafts/{draft_id}/documents/{doc_id}/reveal", data={"csrf": "x"})
+        api = await http.post(
+            f"/v1/review/drafts/{draft_id}/documents/{doc_id}/reveal",
+            headers={"Authorization": "Bearer other-reviewer-token"},
+        )
+    assert forged.status_code == 403 and real not in forged.text
+    assert api.status_code == 200 and api.json()["text"] == real
+    assert [r.reviewer for r in desk.store.reveals(draft_id)][-1] == "Sam Okafor"
+    assert len(desk.store.reveals(draft_id)) == 3
 
 
 async def test_a_second_draft_of_the_same_case_is_flagged_before_review(desk: Desk, browser: Browser) -> None:
