@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -14,9 +14,7 @@ from adapters.drafting.store import GatePreview
 from bridge.api.review_case import Moment, Table, case_facts, moment, spec_checks
 from bridge.api.review_domain import Codes, ReviewDomain
 from bridge.api.review_form import Choices
-
-if TYPE_CHECKING:
-    from bridge.api.review import DraftCase, DraftSummary
+from bridge.api.review_models import DraftCase, DraftSummary, Duplicate
 
 _ENV = Environment(
     loader=PackageLoader("bridge.api", "templates"),
@@ -38,15 +36,6 @@ class Viewer:
 
     name: str
     csrf: str
-
-
-@dataclass(frozen=True)
-class Duplicate:
-    """Another draft of the same case."""
-
-    draft_id: str
-    stage: str
-    why: str
 
 
 def render(name: str, **context: Any) -> str:

@@ -25,8 +25,9 @@ from adapters.drafting.store import PENDING, GatePreview, Gold
 from bridge.api import review_form, review_page
 from bridge.api.auth import Role, TokenTable
 from bridge.api.labels import Labelling
-from bridge.api.review import Approval, DraftCase, Rejection, ReviewCases, Reviewing, review_api
+from bridge.api.review import ReviewCases, Reviewing, review_api
 from bridge.api.review_domain import ReviewDomain
+from bridge.api.review_models import Approval, DraftCase, Rejection
 from bridge.api.review_page import Viewer
 from bridge.api.review_sessions import COOKIE, ReviewSession, over_https, same_origin
 from bridge.store.reader import EpisodeStore
