@@ -11,7 +11,7 @@ import dataclasses
 import json
 import re
 import sqlite3
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from playwright.async_api import Browser, Page, async_playwright
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
@@ -37,6 +38,7 @@ from bridge.capture import CaptureConfig, CaptureService
 from bridge.phi import PhiKeys, PhiVault
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
 from bridge.store.labels import SqlLabelStore
+from bridge.store.review_sessions import SqlSessionStore
 from engine import EpisodeConfig, ScriptedPolicy, say
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
@@ -91,6 +93,7 @@ class Desk:
     clock: Clock
     labels: SqlLabelStore
     archive: SqlEventArchive
+    another_bridge: Callable[[], FastAPI]
 
     async def promote(self, fingerprint: str) -> str:
         await start_promotion(
@@ -147,18 +150,29 @@ async def desk(
     )  # fmt: skip
     review_desk = TemporalReviewDesk(temporal_env.client.service_client.config.target_host, store)
     clock = Clock()
-    sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock)
+    # Sessions in the archive's database, as a deployed bridge keeps them.
+    session_store = SqlSessionStore(archive.engine)
+    session_store.create_schema()
+    sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock, store=session_store)
     # The vault the episode's PHI was tokenised into (the recording's key), for document reveals.
     vault = PhiVault.open(f"sqlite:///{tmp_path / 'vault.db'}", PhiKeys.from_master(b"w" * 32))
     reviewing = Reviewing(store, review_desk, sessions, review_domains(), vault=vault)
     services = dataclasses.replace(services, review=reviewing)
     app = create_app(services, TokenTable.from_tokens(TOKENS))
     assert services.labelling is not None
+
+    def another_bridge() -> FastAPI:
+        """A second bridge process on the same databases: its sessions are read from the archive's."""
+        store_again = SqlSessionStore(SqlEventArchive(str(archive.engine.url)).engine)
+        again = ReviewSessions(ttl_s=TTL_S, clock=clock, store=store_again)
+        fresh = dataclasses.replace(services, review=dataclasses.replace(reviewing, sessions=again))
+        return create_app(fresh, TokenTable.from_tokens(TOKENS))
+
     async with build_worker(client, activities, queue=task_queue, threads=2):
         with serve_in_thread(app, name="bridge-review") as url:
             yield Desk(
                 url, client, store, registry, task_queue, episode, published, clock, services.labelling.labels,
-                archive,
+                archive, another_bridge,
             )  # fmt: skip
     review_desk.close()
     vault.close()
@@ -510,6 +524,26 @@ async def test_an_expired_or_ended_session_is_refused(desk: Desk, browser: Brows
         )
         assert replay.status_code == 303 and replay.headers["location"] == "/review/login"
     assert desk.store.status(draft_id).stage == "awaiting_review"  # type: ignore[union-attr]
+
+
+async def test_a_restarted_bridge_or_another_pod_keeps_the_reviewer_signed_in(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("fc" * 16)
+    context = await browser.new_context()
+    page = await context.new_page()
+    await sign_in(page, desk.url)
+    with serve_in_thread(desk.another_bridge(), name="bridge-review-2") as other:
+        # The same browser session (cookies are per host, not per port), answered by a bridge
+        # that never saw the sign-in.
+        await page.goto(f"{other}/review/drafts/{draft_id}")
+        assert page.url.endswith(f"/review/drafts/{draft_id}")
+        assert await page.inner_text("#who") == "Dana Whitfield"
+        await page.click("#sign-out")
+        await page.wait_for_url(re.compile(r".*/review/login$"))
+    # Signed out on one, signed out on all.
+    await page.goto(f"{desk.url}/review")
+    assert page.url.endswith("/review/login")
 
 
 async def test_the_reviewer_is_the_signed_in_identity_whatever_the_request_says(
