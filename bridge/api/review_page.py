@@ -12,6 +12,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from adapters.drafting.store import GatePreview
 from bridge.api.review_case import Moment, Table, case_facts, moment, spec_checks
+from bridge.api.review_console import Console
 from bridge.api.review_domain import Codes, ReviewDomain
 from bridge.api.review_form import Choices
 from bridge.api.review_models import DraftCase, DraftSummary, Duplicate
@@ -71,16 +72,15 @@ def queue(rows: Sequence[DraftSummary], *, every: bool, viewer: Viewer) -> str:
     )
 
 
-def console(rows: Sequence[DraftSummary], *, viewer: Viewer, can_review: bool) -> str:
-    """Every draft and its state, with a count per stage (operators and reviewers)."""
-    stages: dict[str, int] = {}
-    for row in rows:
-        stages[row.status.stage] = stages.get(row.status.stage, 0) + 1
+def console(view: Console, *, viewer: Viewer, can_review: bool) -> str:
+    """Every draft and its state with a count per stage, the reviewers' labels and agreement,
+    reminders and escalations, and the PHI access log (operators and reviewers)."""
     return render(
         "console.html",
-        title="Loopline console: task drafts",
-        rows=rows,
-        stages=sorted(stages.items()),
+        title="Loopline console: review and promotion",
+        rows=view.drafts,
+        view=view,
+        stages=view.stages,
         can_review=can_review,
         reviewer=viewer.name,
         csrf=viewer.csrf,

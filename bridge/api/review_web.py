@@ -173,9 +173,10 @@ def review_pages(cases: ReviewCases) -> APIRouter:
         session = session_of(request)
         if session is None:
             return _see("/review/login")
-        rows = cases.summaries(True)
         can_review = session.caller.role is Role.REVIEWER
-        return HTMLResponse(review_page.console(rows, viewer=viewer(session), can_review=can_review))
+        return HTMLResponse(
+            review_page.console(cases.console(), viewer=viewer(session), can_review=can_review)
+        )
 
     @router.get("/review", response_class=HTMLResponse)
     def queue_page(request: Request, all: bool = False) -> Response:

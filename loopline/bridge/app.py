@@ -26,6 +26,7 @@ from bridge.store.review_sessions import SqlSessionStore
 from engine import EpisodeConfig, Policy, Recorder
 from engine.domain import LiveClient, ToolDomain
 from envs.domain import DOMAINS
+from loopline.bridge.review_agreement import review_agreements
 from loopline.bridge.serve import DrainReport, drain
 from loopline.bridge.settings import DEV_TOKENS, BridgeSettings
 from loopline.streams.event_keys import signing_key
@@ -214,7 +215,10 @@ def build_bridge(
     if reviewing is not None:
         sessions = SqlSessionStore(archive.engine)
         sessions.create_schema()
-        reviewing = replace(reviewing, vault=capture.vault, sessions=ReviewSessions(store=sessions))
+        agreements = review_agreements(settings.db_url)
+        reviewing = replace(
+            reviewing, vault=capture.vault, sessions=ReviewSessions(store=sessions), agreements=agreements
+        )
     services.review = reviewing
     services.max_episodes_per_caller = settings.max_episodes_per_caller
     desk = reviewing.desk if reviewing is not None else None

@@ -26,7 +26,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from adapters import Toolbox
-from adapters.drafting.store import DraftStore
+from adapters.drafting.store import DraftStore, Notification
 from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
 from adapters.serving import serve_in_thread
 from adapters.surrogates import TOKEN
@@ -37,12 +37,13 @@ from bridge.api.review_sessions import COOKIE, ReviewSessions
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.phi import PhiKeys, PhiVault
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
-from bridge.store.labels import SqlLabelStore
+from bridge.store.labels import ExpertLabel, SqlLabelStore
 from bridge.store.review_sessions import SqlSessionStore
 from engine import EpisodeConfig, ScriptedPolicy, say
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services
+from loopline.bridge.review_agreement import review_agreements
 from loopline.bridge.review_domains import review_domains
 from schemas import EpisodeChain, Event
 from schemas.events import OutcomeObserved
@@ -156,7 +157,8 @@ async def desk(
     sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock, store=session_store)
     # The vault the episode's PHI was tokenised into (the recording's key), for document reveals.
     vault = PhiVault.open(f"sqlite:///{tmp_path / 'vault.db'}", PhiKeys.from_master(b"w" * 32))
-    reviewing = Reviewing(store, review_desk, sessions, review_domains(), vault=vault)
+    agreements = review_agreements(str(archive.engine.url))
+    reviewing = Reviewing(store, review_desk, sessions, review_domains(), vault=vault, agreements=agreements)
     services = dataclasses.replace(services, review=reviewing)
     app = create_app(services, TokenTable.from_tokens(TOKENS))
     assert services.labelling is not None
@@ -331,7 +333,7 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
 async def test_a_specialist_corrects_a_wrong_suggestion_with_another_resolution_and_its_amount(
     desk: Desk, browser: Browser
 ) -> None:
-    draft_id = await desk.promote("fa" * 16)
+    draft_id = await desk.promote("e1" * 16)
     page = await browser.new_page()
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
@@ -367,7 +369,7 @@ async def test_a_specialist_corrects_a_wrong_suggestion_with_another_resolution_
 async def test_a_spec_that_fails_its_own_gate_shows_so_in_the_preview_and_is_fixed_in_the_form(
     desk: Desk, browser: Browser
 ) -> None:
-    draft_id = await desk.promote("f9" * 16)
+    draft_id = await desk.promote("e2" * 16)
     page = await browser.new_page()
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
@@ -408,7 +410,7 @@ async def test_a_spec_that_fails_its_own_gate_shows_so_in_the_preview_and_is_fix
 async def test_a_documents_real_text_is_revealed_on_request_only_and_every_reveal_is_logged(
     desk: Desk, browser: Browser, tmp_path: Path
 ) -> None:
-    draft_id = await desk.promote("fb" * 16)
+    draft_id = await desk.promote("e3" * 16)
     returned = [
         e.model_dump(mode="json")["data"] for e in desk.episode if e.type == "loopline.tool.returned.v1"
     ]
@@ -529,7 +531,7 @@ async def test_an_expired_or_ended_session_is_refused(desk: Desk, browser: Brows
 async def test_a_restarted_bridge_or_another_pod_keeps_the_reviewer_signed_in(
     desk: Desk, browser: Browser
 ) -> None:
-    draft_id = await desk.promote("fc" * 16)
+    draft_id = await desk.promote("e4" * 16)
     context = await browser.new_context()
     page = await context.new_page()
     await sign_in(page, desk.url)
@@ -632,9 +634,18 @@ async def test_the_console_lists_every_draft_and_its_state_and_operators_only_se
         answer = await http.post(
             f"/v1/review/drafts/{published}/approve",
             headers={"Authorization": "Bearer reviewer-token"},
-            json={},
+            json={"judgement": "pass"},
         )
         assert answer.json()["stage"] == "published"
+    # A second reviewer labels the same episode differently, and both label two more the same way.
+    episode = desk.episode[0].episodeid
+    for subject, reviewer, label in ((episode, "Sam Okafor", "fail"), ("ep-2", "Dana Whitfield", "pass"),
+                                     ("ep-2", "Sam Okafor", "pass"), ("ep-3", "Dana Whitfield", "fail"),
+                                     ("ep-3", "Sam Okafor", "fail")):  # fmt: skip
+        desk.labels.put(
+            ExpertLabel(subject=subject, reviewer=reviewer, label=label, reason="checked the ERA")
+        )  # type: ignore[arg-type]
+    desk.store.notify(Notification(draft_id=waiting, kind="reminder", round=1, sent_at=datetime.now(UTC)))
     page = await browser.new_page()
     await page.goto(f"{desk.url}/review/login")
     await page.fill("#token", "operator-token")
@@ -646,6 +657,16 @@ async def test_the_console_lists_every_draft_and_its_state_and_operators_only_se
     row = await page.inner_text(f"#console-drafts tr:has-text('{published}')")
     assert "Dana Whitfield" in row and "rcm-promoted v1" in row
     assert waiting in await page.inner_text("#console-drafts")
+    # The reviewers, how far they agree (kappa (2/3 - 4/9) / (5/9) = 0.40 on 3 pairs), their labels.
+    reviewers = await page.inner_text("#reviewers")
+    assert "Dana Whitfield\t3" in reviewers and "Sam Okafor\t3" in reviewers
+    assert "κ 0.40 over 3 pairs" in await page.inner_text("#between-reviewers")
+    labels = await page.inner_text("#labels")
+    assert "approved the resolution" in labels and labels.count("checked the ERA") == 5
+    assert waiting in await page.inner_text("#notifications") and "reminder" in await page.inner_text(
+        "#notifications"
+    )
+    assert "No document's real text has been read" in await page.inner_text("#reveals")
     assert await page.locator("#console-drafts a").count() == 0  # an operator does not open drafts to decide
     await page.goto(f"{desk.url}/review/drafts/{waiting}")
     assert page.url.endswith("/review/console")
