@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -708,3 +709,75 @@ async def test_a_payers_redenial_on_the_episode_shows_its_codes_in_words(
     assert "denied; payer codes CO-50 (These are non-covered services" in row
     assert "kind: denied" not in await page.inner_text("#timeline")
     assert "payer codes CO-50" in await page.inner_text("#conclusion")
+
+
+async def test_a_walk_through_every_page_as_a_specialist_sees_it(
+    desk: Desk, browser: Browser, tmp_path: Path
+) -> None:
+    """Every page in turn, each checked; with LOOPLINE_REVIEW_SCREENSHOTS=docs/review each is saved
+    there (the screenshots in docs/review are made so)."""
+    folder = Path(os.environ.get("LOOPLINE_REVIEW_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page = await browser.new_page(viewport={"width": 1200, "height": 1000})
+
+    async def shot(name: str, selector: str | None = None) -> None:
+        if selector is not None:  # the section at the top of the window
+            await page.locator(selector).first.evaluate("element => element.scrollIntoView()")
+        await page.screenshot(path=folder / f"{name}.png")
+
+    draft_id = await desk.promote("e5" * 16)
+    await page.goto(f"{desk.url}/review/login")
+    await shot("sign-in")
+    await page.fill("#token", "reviewer-token")
+    await page.click("#sign-in")
+    await page.wait_for_selector("#drafts")
+    await shot("queue")
+    await page.click(f"text={draft_id}")
+    assert "CO-50" in await page.inner_text("table[id^=remittance-lines-]")
+    await shot("draft-case")
+    await shot("draft-remittance", "h2:has-text('Remittance')")
+    doc_id = next(
+        d
+        for d in TASK.initial_world["documents"]
+        if TASK.initial_world["documents"][d]["kind"] == "abn_waiver"
+    )
+    await page.click(f"#reveal-{doc_id}")
+    assert "the reveal is logged" in await page.inner_text("#message")
+    await shot("document-revealed", f"#documents h3:has-text('{doc_id}')")
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    assert "The gates hold" in await page.inner_text("#preview-verdict")
+    await shot("gate-preview", "#gate-preview-heading")
+    await page.click("#advanced summary")
+    spec = json.loads(await page.input_value("#spec-json"))
+    spec["outcome"] = {"must": []}
+    await page.fill("#spec-json", json.dumps(spec))
+    await page.check("#use-json")
+    await page.click("#preview")
+    assert "fails its own gate" in await page.inner_text("#preview-verdict")
+    await shot("gate-preview-fails", "#gate-preview-heading")
+    await page.uncheck("#use-json")
+    await page.check("#decision-approve")
+    await page.check("#reference-replace")
+    await page.check("#pick-post_write_off")
+    await page.fill("#post_write_off-amount", "39.00")
+    await page.click("#decide")
+    assert "reason" in await page.inner_text("#form-problems")
+    await shot("decision-form-problems", "#decision-form")
+    await page.check("#judgement-fail")
+    await page.fill("#reason", "the ABN does not cover this service: write the $39.00 off")
+    await page.select_option("#post_write_off-reason_code", "not_medically_necessary")
+    await page.click("#preview")
+    assert "The gates hold" in await page.inner_text("#preview-verdict")
+    await shot("another-resolution", "#resolutions")
+    await page.click("#decide")
+    await page.wait_for_selector("#published")
+    await page.goto(f"{desk.url}/review/console")
+    assert draft_id in await page.inner_text("#console-drafts") and doc_id in await page.inner_text(
+        "#reveals"
+    )
+    await page.screenshot(path=folder / "console.png", full_page=True)
+    assert sorted(p.name for p in folder.glob("*.png")) >= sorted(
+        f"{n}.png" for n in ("sign-in", "queue", "draft-case", "draft-remittance", "document-revealed",
+                             "gate-preview", "gate-preview-fails", "decision-form-problems",
+                             "another-resolution", "console")
+    )  # fmt: skip
