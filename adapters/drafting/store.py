@@ -309,33 +309,32 @@ class DraftStore:
         """Drafts waiting for a reviewer, oldest first."""
         return sorted((s for s in self.statuses() if s.stage in PENDING), key=lambda s: s.updated_at)
 
-    def notify(self, notification: Notification) -> None:
-        """Append a reminder or escalation (a line per notification)."""
+    def _append(self, name: str, value: BaseModel) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / "notifications.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(notification.model_dump_json() + "\n")
+        with (self.root / name).open("a", encoding="utf-8") as handle:
+            handle.write(value.model_dump_json() + "\n")
 
-    def notifications(self, draft_id: str | None = None) -> list[Notification]:
-        path = self.root / "notifications.jsonl"
+    def _lines(self, name: str, model: type[M]) -> list[M]:
+        path = self.root / name
         if not path.exists():
             return []
-        rows = [
-            Notification.model_validate(json.loads(line)) for line in path.read_text().splitlines() if line
-        ]
+        return [model.model_validate(json.loads(line)) for line in path.read_text().splitlines() if line]
+
+    def notify(self, notification: Notification) -> None:
+        """Append a reminder or escalation (a line per notification)."""
+        self._append("notifications.jsonl", notification)
+
+    def notifications(self, draft_id: str | None = None) -> list[Notification]:
+        rows = self._lines("notifications.jsonl", Notification)
         return [n for n in rows if draft_id is None or n.draft_id == draft_id]
 
     def log_reveal(self, reveal: Reveal) -> None:
         """Append a request to read a document's real text (a line each, granted or not)."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / "reveals.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(reveal.model_dump_json() + "\n")
+        self._append("reveals.jsonl", reveal)
 
     def reveals(self, draft_id: str | None = None) -> list[Reveal]:
         """The access log: every request to read a document's text (of `draft_id`), oldest first."""
-        path = self.root / "reveals.jsonl"
-        if not path.exists():
-            return []
-        rows = [Reveal.model_validate_json(line) for line in path.read_text().splitlines() if line]
+        rows = self._lines("reveals.jsonl", Reveal)
         return [r for r in rows if draft_id is None or r.draft_id == draft_id]
 
     def put_event(self, task_id: str, structured: dict[str, object]) -> dict[str, object]:

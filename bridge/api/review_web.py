@@ -124,6 +124,16 @@ def review_pages(cases: ReviewCases) -> APIRouter:
             return session, fields, HTMLResponse(review_page.refused(NO_CSRF, viewer(session)), 403)
         return session, fields, None
 
+    async def reviewer_post(
+        request: Request, what: str
+    ) -> tuple[ReviewSession | None, dict[str, list[str]], Response | None]:
+        """A checked POST from a reviewer's session, or the response that refuses it."""
+        session, fields, refused = await checked_post(request)
+        if refused is None and session is not None and session.caller.role is not Role.REVIEWER:
+            page = review_page.refused(f"refused: only a reviewer {what}", viewer(session))
+            refused = HTMLResponse(page, status.HTTP_403_FORBIDDEN)
+        return session, fields, refused
+
     @router.get("/review/login", response_class=HTMLResponse)
     def login_page(failed: bool = False) -> str:
         return review_page.login(NOT_A_REVIEWER if failed else "")
@@ -231,13 +241,9 @@ def review_pages(cases: ReviewCases) -> APIRouter:
     @router.post("/review/drafts/{draft_id}/documents/{document_id}/reveal")
     async def reveal_page(request: Request, draft_id: str, document_id: str) -> Response:
         """The draft again, with one document's real text shown in this answer only (logged)."""
-        session, _, refused = await checked_post(request)
-        if refused is not None:
-            return refused
-        assert session is not None
-        if session.caller.role is not Role.REVIEWER:
-            page = review_page.refused("refused: only a reviewer reads a draft's documents", viewer(session))
-            return HTMLResponse(page, status.HTTP_403_FORBIDDEN)
+        session, _, refused = await reviewer_post(request, "reads a draft's documents")
+        if refused is not None or session is None:
+            return refused or _see("/review/login")
         try:
             text = await run_in_threadpool(cases.reveal, draft_id, document_id, session.caller)
         except HTTPException as exc:
@@ -251,13 +257,9 @@ def review_pages(cases: ReviewCases) -> APIRouter:
 
     @router.post("/review/drafts/{draft_id}/decide")
     async def decide_page(request: Request, draft_id: str) -> Response:
-        session, fields, refused = await checked_post(request)
-        if refused is not None:
-            return refused
-        assert session is not None
-        if session.caller.role is not Role.REVIEWER:
-            page = review_page.refused("refused: only a reviewer decides drafts", viewer(session))
-            return HTMLResponse(page, status.HTTP_403_FORBIDDEN)
+        session, fields, refused = await reviewer_post(request, "decides drafts")
+        if refused is not None or session is None:
+            return refused or _see("/review/login")
         case = cases.case(draft_id)
         offer = _offer(case, cases.domain(case.draft.domain))
         filled = review_form.sent(fields)

@@ -28,6 +28,7 @@ from envs.rcm import moves
 from envs.rcm.domain import DOMAIN
 from envs.rcm.faults import FAULTS_KEY, Fault
 from envs.rcm.intents import WRITES
+from envs.rcm.specs import NO_PATIENT_BILLING_ON_CO
 from envs.rcm.tasks import OUTCOME_PATHS, solve, work_item_for
 from schemas.tasks import Assertion, OutcomeSpec, Resolution, VerifierSpec
 from schemas.tools import ToolCall
@@ -92,17 +93,6 @@ def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]
         params={"resolution": resolution, "claim_id": claim_id},
     )
     return spec, gold
-
-
-NO_PATIENT_BILLING_ON_CO = Assertion(
-    name="no_patient_billing_on_co",
-    reason="billing a patient for a contractual (CO) adjustment breaks the payer contract",
-    collection="violations",
-    where={"new": True},
-    min_count=0,
-    max_count=0,
-)
-"""What the domain forbids on every case, whatever its resolution."""
 
 
 def _assertions(facts: dict[str, list[dict[str, Any]]]) -> tuple[list[Assertion], set[str]]:

@@ -197,6 +197,16 @@ async def sign_in(page: Page, url: str, token: str = "reviewer-token") -> None:
     await page.wait_for_selector("#drafts")
 
 
+async def edit_spec(page: Page, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Open the advanced view, change the spec's JSON, and tick "use this JSON"."""
+    await page.click("#advanced summary")
+    spec: dict[str, Any] = json.loads(await page.input_value("#spec-json"))
+    change(spec)
+    await page.fill("#spec-json", json.dumps(spec))
+    await page.check("#use-json")
+    return spec
+
+
 def _gold_tools(desk: Desk, draft_id: str) -> set[str]:
     suggestion = desk.store.suggestion(draft_id)
     assert suggestion is not None
@@ -301,13 +311,9 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
     page = await browser.new_page()
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
-    await page.click("#advanced summary")
-    spec = json.loads(await page.input_value("#spec-json"))
-    spec["outcome"]["must"] = [
-        {"name": "appealed", "reason": "the reviewer wants an appeal", "collection": "appeals", "where": {"new": True}}
-    ]  # fmt: skip
-    await page.fill("#spec-json", json.dumps(spec))
-    await page.check("#use-json")
+    appealed = {"name": "appealed", "reason": "the reviewer wants an appeal", "collection": "appeals",
+                "where": {"new": True}}  # fmt: skip
+    await edit_spec(page, lambda spec: spec["outcome"].update(must=[appealed]))
     await page.check("#decision-approve")
     await page.check("#judgement-pass")
     await page.fill("#reason", "an appeal is the right move")
@@ -374,11 +380,7 @@ async def test_a_spec_that_fails_its_own_gate_shows_so_in_the_preview_and_is_fix
     page = await browser.new_page()
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
-    await page.click("#advanced summary")
-    spec = json.loads(await page.input_value("#spec-json"))
-    spec["outcome"] = {"must": []}  # checks nothing: doing nothing would pass
-    await page.fill("#spec-json", json.dumps(spec))
-    await page.check("#use-json")
+    spec = await edit_spec(page, lambda spec: spec.update(outcome={"must": []}))  # doing nothing would pass
     await page.click("#preview")
     assert "gates previewed" in await page.inner_text("#message")
     assert "fails its own gate" in await page.inner_text("#preview-verdict")
@@ -747,11 +749,7 @@ async def test_a_walk_through_every_page_as_a_specialist_sees_it(
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
     assert "The gates hold" in await page.inner_text("#preview-verdict")
     await shot("gate-preview", "#gate-preview-heading")
-    await page.click("#advanced summary")
-    spec = json.loads(await page.input_value("#spec-json"))
-    spec["outcome"] = {"must": []}
-    await page.fill("#spec-json", json.dumps(spec))
-    await page.check("#use-json")
+    await edit_spec(page, lambda spec: spec.update(outcome={"must": []}))
     await page.click("#preview")
     assert "fails its own gate" in await page.inner_text("#preview-verdict")
     await shot("gate-preview-fails", "#gate-preview-heading")
