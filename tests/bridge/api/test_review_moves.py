@@ -11,11 +11,11 @@ import pytest
 
 from adapters.drafting.draft import TaskDraft
 from adapters.rcm.records import WriteOffReason
-from bridge.api.review_form import FormProblems, Offer, decide, proposed
+from bridge.api.review_form import FormProblems, Offer, choices, decide, proposed
 from envs.domain import promotion
 from envs.rcm import generate_base
 from loopline.bridge.review_domains import review_domains
-from schemas.tasks import VerifierSpec
+from schemas.tasks import VerifierSpec, content_hash
 from schemas.tools import ToolCall
 from tests.workflows.episodes import record, redactor
 from workflows.promotion.candidate import preview, suggested_spec
@@ -153,3 +153,14 @@ def test_a_hand_off_in_either_resolution_cannot_be_ruled_out(case: Case) -> None
         proposed(form, _offer(draft, spec, gold))
     made = proposed(form | {"escalation": ["either"]}, _offer(draft, spec, gold))
     assert made.spec.must_escalate is None
+
+
+def test_the_form_as_it_first_shows_states_the_suggested_spec_exactly(case: Case) -> None:
+    """So the gate preview the page shows first is of what an untouched form approves."""
+    draft, spec, gold = case
+    shown = choices(spec)
+    form = {"reference": ["keep"], "escalation": [shown.escalation], "spec_json": [shown.spec_json]}
+    made = proposed(form, _offer(draft, spec, gold))
+    assert made.gold is None and content_hash(made.spec.model_dump(mode="json")) == content_hash(
+        spec.model_dump(mode="json")
+    )
