@@ -10,10 +10,12 @@ carry only the ids and hashes that point in here, never the drafts themselves.
     <root>/suggestions/<draft_id>.json   Suggestion (the suggested spec's hash, the gold, solved?)
     <root>/specs/<sha256>.json           VerifierSpec
     <root>/reports/<sha256>.json         GateReport
+    <root>/golds/<sha256>.json           Gold (a reviewer's own resolution, as calls)
     <root>/status/<draft_id>.json        PromotionStatus
     <root>/notes/<sha256>.json           ReviewNote (a reviewer's reason, kept out of histories)
     <root>/events/<task_id>.json         the sealed task.promoted event, published at least once
     <root>/notifications.jsonl           reminders and escalations sent to reviewers
+    <root>/reveals.jsonl                 who read which document's real text (PHI), and when
 """
 
 from __future__ import annotations
@@ -72,6 +74,13 @@ class Suggestion(Contract):
     """Why not, when not solved."""
 
 
+class Gold(Contract):
+    """Calls that meet a spec: the reviewer's own resolution where it replaces the reference's."""
+
+    calls: tuple[ToolCall, ...]
+    """The gold trajectory (the reference specialist's reads, then the reviewer's writes)."""
+
+
 class GateReport(Contract):
     """The validation gates on one candidate task."""
 
@@ -97,6 +106,57 @@ class GateReport(Contract):
     """Exploits with a wrong outcome that scored above doing nothing."""
     problems: tuple[str, ...] = ()
     """Every reason the candidate fails, one line each."""
+
+
+class BlindScore(Contract):
+    """A desk that never reads the evidence (one move on every claim, a code table), on a candidate."""
+
+    desk: str
+    """The blind desk."""
+    score: float
+    """Its score under the spec."""
+    passed: bool
+    """Whether it passes: a spec a blind desk passes rewards not reading the case."""
+
+
+class GatePreview(Contract):
+    """What the gates say about a spec before a reviewer commits to it; nothing is stored or decided."""
+
+    spec_hash: str
+    """The spec previewed."""
+    gold_hash: str | None = None
+    """The reviewer's gold previewed with it; None: the reference specialist's."""
+    report: GateReport
+    """The gates, exactly as the workflow runs them on an approval."""
+    blind: tuple[BlindScore, ...] = ()
+    """The domain's blind desks on the same task (shown, not a gate)."""
+
+    @property
+    def key(self) -> str:
+        """The spec and gold previewed, as one string (`<spec hash>:<gold hash or nothing>`)."""
+        return f"{self.spec_hash}:{self.gold_hash or ''}"
+
+    @property
+    def blind_passes(self) -> tuple[str, ...]:
+        """The blind desks the spec lets pass."""
+        return tuple(b.desk for b in self.blind if b.passed)
+
+
+class Reveal(Contract):
+    """One request to read a document's real text on the review page (the PHI access log)."""
+
+    draft_id: str
+    """The draft the document belongs to."""
+    document_id: str
+    """The document."""
+    reviewer: str
+    """Who asked (the signed-in identity)."""
+    at: datetime
+    """When."""
+    granted: bool
+    """Whether the vault revealed it."""
+    why_not: str = ""
+    """Why not, when refused."""
 
 
 class ReviewNote(Contract):
@@ -215,6 +275,12 @@ class DraftStore:
     def spec(self, spec_hash: str) -> VerifierSpec | None:
         return self._read(self._path("specs", spec_hash), VerifierSpec)
 
+    def put_gold(self, gold: Gold) -> str:
+        return self.put_content("golds", gold)
+
+    def gold(self, gold_hash: str) -> Gold | None:
+        return self._read(self._path("golds", gold_hash), Gold)
+
     def put_report(self, report: GateReport) -> str:
         return self.put_content("reports", report)
 
@@ -243,20 +309,33 @@ class DraftStore:
         """Drafts waiting for a reviewer, oldest first."""
         return sorted((s for s in self.statuses() if s.stage in PENDING), key=lambda s: s.updated_at)
 
-    def notify(self, notification: Notification) -> None:
-        """Append a reminder or escalation (a line per notification)."""
+    def _append(self, name: str, value: BaseModel) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / "notifications.jsonl").open("a", encoding="utf-8") as handle:
-            handle.write(notification.model_dump_json() + "\n")
+        with (self.root / name).open("a", encoding="utf-8") as handle:
+            handle.write(value.model_dump_json() + "\n")
 
-    def notifications(self, draft_id: str | None = None) -> list[Notification]:
-        path = self.root / "notifications.jsonl"
+    def _lines(self, name: str, model: type[M]) -> list[M]:
+        path = self.root / name
         if not path.exists():
             return []
-        rows = [
-            Notification.model_validate(json.loads(line)) for line in path.read_text().splitlines() if line
-        ]
+        return [model.model_validate(json.loads(line)) for line in path.read_text().splitlines() if line]
+
+    def notify(self, notification: Notification) -> None:
+        """Append a reminder or escalation (a line per notification)."""
+        self._append("notifications.jsonl", notification)
+
+    def notifications(self, draft_id: str | None = None) -> list[Notification]:
+        rows = self._lines("notifications.jsonl", Notification)
         return [n for n in rows if draft_id is None or n.draft_id == draft_id]
+
+    def log_reveal(self, reveal: Reveal) -> None:
+        """Append a request to read a document's real text (a line each, granted or not)."""
+        self._append("reveals.jsonl", reveal)
+
+    def reveals(self, draft_id: str | None = None) -> list[Reveal]:
+        """The access log: every request to read a document's text (of `draft_id`), oldest first."""
+        rows = self._lines("reveals.jsonl", Reveal)
+        return [r for r in rows if draft_id is None or r.draft_id == draft_id]
 
     def put_event(self, task_id: str, structured: dict[str, object]) -> dict[str, object]:
         """Keep the task's `task.promoted` event (the first one written wins) and return it."""

@@ -23,31 +23,39 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Protocol
 
 from fastapi import APIRouter, Depends, HTTPException, status
-from pydantic import Field, ValidationError
+from pydantic import ValidationError
 
 from adapters.drafting.draft import TaskDraft
 from adapters.drafting.store import (
     DraftStore,
     DraftStoreError,
-    GateReport,
-    Notification,
+    GatePreview,
+    Gold,
     PromotionStatus,
-    ReviewNote,
-    Suggestion,
 )
 from bridge.api.auth import Caller, Role, require
 from bridge.api.labels import Labelling
-from bridge.api.models import Body
 from bridge.api.responses import GUARDED, WITH_BODY, conflict, merge, not_found
+from bridge.api.review_console import AgreementSource, Console
 from bridge.api.review_domain import ReviewDomain
-from bridge.api.review_page import Duplicate
+from bridge.api.review_models import (
+    Approval,
+    DraftCase,
+    DraftSummary,
+    Duplicate,
+    Preview,
+    Rejection,
+    RevealedText,
+    ReviewAnswer,
+)
+from bridge.api.review_reveal import NotRevealed, reveal_text
 from bridge.api.review_sessions import ReviewSessions
-from bridge.store.labels import ExpertLabel, LabelValue
+from bridge.phi import PhiVault
+from bridge.store.labels import ExpertLabel
 from bridge.store.reader import EpisodeStore
-from bridge.store.views import StoredEvent
 from schemas.tasks import VerifierSpec
 
 NO_REVIEW = (
@@ -70,7 +78,10 @@ class Outcome(Protocol):
 class ReviewDesk(Protocol):
     """Hands decisions to the promotion workflows; raises `ValueError` when one is refused."""
 
-    def approve(self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "") -> Outcome: ...
+    def approve(
+        self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "", gold: Gold | None = None
+    ) -> Outcome: ...
+    def preview(self, draft_id: str, spec: VerifierSpec, gold: Gold | None = None) -> GatePreview: ...
     def reject(self, draft_id: str, reviewer: str, reason: str) -> Outcome: ...
 
 
@@ -84,82 +95,10 @@ class Reviewing:
     sessions: ReviewSessions = field(default_factory=ReviewSessions)
     domains: Mapping[str, ReviewDomain] = field(default_factory=dict)
     """Each domain's write tools, hand-off tool and code tables (from the composition root)."""
-
-
-class DraftSummary(Body):
-    """One draft in the review queue."""
-
-    status: PromotionStatus
-    """Where its promotion stands."""
-    item_id: str | None = None
-    """The work item (claim) it replays."""
-    rule: str | None = None
-    """The rule that found the edge case."""
-    fidelity: float | None = None
-    """Share of the episode's calls the rebuilt sim reproduces."""
-    duplicates: list[str] = Field(default_factory=list)
-    """Other drafts of the same case (same work item and rule, or the same content)."""
-
-
-class DraftCase(Body):
-    """A draft as a reviewer judges it."""
-
-    status: PromotionStatus
-    """Where its promotion stands."""
-    draft: TaskDraft
-    """The draft: work item, rebuilt world, recorded calls, fidelity (surrogates for PHI)."""
-    suggestion: Suggestion | None = None
-    """The suggested spec's hash, the reference specialist's gold, whether it solves the draft."""
-    suggested_spec: VerifierSpec | None = None
-    """The suggested spec itself."""
-    spec: VerifierSpec | None = None
-    """The spec under review (the reviewer's, after an approval)."""
-    report: GateReport | None = None
-    """The latest gate report."""
-    note: ReviewNote | None = None
-    """The reviewer's latest note."""
-    notifications: list[Notification] = Field(default_factory=list)
-    """Reminders and escalations sent about it."""
-    timeline: list[StoredEvent] = Field(default_factory=list)
-    """The source episode's archived events (PHI as capture tokens)."""
-
-
-class Approval(Body):
-    """Approve a draft; the reviewer is the caller's identity, never a field."""
-
-    spec: VerifierSpec | None = None
-    """The outcome spec to validate and publish with; omitted: the suggested one."""
-    note: str = Field(default="", max_length=4000)
-    """Anything the reviewer wants on record."""
-    judgement: LabelValue | None = None
-    """Whether the source episode handled the case right; given, it is the reviewer's label of it."""
-
-
-class Rejection(Body):
-    """Reject a draft; the reviewer is the caller's identity, never a field."""
-
-    reason: str = Field(min_length=1, max_length=4000)
-    """Why, in words another billing specialist can check."""
-    judgement: LabelValue | None = None
-    """Whether the source episode handled the case right; given, it is the reviewer's label of it."""
-
-
-class ReviewAnswer(Body):
-    """What the decision led to."""
-
-    stage: Literal["published", "returned", "rejected"] | str
-    """`published`, `returned` (a gate failed; see the report) or `rejected`."""
-    report_id: str | None = None
-    """The gate report, when validated."""
-    report: GateReport | None = None
-    """The report itself."""
-    task_set_version: int | None = None
-    """The new task-set version, when published."""
-
-    reviewer: str = ""
-    """Who the decision is recorded under: the signed-in identity."""
-    label: ExpertLabel | None = None
-    """The reviewer's label of the source episode, when the decision judged it."""
+    vault: PhiVault | None = None
+    """Where a document's real text is revealed from, on a reviewer's request (None: never)."""
+    agreements: AgreementSource | None = None
+    """Measures reviewers' agreement for the console (None: the console shows none)."""
 
 
 @dataclass(frozen=True)
@@ -204,6 +143,7 @@ class ReviewCases:
             report=store.report(found.report_id) if found.report_id else None,
             note=store.note(found.note_id) if found.note_id else None,
             notifications=store.notifications(draft_id),
+            reveals=store.reveals(draft_id),
             timeline=self.reader.episode_events(draft.source_episode_id),
         )
 
@@ -236,6 +176,56 @@ class ReviewCases:
         return _duplicates(
             draft, {row.draft_id: (row, store.draft(row.draft_id)) for row in store.statuses()}
         )
+
+    def preview(
+        self, draft_id: str, spec: VerifierSpec | None = None, gold: Gold | None = None
+    ) -> GatePreview:
+        """What the gates say about `spec` (default: the suggested one) and `gold` (default: the
+        reference's) on the draft, deciding nothing; 404 for an unknown draft, 409 without a spec,
+        503 without a desk."""
+        current = self.case(draft_id)
+        desk = self.reviewing.desk if self.reviewing is not None else None
+        if desk is None:
+            raise HTTPException(
+                status.HTTP_503_SERVICE_UNAVAILABLE, "no review desk (Temporal) is configured here"
+            )
+        spec = spec or current.suggested_spec
+        if spec is None:
+            raise HTTPException(status.HTTP_409_CONFLICT, "no suggested spec yet: send one")
+        try:
+            return desk.preview(draft_id, spec, gold)
+        except ValueError as exc:
+            raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
+
+    def console(self) -> Console:
+        """Every draft, the reviewers' labels and agreement, reminders and the PHI access log."""
+        labels = self.labelling.labels.list_labels(source="reviewer") if self.labelling is not None else []
+        store = self.reviewing.store if self.reviewing is not None else None
+        measure = self.reviewing.agreements if self.reviewing is not None else None
+        return Console.of(
+            self.summaries(True),
+            labels,
+            measure() if measure is not None else None,
+            store.notifications() if store is not None else [],
+            store.reveals() if store is not None else [],
+        )
+
+    def reveal(self, draft_id: str, document_id: str, caller: Caller) -> str:
+        """A document's real text for `caller` (logged, granted or not); 404 for an unknown draft,
+        409 when it cannot be revealed."""
+        current = self.case(draft_id)
+        assert self.reviewing is not None  # case() answered: there is a draft store
+        try:
+            return reveal_text(
+                current.timeline,
+                draft_id=draft_id,
+                document_id=document_id,
+                reviewer=caller.identity,
+                vault=self.reviewing.vault,
+                store=self.reviewing.store,
+            )
+        except NotRevealed as exc:
+            raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
 
     def decide(
         self, draft_id: str, caller: Caller, approval: Approval | None, rejection: Rejection | None
@@ -277,7 +267,7 @@ class ReviewCases:
                 spec = approval.spec or current.suggested_spec
                 if spec is None:
                     raise HTTPException(status.HTTP_409_CONFLICT, "no suggested spec yet: send one")
-                outcome = desk.approve(draft_id, spec, reviewer, approval.note)
+                outcome = desk.approve(draft_id, spec, reviewer, approval.note, approval.gold)
             else:
                 assert rejection is not None
                 outcome = desk.reject(draft_id, reviewer, rejection.reason)
@@ -353,6 +343,29 @@ def review_api(cases: ReviewCases) -> APIRouter:
         """Approve with a spec, as the caller; answers once validated: `published`, or `returned`
         with the report."""
         return cases.decide(draft_id, caller, body, None)
+
+    @router.post(
+        "/v1/review/drafts/{draft_id}/preview",
+        response_model=GatePreview,
+        dependencies=api,
+        responses=merge(GUARDED, decision),
+    )
+    def preview(draft_id: str, body: Preview) -> GatePreview:
+        """The gates an approval with `spec` (default: the suggested one) would run, and the
+        domain's blind desks; nothing is decided or stored."""
+        return cases.preview(draft_id, body.spec, body.gold)
+
+    @router.post(
+        "/v1/review/drafts/{draft_id}/documents/{document_id}/reveal",
+        response_model=RevealedText,
+        responses=merge(
+            GUARDED, draft, conflict("The text cannot be revealed (never read, no vault, refused).")
+        ),
+    )
+    def reveal(draft_id: str, document_id: str, caller: Caller = Depends(reviewer)) -> RevealedText:
+        """A document's real text (PHI), as the source episode read it; every request is in the
+        access log with the caller's identity."""
+        return RevealedText(document_id=document_id, text=cases.reveal(draft_id, document_id, caller))
 
     @router.post(
         "/v1/review/drafts/{draft_id}/reject", response_model=ReviewAnswer, responses=merge(GUARDED, decision)

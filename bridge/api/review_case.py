@@ -17,7 +17,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from bridge.api.review_domain import Codes
-from schemas.tasks import VerifierSpec
+from schemas.tasks import Assertion, VerifierSpec
 
 
 @dataclass(frozen=True)
@@ -317,19 +317,14 @@ def spec_checks(spec: VerifierSpec | None) -> Table:
     table = Table(("check", "in", "where", "how many"))
     if spec is None:
         return table
-    for rule in spec.outcome.must if spec.outcome else ():
-        where = ", ".join(f"{k}={v}" for k, v in sorted(rule.where.items())) or "any"
-        if rule.max_count == 0:
-            count = "none"
-        elif rule.max_count is not None and rule.max_count == rule.min_count:
-            count = f"exactly {rule.min_count}"
-        elif rule.max_count is not None:
-            count = f"{rule.min_count} to {rule.max_count}"
-        else:
-            count = f"at least {rule.min_count}"
-        if rule.total_of is not None and rule.total is not None:
-            count += f", {rule.total_of} totalling {money(rule.total)}"
-        table.rows.append((rule.reason, rule.collection, where, count))
+    outcome = spec.outcome
+    for rule in outcome.must if outcome else ():
+        table.rows.append(_check_row(rule, rule.reason))
+    for resolution in outcome.resolutions if outcome else ():
+        for rule in resolution.assertions:
+            table.rows.append(
+                _check_row(rule, f"one of: {resolution.name}, {resolution.reason}: {rule.reason}")
+            )
     for call in spec.forbidden_calls:
         table.rows.append((call.reason or "must not be called", "calls", call.tool, "none"))
     for call in spec.required_calls:
@@ -337,3 +332,18 @@ def spec_checks(spec: VerifierSpec | None) -> Table:
     hand_off = {True: "required", False: "ruled out", None: "either"}[spec.must_escalate]
     table.rows.append(("a hand-off to a person", "escalations", "", hand_off))
     return table
+
+
+def _check_row(rule: Assertion, what: str) -> tuple[str, str, str, str]:
+    where = ", ".join(f"{k}={v}" for k, v in sorted(rule.where.items())) or "any"
+    if rule.max_count == 0:
+        count = "none"
+    elif rule.max_count is not None and rule.max_count == rule.min_count:
+        count = f"exactly {rule.min_count}"
+    elif rule.max_count is not None:
+        count = f"{rule.min_count} to {rule.max_count}"
+    else:
+        count = f"at least {rule.min_count}"
+    if rule.total_of is not None and rule.total is not None:
+        count += f", {rule.total_of} totalling {money(rule.total)}"
+    return (what, rule.collection, where, count)

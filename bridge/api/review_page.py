@@ -6,16 +6,16 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from adapters.drafting.store import GatePreview
 from bridge.api.review_case import Moment, Table, case_facts, moment, spec_checks
+from bridge.api.review_console import Console
 from bridge.api.review_domain import Codes, ReviewDomain
 from bridge.api.review_form import Choices
-
-if TYPE_CHECKING:
-    from bridge.api.review import DraftCase, DraftSummary
+from bridge.api.review_models import DraftCase, DraftSummary, Duplicate
 
 _ENV = Environment(
     loader=PackageLoader("bridge.api", "templates"),
@@ -37,15 +37,6 @@ class Viewer:
 
     name: str
     csrf: str
-
-
-@dataclass(frozen=True)
-class Duplicate:
-    """Another draft of the same case."""
-
-    draft_id: str
-    stage: str
-    why: str
 
 
 def render(name: str, **context: Any) -> str:
@@ -81,16 +72,15 @@ def queue(rows: Sequence[DraftSummary], *, every: bool, viewer: Viewer) -> str:
     )
 
 
-def console(rows: Sequence[DraftSummary], *, viewer: Viewer, can_review: bool) -> str:
-    """Every draft and its state, with a count per stage (operators and reviewers)."""
-    stages: dict[str, int] = {}
-    for row in rows:
-        stages[row.status.stage] = stages.get(row.status.stage, 0) + 1
+def console(view: Console, *, viewer: Viewer, can_review: bool) -> str:
+    """Every draft and its state with a count per stage, the reviewers' labels and agreement,
+    reminders and escalations, and the PHI access log (operators and reviewers)."""
     return render(
         "console.html",
-        title="Loopline console: task drafts",
-        rows=rows,
-        stages=sorted(stages.items()),
+        title="Loopline console: review and promotion",
+        rows=view.drafts,
+        view=view,
+        stages=view.stages,
         can_review=can_review,
         reviewer=viewer.name,
         csrf=viewer.csrf,
@@ -131,8 +121,12 @@ def draft(
     duplicates: Sequence[Duplicate] = (),
     message: str = "",
     problems: Sequence[str] = (),
+    preview: GatePreview | None = None,
+    revealed: tuple[str, str] | None = None,
 ) -> str:
-    """One draft as a billing specialist reads it, and the decision form while it waits."""
+    """One draft as a billing specialist reads it, and the decision form while it waits, with
+    what the gates say about the form's spec (`preview`) and a document's real text where the
+    reviewer asked for it (`revealed`: document id, text)."""
     moments = timeline(case, domain.codes)
     suggestion = case.suggestion
     return render(
@@ -157,6 +151,11 @@ def draft(
         world_json=json.dumps(case.draft.world, indent=2, sort_keys=True, default=str),
         message=message,
         problems=problems,
+        preview=preview,
+        revealed=revealed,
+        reveals=case.reveals,
+        moves=domain.moves,
+        case_values=domain.case_values(case.draft.world, case.draft.work_item.item_id),
         reviewer=viewer.name,
         csrf=viewer.csrf,
     )

@@ -1,15 +1,19 @@
 """The review page's sign-in: server-side sessions, CSRF tokens, an Origin check, a sign-in limit.
 
 A reviewer signs in once with a bearer token; the cookie then holds only an opaque session id (never
-the token), and the session, kept here in memory, holds who signed in, a CSRF token and when it
-expires. Every form carries the session's CSRF token, and a POST whose `Origin` is another site is
-refused before it is read. Sign-in attempts are counted per client: past `max_attempts` failures in
-`window_s`, further attempts are refused until the window has passed. Sessions end at `ttl_s`, or on
-sign-out. A restarted bridge forgets its sessions: reviewers sign in again.
+the token), and the session holds who signed in, a CSRF token and when it expires. Sessions live in
+a `SessionStore`: in memory by default, in the archive's database in a deployed bridge
+(`bridge.store.review_sessions.SqlSessionStore`), so a restart signs no one out and every pod
+behind the ingress knows every session; the store keeps only a hash of each id. Every form
+carries the session's CSRF token, and a POST whose `Origin` is another site is refused before it
+is read. Sign-in attempts are counted per client (in each process): past `max_attempts` failures
+in `window_s`, further attempts are refused until the window has passed. Sessions end at `ttl_s`
+(wall-clock time, shared by every process), or on sign-out.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import secrets
 import threading
@@ -17,8 +21,10 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from bridge.api.auth import Caller
+from bridge.api.auth import Caller, Role
+from bridge.store.review_sessions import SessionRecord
 
 COOKIE = "loopline_review_session"
 DEFAULT_TTL_S = 8 * 3600.0
@@ -44,15 +50,57 @@ class ReviewSession:
         return hmac.compare_digest(self.csrf.encode(), sent.encode("utf-8", "replace"))
 
 
+class SessionStore(Protocol):
+    """Where sessions are kept, by the hash of their id."""
+
+    def put(self, record: SessionRecord) -> None: ...
+    def get(self, id_hash: str) -> SessionRecord | None: ...
+    def delete(self, id_hash: str) -> None: ...
+    def sweep(self, now: float) -> int: ...
+
+
+@dataclass
+class InMemorySessionStore:
+    """Sessions in this process only (tests, a bridge without an archive database)."""
+
+    _rows: dict[str, SessionRecord] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def put(self, record: SessionRecord) -> None:
+        with self._lock:
+            self._rows.setdefault(record.id_hash, record)
+
+    def get(self, id_hash: str) -> SessionRecord | None:
+        with self._lock:
+            return self._rows.get(id_hash)
+
+    def delete(self, id_hash: str) -> None:
+        with self._lock:
+            self._rows.pop(id_hash, None)
+
+    def sweep(self, now: float) -> int:
+        with self._lock:
+            ended = [k for k, r in self._rows.items() if r.expires_at <= now]
+            for key in ended:
+                del self._rows[key]
+            return len(ended)
+
+
+def id_hash(session_id: str) -> str:
+    """What the store keeps of a session id."""
+    return hashlib.sha256(session_id.encode("utf-8", "replace")).hexdigest()
+
+
 @dataclass
 class ReviewSessions:
-    """Sessions by id, and failed sign-ins by client; thread-safe (routes run in a thread pool)."""
+    """Sessions in their store, and failed sign-ins by client; thread-safe (routes run in a thread
+    pool)."""
 
     ttl_s: float = DEFAULT_TTL_S
     max_attempts: int = DEFAULT_MAX_ATTEMPTS
     window_s: float = DEFAULT_WINDOW_S
-    clock: Callable[[], float] = time.monotonic
-    _sessions: dict[str, ReviewSession] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time
+    store: SessionStore = field(default_factory=InMemorySessionStore)
     _failures: dict[str, deque[float]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -70,24 +118,36 @@ class ReviewSessions:
         )
         with self._lock:
             self._sweep()
-            self._sessions[session.id] = session
+        self.store.put(
+            SessionRecord(
+                id_hash=id_hash(session.id),
+                role=caller.role.value,
+                caller_id=caller.id,
+                name=caller.name,
+                csrf=session.csrf,
+                expires_at=session.expires_at,
+            )
+        )
         return session
 
     def get(self, session_id: str | None) -> ReviewSession | None:
         """The live session with this id; None when unknown, ended or expired."""
         if not session_id:
             return None
-        with self._lock:
-            session = self._sessions.get(session_id)
-            if session is not None and session.expires_at <= self.clock():
-                del self._sessions[session_id]
-                return None
-            return session
+        key = id_hash(session_id)
+        record = self.store.get(key)
+        if record is None:
+            return None
+        if record.expires_at <= self.clock():
+            self.store.delete(key)
+            return None
+        caller = Caller(Role(record.role), record.caller_id, record.name)
+        return ReviewSession(session_id, caller, record.csrf, record.expires_at)
 
     def end(self, session_id: str | None) -> None:
         """Sign out: the session id is no longer accepted."""
-        with self._lock:
-            self._sessions.pop(session_id or "", None)
+        if session_id:
+            self.store.delete(id_hash(session_id))
 
     def retry_after(self, client: str) -> float | None:
         """Seconds until `client` may try to sign in again; None when it may now."""
@@ -110,8 +170,7 @@ class ReviewSessions:
 
     def _sweep(self) -> None:
         now = self.clock()
-        for key in [k for k, s in self._sessions.items() if s.expires_at <= now]:
-            del self._sessions[key]
+        self.store.sweep(now)
         for key in [k for k, a in self._failures.items() if not a or a[-1] <= now - self.window_s]:
             del self._failures[key]
 

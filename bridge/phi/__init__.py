@@ -12,10 +12,18 @@ from bridge.phi.keys import Environment, PhiKeyError, PhiKeys, parse_master_key
 from bridge.phi.known import KnownPhi
 from bridge.phi.redactor import Redactor, SnapshotRedact
 from bridge.phi.tokenizer import PhiTokenizer, Unmodelled
-from bridge.phi.vault import OPERATOR_ROLE, PhiVault, PhiVaultError, UnknownToken, VaultUnavailable
+from bridge.phi.vault import (
+    OPERATOR_ROLE,
+    REVIEWER_ROLE,
+    PhiVault,
+    PhiVaultError,
+    UnknownToken,
+    VaultUnavailable,
+)
 
 __all__ = [
     "OPERATOR_ROLE",
+    "REVIEWER_ROLE",
     "Environment",
     "KnownPhi",
     "PhiKeyError",

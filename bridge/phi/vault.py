@@ -1,4 +1,5 @@
-"""The PHI vault: raw values behind their tokens, encrypted at rest, revealed only to operators.
+"""The PHI vault: raw values behind their tokens, encrypted at rest, revealed only to operators
+and reviewers (the review page asks for one document's text at a time, on a reviewer's request).
 
 It is a separate store from the outbox on purpose: the outbox is shipped to Kafka and read by
 everyone downstream; the vault never leaves the tenant's trust boundary and may sit in a database
@@ -39,7 +40,11 @@ from sqlalchemy.pool import StaticPool
 from bridge.phi.keys import PhiKeys
 
 OPERATOR_ROLE = "operator"
-"""The only role `reveal` answers."""
+"""Operations: any value, through the operator API."""
+REVIEWER_ROLE = "reviewer"
+"""Expert review: the review page reveals a document's text a reviewer asks to read."""
+REVEAL_ROLES = frozenset({OPERATOR_ROLE, REVIEWER_ROLE})
+"""The roles `reveal` answers; every other is refused (and audited)."""
 
 _NONCE_BYTES = 12
 _KNOWN_LIMIT = 100_000
@@ -147,14 +152,17 @@ class PhiVault:
         self._known.update((tenant, token) for token in fresh)
 
     def reveal(self, token: str, role: str, *, tenant: str | None = None, actor: str | None = None) -> Any:
-        """The raw value behind `token`, for the operator role only (PermissionError otherwise).
+        """The raw value behind `token`, for the operator and reviewer roles only (PermissionError
+        otherwise); every attempt is audited with `actor`.
 
         `tenant` narrows the lookup; without it the token must be unique across tenants.
         """
-        granted = role == OPERATOR_ROLE
+        granted = role in REVEAL_ROLES
         self._audit(tenant, token, role, actor, granted)
         if not granted:
-            raise PermissionError(f"role {role!r} may not reveal PHI; only {OPERATOR_ROLE!r} may")
+            raise PermissionError(
+                f"role {role!r} may not reveal PHI; only {' and '.join(sorted(REVEAL_ROLES))} may"
+            )
         query = select(vault_table).where(vault_table.c.token == token)
         if tenant is not None:
             query = query.where(vault_table.c.tenant == tenant)

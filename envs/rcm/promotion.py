@@ -2,13 +2,16 @@
 episode's recorded answers (`adapters.rcm.drafts`), its live faults replayed as the rcm environment's
 fault plan, and the suggested outcome spec. Pure.
 
-The suggestion is the reference specialist's own resolution of the draft, written down the way the
-generator writes a case's intent: each record the specialist's writes left in the world becomes an
-assertion (the replacement with its corrected fields, the appeal and its basis, the amounts written
-off or billed to the patient, the hand-off and its queue), the world must show no effect of a write
-the specialist did not make, and no patient may be billed for a contractual amount. It forbids no
-call by name: which tools must not be used is the reviewer's to mark (the review form), not the
-reference specialist's trajectory.
+The suggestion is the reference specialist's own resolution of the draft, as one acceptable
+resolution of the spec (`OutcomeSpec.resolutions`, so a reviewer can add others or replace it):
+each record the specialist's writes left in the world becomes an assertion (the replacement with
+its corrected fields, the appeal and its basis, the amounts written off or billed to the patient,
+the hand-off and its queue; `envs.rcm.moves` writes them, for the reviewer's moves too), and the
+claim stays open behind work pending with the payer. Beyond that the spec forbids only what the
+domain forbids on every case: billing a patient for a contractual amount. It does not rule out the
+writes the specialist did not make, by name or by their effects: what must not happen is the
+reviewer's to mark (the review form), not the reference specialist's trajectory; the gates
+(mutants, exploits) show whether the spec still tells a wrong resolution from a right one.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ from adapters.drafting.replay import LiveFault
 from adapters.rcm.drafts import rcm_rebuild
 from envs.env import replay
 from envs.promotion import DomainPromotion
+from envs.rcm import moves
 from envs.rcm.domain import DOMAIN
 from envs.rcm.faults import FAULTS_KEY, Fault
 from envs.rcm.intents import WRITES
-from envs.rcm.specs import never
+from envs.rcm.specs import NO_PATIENT_BILLING_ON_CO
 from envs.rcm.tasks import OUTCOME_PATHS, solve, work_item_for
-from schemas.tasks import Assertion, OutcomeSpec, VerifierSpec
+from schemas.tasks import Assertion, OutcomeSpec, Resolution, VerifierSpec
 from schemas.tools import ToolCall
 
 VERIFIER = "rcm.v2"
@@ -73,21 +77,17 @@ def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]
     facts = DOMAIN.outcome_facts(blank.initial_world, final)
     claim_id = draft.work_item.item_id
     outcome, used = _assertions(facts)
-    must = [*outcome, *(never(tool) for tool in WRITES if tool not in used)]
-    must.append(
-        Assertion(
-            name="no_patient_billing_on_co",
-            reason="billing a patient for a contractual (CO) adjustment breaks the payer contract",
-            collection="violations",
-            where={"new": True},
-            min_count=0,
-            max_count=0,
-        )
-    )
     resolution = "+".join(tool for tool in WRITES if tool in used) or "nothing"
+    reference = (
+        Resolution(
+            name=moves.name(f"reference:{resolution}"),
+            reason="the reference specialist's resolution",
+            assertions=tuple(outcome),
+        ),
+    )
     spec = VerifierSpec(
         verifier=VERIFIER,
-        outcome=OutcomeSpec(must=tuple(must)),
+        outcome=OutcomeSpec(must=(NO_PATIENT_BILLING_ON_CO,), resolutions=reference if outcome else ()),
         outcome_paths=OUTCOME_PATHS,
         must_escalate="escalate_to_human" in used,
         params={"resolution": resolution, "claim_id": claim_id},
@@ -96,87 +96,52 @@ def suggested_spec(draft: TaskDraft) -> tuple[VerifierSpec, tuple[ToolCall, ...]
 
 
 def _assertions(facts: dict[str, list[dict[str, Any]]]) -> tuple[list[Assertion], set[str]]:
-    """An assertion per kind of record the specialist created, and the write tools behind them."""
+    """An assertion per kind of record the specialist created (the claim kept open behind work
+    pending with the payer), and the write tools behind them."""
     out: list[Assertion] = []
     used: set[str] = set()
+
+    def wrote(tool: str, claim_id: str, *facts: Assertion) -> None:
+        used.add(tool)
+        out.extend(facts)
+        kept = moves.pending(tool, claim_id)
+        if kept is not None and kept not in out:
+            out.append(kept)
+
     for claim in (c for c in facts["claims"] if c["new"]):
         tool, link = _claim_tool(claim)
-        used.add(tool)
         where: dict[str, Any] = {"new": True, link: claim[link]}
         where |= {key: claim[key] for key in _CLAIM_KEYS}
         for i, line in enumerate(claim["lines"]):
             where |= {f"lines.{i}.{key}": line[key] for key in _LINE_KEYS}
-        out.append(
-            _fact(
-                f"{tool}.{claim[link]}", f"the specialist sent this {tool.replace('_', ' ')}", "claims", where
-            )
+        sent = moves.one(
+            f"{tool}.{claim[link]}", f"the specialist sent this {tool.replace('_', ' ')}", "claims", where
         )
+        wrote(tool, str(claim[link]), sent)
     for claim in (c for c in facts["claims"] if c["closed_now"] and not c["new"]):
-        used.add("close_claim")
-        out.append(
-            _fact(
-                f"closed.{claim['claim_id']}",
-                "the claim needs no more work",
-                "claims",
-                {"claim_id": claim["claim_id"], "closed_now": True},
-            )
-        )
+        shut = moves.closed(str(claim["claim_id"]), str(claim["closed_reason"]))
+        wrote("close_claim", str(claim["claim_id"]), shut)
     for appeal in (a for a in facts["appeals"] if a["new"]):
-        used.add("submit_appeal")
-        out.append(
-            _fact(
-                f"appeal.{appeal['claim_id']}",
-                f"appeal on {appeal['basis']} grounds",
-                "appeals",
-                {"new": True, "claim_id": appeal["claim_id"], "basis": appeal["basis"]},
-            )
-        )
+        wrote("submit_appeal", str(appeal["claim_id"]), moves.appealed(appeal["claim_id"], appeal["basis"]))
     for auth in (a for a in facts["authorizations"] if a["new"]):
-        used.add("request_authorization")
-        out.append(
-            _fact(
-                f"authorization.{auth['claim_id']}",
-                "an authorization is requested",
-                "authorizations",
-                {"new": True, "claim_id": auth["claim_id"], "retro": auth["retro"]},
-            )
+        where = {"new": True, "claim_id": auth["claim_id"], "retro": auth["retro"]}
+        requested = moves.one(
+            f"authorization.{auth['claim_id']}", "an authorization is requested", "authorizations", where
         )
-    for collection, tool, kind, why in (
-        ("write_offs", "post_write_off", "reason_code", "the amount is not recoverable"),
-        ("patient_transfers", "transfer_to_patient_responsibility", "reason", "the patient owes this amount"),
+        wrote("request_authorization", str(auth["claim_id"]), requested)
+    for collection, tool, kind in (
+        ("write_offs", "post_write_off", "reason_code"),
+        ("patient_transfers", "transfer_to_patient_responsibility", "reason"),
     ):
         totals: dict[tuple[str, str], float] = {}
         for row in (r for r in facts[collection] if r["new"]):
             key = (str(row["claim_id"]), str(row[kind]))
             totals[key] = round(totals.get(key, 0.0) + float(row["amount"]), 2)
         for (claim_id, reason), total in totals.items():
-            used.add(tool)
-            out.append(
-                Assertion(
-                    name=_name(f"{collection}.{claim_id}.{reason}"),
-                    reason=f"{why} ({reason})",
-                    collection=collection,
-                    where={"new": True, "claim_id": claim_id, kind: reason},
-                    min_count=1,
-                    total_of="amount",
-                    total=total,
-                )
-            )
+            wrote(tool, claim_id, moves.posted(collection, claim_id, kind, reason, total))
     for row in (r for r in facts["escalations"] if r["new"]):
-        used.add("escalate_to_human")
-        out.append(
-            _fact(
-                f"escalation.{row['claim_id']}",
-                f"a human decides ({row['queue']})",
-                "escalations",
-                {
-                    "new": True,
-                    "claim_id": row["claim_id"],
-                    "queue": row["queue"],
-                    "recommended_action": row["recommended_action"],
-                },
-            )
-        )
+        hand_off = moves.handed_off(row["claim_id"], row["queue"], row["recommended_action"])
+        wrote("escalate_to_human", str(row["claim_id"]), hand_off)
     return out, used
 
 
@@ -186,16 +151,6 @@ def _claim_tool(claim: dict[str, Any]) -> tuple[str, str]:
     if claim.get("resubmits_claim_id"):
         return "submit_new_claim", "resubmits_claim_id"
     return "bill_other_payer", "billed_from_claim_id"
-
-
-def _name(text: str) -> str:
-    return "".join(ch if ch.isalnum() or ch in "_.:-" else "_" for ch in text.lower())[:128]
-
-
-def _fact(name: str, reason: str, collection: str, where: dict[str, Any]) -> Assertion:
-    return Assertion(
-        name=_name(name), reason=reason, collection=collection, where=where, min_count=1, max_count=1
-    )
 
 
 PROMOTION = DomainPromotion(

@@ -70,6 +70,17 @@ _KEPT_CLAIM_FIELDS = ("payer_id", "member_id", "rendering_npi", "prior_auth_numb
 _KEPT_LINE_FIELDS = ("procedure_code", "modifiers", "units", "place_of_service", "diagnosis_pointers")
 
 
+NO_PATIENT_BILLING_ON_CO = Assertion(
+    name="no_patient_billing_on_co",
+    reason="billing a patient for a contractual (CO) adjustment breaks the payer contract",
+    collection="violations",
+    where={"new": True},
+    min_count=0,
+    max_count=0,
+)
+"""What the domain forbids on every case, whatever its resolution."""
+
+
 def outcome_spec(intent: Intent, world: World, claim_id: str) -> OutcomeSpec:
     """The spec a generated case's final world must meet; `claim_id` is the claim worked."""
     if intent.keeps is not None:
@@ -89,16 +100,7 @@ def outcome_spec(intent: Intent, world: World, claim_id: str) -> OutcomeSpec:
                 max_count=0,
             )
         )
-    must.append(
-        Assertion(
-            name="no_patient_billing_on_co",
-            reason="billing a patient for a contractual (CO) adjustment breaks the payer contract",
-            collection="violations",
-            where={"new": True},
-            min_count=0,
-            max_count=0,
-        )
-    )
+    must.append(NO_PATIENT_BILLING_ON_CO)
     return OutcomeSpec(must=tuple(must), resolutions=intent.resolutions)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -12,6 +12,7 @@ from bridge.api.auth import Identity, Role, TokenTable, token_digest
 from bridge.api.labels import Labelling
 from bridge.api.models import RejectedEvent
 from bridge.api.review import Reviewing
+from bridge.api.review_sessions import ReviewSessions
 from bridge.api.services import BridgeServices
 from bridge.api.traces import TraceContexts
 from bridge.capture import CaptureConfig, CaptureService
@@ -21,9 +22,11 @@ from bridge.recording import CaptureUnavailable
 from bridge.runtime import EpisodeRunner, OpenAIChatPolicy, Scorer
 from bridge.runtime.canary import CanaryRouter
 from bridge.store import SqlEpisodeReader, SqlEventArchive
+from bridge.store.review_sessions import SqlSessionStore
 from engine import EpisodeConfig, Policy, Recorder
 from engine.domain import LiveClient, ToolDomain
 from envs.domain import DOMAINS
+from loopline.bridge.review_agreement import review_agreements
 from loopline.bridge.serve import DrainReport, drain
 from loopline.bridge.settings import DEV_TOKENS, BridgeSettings
 from loopline.streams.event_keys import signing_key
@@ -207,6 +210,15 @@ def build_bridge(
         router,
         scorer,
     )
+    # The review page reveals a document's text from the vault capture tokenised it into, and keeps
+    # its sessions in the archive's database (a restart signs no one out; pods share them).
+    if reviewing is not None:
+        sessions = SqlSessionStore(archive.engine)
+        sessions.create_schema()
+        agreements = review_agreements(settings.db_url)
+        reviewing = replace(
+            reviewing, vault=capture.vault, sessions=ReviewSessions(store=sessions), agreements=agreements
+        )
     services.review = reviewing
     services.max_episodes_per_caller = settings.max_episodes_per_caller
     desk = reviewing.desk if reviewing is not None else None

@@ -1,6 +1,6 @@
 """What the review page is told of each registered domain: its write tools, its hand-off tool, and
-(for rcm) the X12 code tables that put a remittance's codes into words. The bridge names no domain;
-the composition root hands it these."""
+(for rcm) the X12 code tables that put a remittance's codes into words and the moves a reviewer
+states a resolution with. The bridge names no domain; the composition root hands it these."""
 
 from __future__ import annotations
 
@@ -17,8 +17,24 @@ def rcm_codes() -> Codes:
     )
 
 
+def rcm_review() -> ReviewDomain:
+    """The denial desk: its codes, and the moves a reviewer states a resolution with
+    (`envs.rcm.moves`)."""
+    from envs.rcm import moves
+
+    return ReviewDomain.of(
+        DOMAINS.get("rcm").tool,
+        rcm_codes(),
+        "escalations",
+        moves=moves.MOVES,
+        item_field="claim_id",
+        move_facts=moves.move_facts,
+        case_values=moves.case_values,
+    )
+
+
 def review_domains() -> dict[str, ReviewDomain]:
     """Every registered domain, as the review page needs it (each records hand-offs in
-    `escalations`)."""
-    tables = {"rcm": rcm_codes()}
-    return {d.name: ReviewDomain.of(d.tool, tables.get(d.name), "escalations") for d in DOMAINS.all()}
+    `escalations`; rcm also offers its moves)."""
+    known = {d.name: ReviewDomain.of(d.tool, None, "escalations") for d in DOMAINS.all()}
+    return known | {"rcm": rcm_review()}

@@ -103,12 +103,19 @@ def serve_review_page(
     from bridge.api.auth import Identity, Role, TokenTable
     from bridge.api.labels import Labelling
     from bridge.api.review import Reviewing
+    from bridge.api.review_sessions import ReviewSessions
     from bridge.store import SqlEpisodeReader, SqlEventArchive
+    from bridge.store.review_sessions import SqlSessionStore
+    from loopline.bridge.review_agreement import review_agreements
     from loopline.bridge.review_domains import review_domains
 
     engine = SqlEventArchive(db_url).engine
     tokens = TokenTable.from_tokens({REVIEWER_TOKEN: Identity(Role.REVIEWER, REVIEWER_NAME)})
-    reviewing = Reviewing(store, desk, domains=review_domains())
+    sessions = SqlSessionStore(engine)
+    sessions.create_schema()
+    reviewing = Reviewing(
+        store, desk, ReviewSessions(store=sessions), review_domains(), agreements=review_agreements(db_url)
+    )
     app = review_app(reviewing, SqlEpisodeReader(engine), tokens, Labelling.open(engine))
     return serve_in_thread(app, name="review-page")
 

@@ -174,7 +174,7 @@ class PromotionActivities:
     @activity.defn
     def validate_candidate(self, data: ValidateCandidateInput) -> ValidateCandidateResult:
         """The gates on the task the draft becomes under the approved spec."""
-        task = self._task(data.draft_id, data.spec_hash, reviewer=None)
+        task = self._task(data.draft_id, data.spec_hash, data.gold_hash, reviewer=None)
         report = gates(task).model_copy(update={"spec_hash": data.spec_hash})
         return ValidateCandidateResult(
             ok=report.ok, report_id=self.store.put_report(report), problems=len(report.problems)
@@ -183,7 +183,7 @@ class PromotionActivities:
     @activity.defn
     def publish_task(self, data: PublishTaskInput) -> PublishTaskResult:
         """A new task-set version holding the task (unless one already does), then `task.promoted`."""
-        task = self._task(data.draft_id, data.spec_hash, reviewer=data.reviewer)
+        task = self._task(data.draft_id, data.spec_hash, data.gold_hash, reviewer=data.reviewer)
         content_hash = task.compute_hash()
         draft = self._draft(data.draft_id)
         task_set = self._set(draft)
@@ -238,17 +238,19 @@ class PromotionActivities:
         )
 
     # -- helpers -----------------------------------------------------------------------------
-    def _task(self, draft_id: str, spec_hash: str, *, reviewer: str | None) -> Task:
+    def _task(self, draft_id: str, spec_hash: str, gold_hash: str | None, *, reviewer: str | None) -> Task:
         draft = self._draft(draft_id)
         spec = self.store.spec(spec_hash)
         suggestion = self.store.suggestion(draft_id)
-        if spec is None or suggestion is None:
+        gold = self.store.gold(gold_hash) if gold_hash else None
+        if spec is None or suggestion is None or (gold_hash and gold is None):
             raise ApplicationError(
-                f"draft {draft_id} has no spec {spec_hash[:12]} or no suggestion",
+                f"draft {draft_id} has no spec {spec_hash[:12]}, no suggestion or no gold {gold_hash or ''}",
                 type="MissingSpec",
                 non_retryable=True,
             )
-        return candidate_task(draft, spec, suggestion.gold, reviewer=reviewer)
+        calls = gold.calls if gold is not None else suggestion.gold
+        return candidate_task(draft, spec, calls, reviewer=reviewer)
 
     def _set(self, draft: TaskDraft) -> str:
         return self.task_set.format(domain=draft.domain)

@@ -10,13 +10,16 @@ the gold is accepted, and no exploit that reaches a wrong outcome scores above d
 from __future__ import annotations
 
 from adapters.drafting.draft import TaskDraft
-from adapters.drafting.store import GateReport
+from adapters.drafting.store import BlindScore, GatePreview, GateReport, Gold
 from envs.adversarial.battery import exploit_task
+from envs.adversarial.blind import blind_kit
 from envs.adversarial.mutation import mutate_task
 from envs.adversarial.report import BASELINE
-from envs.domain import promotion
+from envs.adversarial.targets import score_all
+from envs.domain import DOMAINS, promotion
+from envs.rollout import play
 from envs.validate import validate_task
-from schemas.tasks import Task, VerifierSpec
+from schemas.tasks import Task, VerifierSpec, content_hash
 from schemas.tools import ToolCall
 
 
@@ -71,3 +74,31 @@ def gates(task: Task) -> GateReport:
         winning_exploits=winning,
         problems=tuple(problems),
     )
+
+
+def blind_scores(task: Task) -> tuple[BlindScore, ...]:
+    """The domain's blind desks (`envs.<domain>.blind`) on `task`, scored by its own verifier."""
+    kit = blind_kit(task.domain)
+    if kit is None:
+        return ()
+    domain = DOMAINS.get(task.domain)
+    verifier = task.verifier.verifier
+    desks = [*kit.moves.items(), *((p.ref.model, p) for p in kit.fixed)]
+    out = []
+    for name, policy in desks:
+        verdict = score_all(task, play(task, policy, domain=domain).trajectory, (verifier,))[verifier]
+        score, passed = (0.0, False) if isinstance(verdict, str) else (verdict.score, verdict.passed)
+        out.append(BlindScore(desk=name, score=score, passed=passed))
+    return tuple(out)
+
+
+def preview(
+    draft: TaskDraft, spec: VerifierSpec, gold: tuple[ToolCall, ...], mine: Gold | None = None
+) -> GatePreview:
+    """The gates an approval of `spec` would run, and the blind desks, without deciding anything;
+    `mine` is the reviewer's gold where it replaces the reference specialist's `gold`."""
+    spec_hash = content_hash(spec.model_dump(mode="json"))
+    task = candidate_task(draft, spec, mine.calls if mine is not None else gold)
+    report = gates(task).model_copy(update={"spec_hash": spec_hash})
+    gold_hash = content_hash(mine.model_dump(mode="json")) if mine is not None else None
+    return GatePreview(spec_hash=spec_hash, gold_hash=gold_hash, report=report, blind=blind_scores(task))

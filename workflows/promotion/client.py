@@ -2,7 +2,8 @@
 
 `TemporalReviewDesk` is the review API's port (`bridge.api.review.ReviewDesk`) over Temporal: the
 spec and the reviewer's note go into the draft store first, and the `review` update carries only
-their hashes. The HTTP server runs its own event loop, so the desk runs the Temporal client on a
+their hashes. A gate preview runs the workflow's own gates (`candidate.preview`) in the desk's
+process, since it decides nothing. The HTTP server runs its own event loop, so the desk runs the Temporal client on a
 loop of its own, in a thread, and its methods block.
 """
 
@@ -25,8 +26,9 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError
 
-from adapters.drafting.store import PENDING, DraftStore, ReviewNote
+from adapters.drafting.store import PENDING, DraftStore, GatePreview, Gold, ReviewNote
 from schemas.tasks import VerifierSpec
+from workflows.promotion.candidate import preview
 from workflows.promotion.models import PromoteInput, ReviewDecision, ReviewOutcome, ReviewTimers
 from workflows.promotion.workflows import PromoteEdgeCaseWorkflow, workflow_id_for
 
@@ -115,15 +117,27 @@ class TemporalReviewDesk:
         future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self._loop)
         return future.result(timeout)
 
-    def approve(self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "") -> ReviewOutcome:
-        """Approve with `spec` (as suggested or edited); returns once validated and published or returned."""
+    def approve(
+        self, draft_id: str, spec: VerifierSpec, reviewer: str, note: str = "", gold: Gold | None = None
+    ) -> ReviewOutcome:
+        """Approve with `spec` (as suggested or edited) and, where the reviewer's resolution replaces
+        the reference's, their `gold`; returns once validated and published or returned."""
         decision = ReviewDecision(
             decision="approve",
             reviewer=reviewer,
             spec_hash=self.store.put_spec(spec),
+            gold_hash=self.store.put_gold(gold) if gold is not None else None,
             note_id=self.store.put_note(ReviewNote(reviewer=reviewer, text=note)) if note else None,
         )
         return self._decide(draft_id, decision)
+
+    def preview(self, draft_id: str, spec: VerifierSpec, gold: Gold | None = None) -> GatePreview:
+        """The gates an approval of `spec` (and `gold`) would run (`candidate.preview`), here,
+        deciding nothing."""
+        draft, suggestion = self.store.draft(draft_id), self.store.suggestion(draft_id)
+        if draft is None or suggestion is None:
+            raise ReviewRefused(f"draft {draft_id!r} has no suggestion yet: nothing to preview")
+        return preview(draft, spec, suggestion.gold, gold)
 
     def reject(self, draft_id: str, reviewer: str, reason: str) -> ReviewOutcome:
         """Reject, with the reviewer's reason."""

@@ -167,6 +167,8 @@ class ValidateCandidateInput(Contract):
     """The draft."""
     spec_hash: str
     """The approved spec."""
+    gold_hash: str | None = None
+    """The reviewer's gold; None: the reference specialist's."""
 
 
 class ValidateCandidateResult(Contract):
@@ -187,6 +189,8 @@ class PublishTaskInput(Contract):
     """The draft."""
     spec_hash: str
     """The approved spec."""
+    gold_hash: str | None = None
+    """The reviewer's gold; None: the reference specialist's."""
     reviewer: str
     """Who approved it."""
     workflow_id: str
@@ -220,6 +224,9 @@ class ReviewDecision(Contract):
     """Who decided."""
     spec_hash: str | None = None
     """The approved spec (as suggested or edited), stored in the draft store first."""
+    gold_hash: str | None = None
+    """The reviewer's gold (`Gold`, in the draft store) where their resolution replaces the
+    reference specialist's; None: the reference specialist's calls are the gold."""
     note_id: str | None = None
     """The reviewer's reason, stored in the draft store first."""
 

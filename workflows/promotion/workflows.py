@@ -109,7 +109,9 @@ class PromoteEdgeCaseWorkflow:
             await self._record(data, "validating")
             verdict = await workflow.execute_activity_method(
                 PromotionActivities.validate_candidate,
-                ValidateCandidateInput(draft_id=built.draft_id, spec_hash=decision.spec_hash),
+                ValidateCandidateInput(
+                    draft_id=built.draft_id, spec_hash=decision.spec_hash, gold_hash=decision.gold_hash
+                ),
                 start_to_close_timeout=HEAVY,
                 retry_policy=RETRY,
             )
@@ -124,6 +126,7 @@ class PromoteEdgeCaseWorkflow:
                 PublishTaskInput(
                     draft_id=built.draft_id,
                     spec_hash=decision.spec_hash,
+                    gold_hash=decision.gold_hash,
                     reviewer=decision.reviewer,
                     workflow_id=workflow.info().workflow_id,
                 ),

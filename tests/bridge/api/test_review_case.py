@@ -10,7 +10,7 @@ from jinja2 import Environment
 from bridge.api import review_page
 from bridge.api.auth import Caller, Identity, Role
 from bridge.api.review_case import case_facts, codes_in_words, moment, spec_checks
-from bridge.api.review_form import FORBIDDEN_REASON, FormProblems, choices, decide
+from bridge.api.review_form import FORBIDDEN_REASON, FormProblems, Offer, choices, decide
 from bridge.api.review_sessions import ReviewSessions, over_https, same_origin
 from loopline.bridge.review_domains import review_domains
 from schemas.tasks import Assertion, OutcomeSpec, VerifierSpec
@@ -118,7 +118,7 @@ def test_the_spec_is_the_suggestion_with_the_forms_choices() -> None:
     assert choices(SUGGESTED).forbidden == frozenset() and choices(SUGGESTED).escalation == "ruled_out"
     form = _form(decision="approve", judgement="fail", reason="appeal with the LMN", escalation="either",
                  forbid=["post_write_off", "transfer_to_patient_responsibility"])  # fmt: skip
-    made = decide(form, suggested=SUGGESTED, gold_tools=frozenset({"submit_appeal"}), offered=OFFERED)
+    made = decide(form, Offer(SUGGESTED, frozenset({"submit_appeal"}), OFFERED))
     assert made.action == "approve" and made.judgement == "fail" and made.spec is not None
     assert [(c.tool, c.reason) for c in made.spec.forbidden_calls] == [
         ("post_write_off", FORBIDDEN_REASON), ("transfer_to_patient_responsibility", FORBIDDEN_REASON)
@@ -146,23 +146,17 @@ def test_a_form_problem_is_said_in_words(fields: dict[str, str], problem: str) -
     with pytest.raises(FormProblems) as raised:
         decide(
             _form(**(base | fields)),
-            suggested=SUGGESTED,
-            gold_tools=frozenset({"submit_appeal"}),
-            offered=OFFERED,
-            escalate_tool="escalate_to_human",
+            Offer(SUGGESTED, frozenset({"submit_appeal"}), OFFERED, escalate_tool="escalate_to_human"),
         )
     assert any(problem in p for p in raised.value.problems), raised.value.problems
 
 
 def test_every_problem_is_listed_at_once_and_a_rejection_needs_no_spec() -> None:
     with pytest.raises(FormProblems) as raised:
-        decide({}, suggested=None, gold_tools=frozenset(), offered=OFFERED)
+        decide({}, Offer(None, offered=OFFERED))
     assert len(raised.value.problems) == 3
     made = decide(
-        _form(decision="reject", judgement="pass", reason="not a real case"),
-        suggested=None,
-        gold_tools=frozenset(),
-        offered=OFFERED,
+        _form(decision="reject", judgement="pass", reason="not a real case"), Offer(None, offered=OFFERED)
     )
     assert made.action == "reject" and made.spec is None
 
@@ -236,10 +230,10 @@ def test_sessions_expire_end_and_failed_sign_ins_are_counted_in_a_window() -> No
 
 def test_without_a_label_store_the_form_asks_no_judgement() -> None:
     form = _form(decision="reject", reason="not a real case")
-    made = decide(form, suggested=None, gold_tools=frozenset(), offered=OFFERED, judged=False)
+    made = decide(form, Offer(None, offered=OFFERED), judged=False)
     assert made.judgement is None
     with pytest.raises(FormProblems, match="say whether"):
-        decide(form, suggested=None, gold_tools=frozenset(), offered=OFFERED)
+        decide(form, Offer(None, offered=OFFERED))
 
 
 def test_allowing_a_hand_off_drops_the_outcome_check_that_ruled_it_out() -> None:
@@ -249,9 +243,7 @@ def test_allowing_a_hand_off_drops_the_outcome_check_that_ruled_it_out() -> None
     spec = SUGGESTED.model_copy(update={"outcome": OutcomeSpec(must=(*SUGGESTED.outcome.must, no_hand_off))})
     base = {"decision": "approve", "judgement": "pass", "reason": "fine"}
     for escalation, kept in (("either", ["appeal"]), ("ruled_out", ["appeal", "no_escalation"])):
-        made = decide(
-            _form(**base, escalation=escalation), suggested=spec, gold_tools=frozenset({"submit_appeal"}),
-            offered=OFFERED, escalate_tool=RCM.escalate_tool, escalations=RCM.escalations,
-        )  # fmt: skip
+        offer = Offer(spec, frozenset({"submit_appeal"}), OFFERED, RCM.escalate_tool, RCM.escalations)
+        made = decide(_form(**base, escalation=escalation), offer)
         assert made.spec is not None and made.spec.outcome is not None
         assert [a.name for a in made.spec.outcome.must] == kept

@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
+import os
 import re
-from collections.abc import AsyncIterator, Iterator
+import sqlite3
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,13 +20,14 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from playwright.async_api import Browser, Page, async_playwright
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from adapters import Toolbox
-from adapters.drafting.store import DraftStore
+from adapters.drafting.store import DraftStore, Notification
 from adapters.rcm import RCM_TOOLS, SimBackend, seed_world
 from adapters.serving import serve_in_thread
 from adapters.surrogates import TOKEN
@@ -33,12 +36,15 @@ from bridge.api.auth import Identity, Role, TokenTable
 from bridge.api.review import Reviewing
 from bridge.api.review_sessions import COOKIE, ReviewSessions
 from bridge.capture import CaptureConfig, CaptureService
+from bridge.phi import PhiKeys, PhiVault
 from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
-from bridge.store.labels import SqlLabelStore
+from bridge.store.labels import ExpertLabel, SqlLabelStore
+from bridge.store.review_sessions import SqlSessionStore
 from engine import EpisodeConfig, ScriptedPolicy, say
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services
+from loopline.bridge.review_agreement import review_agreements
 from loopline.bridge.review_domains import review_domains
 from schemas import EpisodeChain, Event
 from schemas.events import OutcomeObserved
@@ -89,6 +95,7 @@ class Desk:
     clock: Clock
     labels: SqlLabelStore
     archive: SqlEventArchive
+    another_bridge: Callable[[], FastAPI]
 
     async def promote(self, fingerprint: str) -> str:
         await start_promotion(
@@ -145,17 +152,33 @@ async def desk(
     )  # fmt: skip
     review_desk = TemporalReviewDesk(temporal_env.client.service_client.config.target_host, store)
     clock = Clock()
-    sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock)
-    services = dataclasses.replace(services, review=Reviewing(store, review_desk, sessions, review_domains()))
+    # Sessions in the archive's database, as a deployed bridge keeps them.
+    session_store = SqlSessionStore(archive.engine)
+    session_store.create_schema()
+    sessions = ReviewSessions(ttl_s=TTL_S, max_attempts=3, window_s=60.0, clock=clock, store=session_store)
+    # The vault the episode's PHI was tokenised into (the recording's key), for document reveals.
+    vault = PhiVault.open(f"sqlite:///{tmp_path / 'vault.db'}", PhiKeys.from_master(b"w" * 32))
+    agreements = review_agreements(str(archive.engine.url))
+    reviewing = Reviewing(store, review_desk, sessions, review_domains(), vault=vault, agreements=agreements)
+    services = dataclasses.replace(services, review=reviewing)
     app = create_app(services, TokenTable.from_tokens(TOKENS))
     assert services.labelling is not None
+
+    def another_bridge() -> FastAPI:
+        """A second bridge process on the same databases: its sessions are read from the archive's."""
+        store_again = SqlSessionStore(SqlEventArchive(str(archive.engine.url)).engine)
+        again = ReviewSessions(ttl_s=TTL_S, clock=clock, store=store_again)
+        fresh = dataclasses.replace(services, review=dataclasses.replace(reviewing, sessions=again))
+        return create_app(fresh, TokenTable.from_tokens(TOKENS))
+
     async with build_worker(client, activities, queue=task_queue, threads=2):
         with serve_in_thread(app, name="bridge-review") as url:
             yield Desk(
                 url, client, store, registry, task_queue, episode, published, clock, services.labelling.labels,
-                archive,
+                archive, another_bridge,
             )  # fmt: skip
     review_desk.close()
+    vault.close()
 
 
 @pytest.fixture
@@ -172,6 +195,16 @@ async def sign_in(page: Page, url: str, token: str = "reviewer-token") -> None:
     await page.fill("#token", token)
     await page.click("#sign-in")
     await page.wait_for_selector("#drafts")
+
+
+async def edit_spec(page: Page, change: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    """Open the advanced view, change the spec's JSON, and tick "use this JSON"."""
+    await page.click("#advanced summary")
+    spec: dict[str, Any] = json.loads(await page.input_value("#spec-json"))
+    change(spec)
+    await page.fill("#spec-json", json.dumps(spec))
+    await page.check("#use-json")
+    return spec
 
 
 def _gold_tools(desk: Desk, draft_id: str) -> set[str]:
@@ -201,6 +234,11 @@ async def test_a_specialist_decides_a_draft_with_the_form_alone_and_it_is_publis
     assert await page.locator("#timeline tbody tr").count() == len(desk.episode)
     assert "the reference specialist solves it" in await page.inner_text("#suggestion")
     assert "Not validated yet" in await page.inner_text("#validation")
+    # Before anything is committed, the page shows what the gates say about the suggested spec.
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    assert (
+        "1.00" in await page.inner_text("#preview-gates") and "#preview-problems" not in await page.content()
+    )
     assert await page.locator("#duplicates").count() == 0
     missing = await page.goto(f"{desk.url}/review/drafts/draft-nope")
     assert missing is not None and missing.status == 404
@@ -218,6 +256,11 @@ async def test_a_specialist_decides_a_draft_with_the_form_alone_and_it_is_publis
     await page.check("#judgement-fail")
     await page.fill("#reason", "the agent escalated a case the ABN on file settles")
     await page.check(f"#forbid-{forbid}")
+    await page.click("#decide")
+    # The choices changed the spec since its preview: the page shows the gates on it and sends nothing.
+    assert "not sent yet" in await page.inner_text("#message") and desk.published == []
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    assert await page.is_checked(f"#forbid-{forbid}") and await page.input_value("#reason")
     await page.click("#decide")
     await page.wait_for_selector("#message")
     assert "decision recorded: published, by Dana Whitfield" in await page.inner_text("#message")
@@ -253,6 +296,8 @@ async def test_a_form_with_problems_lists_them_sends_nothing_and_keeps_the_choic
     await page.uncheck(f"#forbid-{used}")
     await page.check("#judgement-pass")
     await page.fill("#reason", "the resolution fits the ABN on file")
+    await page.click("#preview")
+    assert "gates previewed" in await page.inner_text("#message")
     await page.click("#decide")
     await page.wait_for_selector("#message")
     assert await page.inner_text("#stage") == "published"
@@ -266,17 +311,19 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
     page = await browser.new_page()
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
-    await page.click("#advanced summary")
-    spec = json.loads(await page.input_value("#spec-json"))
-    spec["outcome"]["must"] = [
-        {"name": "appealed", "reason": "the reviewer wants an appeal", "collection": "appeals", "where": {"new": True}}
-    ]  # fmt: skip
-    await page.fill("#spec-json", json.dumps(spec))
-    await page.check("#use-json")
+    appealed = {"name": "appealed", "reason": "the reviewer wants an appeal", "collection": "appeals",
+                "where": {"new": True}}  # fmt: skip
+    await edit_spec(page, lambda spec: spec["outcome"].update(must=[appealed]))
     await page.check("#decision-approve")
     await page.check("#judgement-pass")
     await page.fill("#reason", "an appeal is the right move")
     await page.click("#decide")
+    # The edited spec was never previewed: the page shows that it fails its own gate, and why.
+    assert "not sent yet" in await page.inner_text("#message")
+    assert "fails its own gate" in await page.inner_text("#preview-verdict")
+    assert "gold solution scores" in await page.inner_text("#preview-problems")
+    assert await page.inner_text("#stage") == "awaiting_review"
+    await page.click("#decide")  # sent anyway, as previewed
     await page.wait_for_selector("#message")
     assert "decision recorded: returned" in await page.inner_text("#message")
     assert await page.inner_text("#stage") == "returned"
@@ -288,6 +335,127 @@ async def test_an_edited_spec_the_gold_misses_comes_back_with_the_reason_then_a_
     await page.wait_for_selector("#message")
     assert await page.inner_text("#stage") == "rejected"
     assert desk.registry.versions("rcm-promoted") == [] and desk.published == []
+
+
+async def test_a_specialist_corrects_a_wrong_suggestion_with_another_resolution_and_its_amount(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("e1" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    # The reference billed the patient under the ABN; the specialist judges the write-off right instead.
+    assert "transfer_to_patient_responsibility" in await page.inner_text("#suggestion")
+    await page.check("#decision-approve")
+    await page.check("#judgement-fail")
+    await page.fill(
+        "#reason", "the ABN is not valid for this service: write the $39.00 off, do not bill the patient"
+    )
+    await page.check("#reference-replace")
+    await page.check("#pick-post_write_off")
+    offered = await page.eval_on_selector_all("#case-amounts option", "os => os.map(o => o.value)")
+    assert "39.00" in offered  # the amounts come from the case
+    await page.fill("#post_write_off-amount", "39.00")
+    await page.select_option("#post_write_off-reason_code", "not_medically_necessary")
+    await page.click("#preview")
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    assert await page.is_checked("#reference-replace") and await page.is_checked("#pick-post_write_off")
+    assert await page.input_value("#post_write_off-amount") == "39.00"
+    await page.click("#decide")
+    await page.wait_for_selector("#message")
+    assert "decision recorded: published" in await page.inner_text("#message")
+    task = desk.registry.load("rcm-promoted").tasks[0]
+    assert task.verifier.outcome is not None
+    [resolution] = task.verifier.outcome.resolutions
+    assert resolution.name == "reviewer:post_write_off" and resolution.assertions[0].total == 39.0
+    # The published task's gold is the specialist's resolution, after the reference's reads.
+    assert [c.name for c in task.gold_solution][-1] == "post_write_off"
+    assert "transfer_to_patient_responsibility" not in [c.name for c in task.gold_solution]
+
+
+async def test_a_spec_that_fails_its_own_gate_shows_so_in_the_preview_and_is_fixed_in_the_form(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("e2" * 16)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    spec = await edit_spec(page, lambda spec: spec.update(outcome={"must": []}))  # doing nothing would pass
+    await page.click("#preview")
+    assert "gates previewed" in await page.inner_text("#message")
+    assert "fails its own gate" in await page.inner_text("#preview-verdict")
+    assert "doing nothing" in await page.inner_text("#preview-problems")
+    # A preview decides and stores nothing: no report, no label, the draft still waits.
+    assert await page.inner_text("#stage") == "awaiting_review"
+    assert not (desk.store.root / "reports").exists() and desk.published == []
+    assert desk.labels.list_labels(subject=desk.episode[0].episodeid) == []
+    # Back to the form's own choices: the gates hold, and the decision goes through.
+    await page.uncheck("#use-json")
+    await page.click("#preview")
+    assert "The gates hold for this spec" in await page.inner_text("#preview-verdict")
+    await page.check("#decision-approve")
+    await page.check("#judgement-pass")
+    await page.fill("#reason", "the ABN on file makes the patient responsible")
+    await page.click("#decide")
+    await page.wait_for_selector("#message")
+    assert await page.inner_text("#stage") == "published"
+    # The JSON API previews too, for reviewers only.
+    async with httpx.AsyncClient(base_url=desk.url, timeout=60) as http:
+        url = f"/v1/review/drafts/{draft_id}/preview"
+        good = await http.post(url, json={}, headers={"Authorization": "Bearer reviewer-token"})
+        bad = await http.post(url, json={"spec": spec}, headers={"Authorization": "Bearer reviewer-token"})
+        agent = await http.post(url, json={}, headers={"Authorization": "Bearer agent-token"})
+    assert good.status_code == 200 and good.json()["report"]["ok"] is True
+    assert bad.status_code == 200 and bad.json()["report"]["ok"] is False and bad.json()["report"]["problems"]
+    assert agent.status_code == 403
+
+
+async def test_a_documents_real_text_is_revealed_on_request_only_and_every_reveal_is_logged(
+    desk: Desk, browser: Browser, tmp_path: Path
+) -> None:
+    draft_id = await desk.promote("e3" * 16)
+    returned = [
+        e.model_dump(mode="json")["data"] for e in desk.episode if e.type == "loopline.tool.returned.v1"
+    ]
+    read = [d["result"]["document"]["document_id"] for d in returned if d["name"] == "read_document"]
+    [doc_id] = read
+    unread = next(d for d in TASK.initial_world["documents"] if d not in read)
+    real = TASK.initial_world["documents"][doc_id]["text"]
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    assert real not in await page.content()  # not shown by default
+    await page.click(f"#reveal-{doc_id}")
+    assert "the reveal is logged" in await page.inner_text("#message")
+    assert real.splitlines()[0] in await page.inner_text(f"#revealed-{doc_id}")
+    log = await page.inner_text("#access-log")
+    assert "Dana Whitfield" in log and doc_id in log and "revealed" in log
+    # The next look at the draft shows the surrogate again, and the access log.
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    assert real not in await page.content() and doc_id in await page.inner_text("#access-log")
+    # A document the episode never read has no text to reveal: refused, and logged too.
+    await page.click(f"#reveal-{unread}")
+    assert "never read the text" in await page.inner_text("#message")
+    assert [(r.reviewer, r.document_id, r.granted) for r in desk.store.reveals(draft_id)] == [
+        ("Dana Whitfield", doc_id, True), ("Dana Whitfield", unread, False)
+    ]  # fmt: skip
+    # The vault audits the token it revealed, under the reviewer's role and name.
+    conn = sqlite3.connect(tmp_path / "vault.db")
+    audit = conn.execute("SELECT role, actor, granted FROM phi_reveals").fetchall()
+    conn.close()
+    assert audit == [("reviewer", "Dana Whitfield", 1)]
+    # Without the session's CSRF token, nothing is revealed or logged.
+    [cookie] = [c for c in await page.context.cookies() if c["name"] == COOKIE]
+    async with httpx.AsyncClient(base_url=desk.url, cookies={COOKIE: cookie["value"]}, timeout=60) as http:
+        forged = await http.post(f"/review/drafts/{draft_id}/documents/{doc_id}/reveal", data={"csrf": "x"})
+        api = await http.post(
+            f"/v1/review/drafts/{draft_id}/documents/{doc_id}/reveal",
+            headers={"Authorization": "Bearer other-reviewer-token"},
+        )
+    assert forged.status_code == 403 and real not in forged.text
+    assert api.status_code == 200 and api.json()["text"] == real
+    assert [r.reviewer for r in desk.store.reveals(draft_id)][-1] == "Sam Okafor"
+    assert len(desk.store.reveals(draft_id)) == 3
 
 
 async def test_a_second_draft_of_the_same_case_is_flagged_before_review(desk: Desk, browser: Browser) -> None:
@@ -361,6 +529,26 @@ async def test_an_expired_or_ended_session_is_refused(desk: Desk, browser: Brows
         )
         assert replay.status_code == 303 and replay.headers["location"] == "/review/login"
     assert desk.store.status(draft_id).stage == "awaiting_review"  # type: ignore[union-attr]
+
+
+async def test_a_restarted_bridge_or_another_pod_keeps_the_reviewer_signed_in(
+    desk: Desk, browser: Browser
+) -> None:
+    draft_id = await desk.promote("e4" * 16)
+    context = await browser.new_context()
+    page = await context.new_page()
+    await sign_in(page, desk.url)
+    with serve_in_thread(desk.another_bridge(), name="bridge-review-2") as other:
+        # The same browser session (cookies are per host, not per port), answered by a bridge
+        # that never saw the sign-in.
+        await page.goto(f"{other}/review/drafts/{draft_id}")
+        assert page.url.endswith(f"/review/drafts/{draft_id}")
+        assert await page.inner_text("#who") == "Dana Whitfield"
+        await page.click("#sign-out")
+        await page.wait_for_url(re.compile(r".*/review/login$"))
+    # Signed out on one, signed out on all.
+    await page.goto(f"{desk.url}/review")
+    assert page.url.endswith("/review/login")
 
 
 async def test_the_reviewer_is_the_signed_in_identity_whatever_the_request_says(
@@ -449,9 +637,18 @@ async def test_the_console_lists_every_draft_and_its_state_and_operators_only_se
         answer = await http.post(
             f"/v1/review/drafts/{published}/approve",
             headers={"Authorization": "Bearer reviewer-token"},
-            json={},
+            json={"judgement": "pass"},
         )
         assert answer.json()["stage"] == "published"
+    # A second reviewer labels the same episode differently, and both label two more the same way.
+    episode = desk.episode[0].episodeid
+    for subject, reviewer, label in ((episode, "Sam Okafor", "fail"), ("ep-2", "Dana Whitfield", "pass"),
+                                     ("ep-2", "Sam Okafor", "pass"), ("ep-3", "Dana Whitfield", "fail"),
+                                     ("ep-3", "Sam Okafor", "fail")):  # fmt: skip
+        desk.labels.put(
+            ExpertLabel(subject=subject, reviewer=reviewer, label=label, reason="checked the ERA")
+        )  # type: ignore[arg-type]
+    desk.store.notify(Notification(draft_id=waiting, kind="reminder", round=1, sent_at=datetime.now(UTC)))
     page = await browser.new_page()
     await page.goto(f"{desk.url}/review/login")
     await page.fill("#token", "operator-token")
@@ -463,6 +660,16 @@ async def test_the_console_lists_every_draft_and_its_state_and_operators_only_se
     row = await page.inner_text(f"#console-drafts tr:has-text('{published}')")
     assert "Dana Whitfield" in row and "rcm-promoted v1" in row
     assert waiting in await page.inner_text("#console-drafts")
+    # The reviewers, how far they agree (kappa (2/3 - 4/9) / (5/9) = 0.40 on 3 pairs), their labels.
+    reviewers = await page.inner_text("#reviewers")
+    assert "Dana Whitfield\t3" in reviewers and "Sam Okafor\t3" in reviewers
+    assert "κ 0.40 over 3 pairs" in await page.inner_text("#between-reviewers")
+    labels = await page.inner_text("#labels")
+    assert "approved the resolution" in labels and labels.count("checked the ERA") == 5
+    assert waiting in await page.inner_text("#notifications") and "reminder" in await page.inner_text(
+        "#notifications"
+    )
+    assert "No document's real text has been read" in await page.inner_text("#reveals")
     assert await page.locator("#console-drafts a").count() == 0  # an operator does not open drafts to decide
     await page.goto(f"{desk.url}/review/drafts/{waiting}")
     assert page.url.endswith("/review/console")
@@ -504,3 +711,71 @@ async def test_a_payers_redenial_on_the_episode_shows_its_codes_in_words(
     assert "denied; payer codes CO-50 (These are non-covered services" in row
     assert "kind: denied" not in await page.inner_text("#timeline")
     assert "payer codes CO-50" in await page.inner_text("#conclusion")
+
+
+async def test_a_walk_through_every_page_as_a_specialist_sees_it(
+    desk: Desk, browser: Browser, tmp_path: Path
+) -> None:
+    """Every page in turn, each checked; with LOOPLINE_REVIEW_SCREENSHOTS=docs/review each is saved
+    there (the screenshots in docs/review are made so)."""
+    folder = Path(os.environ.get("LOOPLINE_REVIEW_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page = await browser.new_page(viewport={"width": 1200, "height": 1000})
+
+    async def shot(name: str, selector: str | None = None) -> None:
+        if selector is not None:  # the section at the top of the window
+            await page.locator(selector).first.evaluate("element => element.scrollIntoView()")
+        await page.screenshot(path=folder / f"{name}.png")
+
+    draft_id = await desk.promote("e5" * 16)
+    await page.goto(f"{desk.url}/review/login")
+    await shot("sign-in")
+    await page.fill("#token", "reviewer-token")
+    await page.click("#sign-in")
+    await page.wait_for_selector("#drafts")
+    await shot("queue")
+    await page.click(f"text={draft_id}")
+    assert "CO-50" in await page.inner_text("table[id^=remittance-lines-]")
+    await shot("draft-case")
+    await shot("draft-remittance", "h2:has-text('Remittance')")
+    doc_id = next(
+        d
+        for d in TASK.initial_world["documents"]
+        if TASK.initial_world["documents"][d]["kind"] == "abn_waiver"
+    )
+    await page.click(f"#reveal-{doc_id}")
+    assert "the reveal is logged" in await page.inner_text("#message")
+    await shot("document-revealed", f"#documents h3:has-text('{doc_id}')")
+    await page.goto(f"{desk.url}/review/drafts/{draft_id}")
+    assert "The gates hold" in await page.inner_text("#preview-verdict")
+    await shot("gate-preview", "#gate-preview-heading")
+    await edit_spec(page, lambda spec: spec.update(outcome={"must": []}))
+    await page.click("#preview")
+    assert "fails its own gate" in await page.inner_text("#preview-verdict")
+    await shot("gate-preview-fails", "#gate-preview-heading")
+    await page.uncheck("#use-json")
+    await page.check("#decision-approve")
+    await page.check("#reference-replace")
+    await page.check("#pick-post_write_off")
+    await page.fill("#post_write_off-amount", "39.00")
+    await page.click("#decide")
+    assert "reason" in await page.inner_text("#form-problems")
+    await shot("decision-form-problems", "#decision-form")
+    await page.check("#judgement-fail")
+    await page.fill("#reason", "the ABN does not cover this service: write the $39.00 off")
+    await page.select_option("#post_write_off-reason_code", "not_medically_necessary")
+    await page.click("#preview")
+    assert "The gates hold" in await page.inner_text("#preview-verdict")
+    await shot("another-resolution", "#resolutions")
+    await page.click("#decide")
+    await page.wait_for_selector("#published")
+    await page.goto(f"{desk.url}/review/console")
+    assert draft_id in await page.inner_text("#console-drafts") and doc_id in await page.inner_text(
+        "#reveals"
+    )
+    await page.screenshot(path=folder / "console.png", full_page=True)
+    assert sorted(p.name for p in folder.glob("*.png")) >= sorted(
+        f"{n}.png" for n in ("sign-in", "queue", "draft-case", "draft-remittance", "document-revealed",
+                             "gate-preview", "gate-preview-fails", "decision-form-problems",
+                             "another-resolution", "console")
+    )  # fmt: skip

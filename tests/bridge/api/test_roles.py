@@ -46,6 +46,8 @@ MATRIX: dict[tuple[str, str], set[str]] = {
     ("GET", "/v1/review/drafts/{draft_id}"): {"reviewer"},
     ("POST", "/v1/review/drafts/{draft_id}/approve"): {"reviewer"},
     ("POST", "/v1/review/drafts/{draft_id}/reject"): {"reviewer"},
+    ("POST", "/v1/review/drafts/{draft_id}/preview"): {"reviewer"},
+    ("POST", "/v1/review/drafts/{draft_id}/documents/{document_id}/reveal"): {"reviewer"},
     ("GET", "/healthz"): {"anyone"},
     ("GET", "/readyz"): {"anyone"},
 }
@@ -57,7 +59,9 @@ def test_every_route_admits_exactly_the_roles_of_the_matrix(bridge: Bridge) -> N
     assert routes == set(MATRIX), "a route is missing from the role matrix (or the matrix is stale)"
     walked = 0
     for (method, template), admitted in MATRIX.items():
-        path = template.format(episode_id="ep-x", fingerprint="fp-x", token="phi_x", draft_id="d-x")
+        path = template.format(
+            episode_id="ep-x", fingerprint="fp-x", token="phi_x", draft_id="d-x", document_id="doc-x"
+        )
         if "anyone" in admitted:
             assert bridge.client(None).request(method, path).status_code == 200
             continue
