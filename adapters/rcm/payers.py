@@ -22,19 +22,23 @@ from schemas.base import Contract
 
 AuthDecision = Literal["approved", "pended", "denied"]
 
+MAX_RULE_DAYS = 3660
+"""Longest period any payer rule may set (ten years): a longer one is a typo, and dates computed
+from it would overflow the calendar."""
+
 
 class PayerRules(Contract):
     """Rules a payer applies; typical values, configurable per payer (and at runtime in the sandbox)."""
 
-    timely_filing_days: int = Field(default=365, ge=0)
+    timely_filing_days: int = Field(default=365, ge=0, le=MAX_RULE_DAYS)
     """Days after the date of service within which a claim must reach the payer (Medicare: 365)."""
-    appeal_window_days: int = Field(default=120, ge=0)
+    appeal_window_days: int = Field(default=120, ge=0, le=MAX_RULE_DAYS)
     """Days within which an appeal is accepted, counted from the receipt of the denial (the
     remittance's production date plus `notice_receipt_days`)."""
-    notice_receipt_days: int = Field(default=0, ge=0)
+    notice_receipt_days: int = Field(default=0, ge=0, le=MAX_RULE_DAYS)
     """Days after the date on a notice (the remittance) that the provider is presumed to have
     received it; appeal windows run from receipt (Medicare: 5, 42 CFR 405.942)."""
-    retro_auth_window_days: int = Field(default=0, ge=0)
+    retro_auth_window_days: int = Field(default=0, ge=0, le=MAX_RULE_DAYS)
     """Days after the date of service within which a retro-authorization may be requested (0 = never)."""
     auth_decision: AuthDecision = "approved"
     """Decision the payer gives an authorization request by default."""
@@ -42,9 +46,9 @@ class PayerRules(Contract):
     """Per procedure code overrides of `auth_decision`."""
     auth_requires_documentation: bool = False
     """Whether an authorization request without clinical attachments is denied."""
-    standard_decision_days: int = Field(default=7, ge=0)
+    standard_decision_days: int = Field(default=7, ge=0, le=MAX_RULE_DAYS)
     """Days within which a pended standard request is decided (CMS-0057-F: 7 calendar days)."""
-    expedited_decision_days: int = Field(default=3, ge=0)
+    expedited_decision_days: int = Field(default=3, ge=0, le=MAX_RULE_DAYS)
     """Days within which a pended expedited request is decided (CMS-0057-F: 72 hours)."""
     telehealth_requires_modifier_95: bool = False
     """Whether telehealth lines (place of service 02/10) must carry modifier 95."""
