@@ -151,6 +151,7 @@ def promotion_stage(
     db_url: str,
     workdir: Path,
     truth: Truth,
+    domain: str,
     publish: Callable[[dict[str, Any]], None] | None = None,
     review: bool = False,
     timeout_s: float = 180.0,
@@ -184,7 +185,9 @@ def promotion_stage(
                 for row in statuses:
                     if row.stage in PENDING and row.draft_id not in decided and not review:
                         decided.add(row.draft_id)
-                        simulated_review(console, desk, store, truth, row.draft_id)
+                        draft = store.draft(row.draft_id)
+                        if draft is not None and draft.domain == domain:
+                            simulated_review(console, desk, store, truth, row.draft_id)
                 waiting = [s for s in statuses if s.stage not in SETTLED]
                 status.update(f"promotion: {len(statuses)} drafts, {len(waiting)} not settled")
                 if waiting:
@@ -197,8 +200,18 @@ def promotion_stage(
             page.__exit__(None, None, None)
         desk.close()
         halt()
-    summary.statuses = store.statuses()
-    for row in summary.statuses:
+    return summarise(summary, store, domain)
+
+
+def summarise(summary: PromotionSummary, store: DraftStore, domain: str) -> PromotionSummary:
+    """`summary` filled from the store's drafts of `domain`: the promotion folder is kept across
+    runs (`KEPT_ACROSS_RUNS`), so after `make demo` a `make demo DOMAIN=credit` finds rcm's drafts
+    there too, and they are not this run's."""
+    for row in store.statuses():
+        draft = store.draft(row.draft_id)
+        if draft is None or draft.domain != domain:
+            continue
+        summary.statuses.append(row)
         summary.drafts += 1
         if row.stage == "published" and row.task_id:
             summary.published.append(row.task_id)

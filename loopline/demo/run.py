@@ -271,7 +271,7 @@ def run_pipeline(
     _verifier_card(console, db_url, workdir, result, parts)
     if temporal_address is not None:
         truth = parts.world if rule_change is None else rule_change.apply(parts.world)
-        _promotion(console, kafka, temporal_address, workdir, result, truth, review=review)
+        _promotion(console, kafka, temporal_address, workdir, result, truth, domain=parts.name, review=review)
         if improvement_state is not None:
             production = Production(
                 kafka=kafka,
@@ -353,6 +353,7 @@ def _promotion(
     result: DemoResult,
     truth: Truth,
     *,
+    domain: str,
     review: bool,
 ) -> None:
     """Stage 8: the run's edge cases through PromoteEdgeCaseWorkflow (docs/promotion.md)."""
@@ -369,6 +370,7 @@ def _promotion(
             db_url=result.db_url,
             workdir=workdir / "promotion",
             truth=truth,
+            domain=domain,
             publish=publisher,
             review=review,
         )

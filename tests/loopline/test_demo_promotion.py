@@ -79,6 +79,7 @@ async def test_the_simulated_reviewer_publishes_what_matches_the_ground_truth(
             db_url=f"sqlite:///{tmp_path / 'archive.db'}",
             workdir=tmp_path / "demo",
             truth=seed_world(),
+            domain="rcm",
             timeout_s=120,
         )
     )
@@ -98,12 +99,26 @@ async def test_the_simulated_reviewer_publishes_what_matches_the_ground_truth(
             db_url=f"sqlite:///{tmp_path / 'archive.db'}",
             workdir=tmp_path / "demo",
             truth=seed_world(),
+            domain="rcm",
             timeout_s=120,
         )
     )
     assert (again.drafts, sorted(again.published)) == (summary.drafts, sorted(summary.published))
     kept = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("rcm-promoted").tasks
     assert sorted(t.task_id for t in kept) == sorted(t.task_id for t in tasks)
+    # then `make demo DOMAIN=credit` in the same state: rcm's drafts are not its own
+    other = await _in_thread(
+        lambda: promotion_stage(
+            Console(file=io.StringIO()),
+            temporal_address=dev_server.client.service_client.config.target_host,
+            db_url=f"sqlite:///{tmp_path / 'archive.db'}",
+            workdir=tmp_path / "demo",
+            truth=queue_world(),
+            domain="credit",
+            timeout_s=120,
+        )
+    )
+    assert (other.drafts, other.published, other.task_set) == (0, [], None)
 
 
 async def _in_thread(job):  # type: ignore[no-untyped-def]
@@ -147,6 +162,7 @@ async def test_the_credit_demos_edge_cases_are_promoted_to_credit_promoted(
             db_url=f"sqlite:///{tmp_path / 'archive.db'}",
             workdir=tmp_path / "demo",
             truth=world,
+            domain="credit",
             timeout_s=120,
         )
     )
