@@ -224,6 +224,8 @@ class TransferToPatientArgs(Contract):
     """Amount in USD to bill the patient."""
     reason: TransferReason
     """Why the patient owes it."""
+    note: str | None = Field(default=None, max_length=1000)
+    """Account note: what shows the patient owes it (the eligibility answer, the signed waiver)."""
 
 
 class PostWriteOffArgs(Contract):

@@ -170,7 +170,11 @@ def transfer(reason: str) -> Move:
     def move(desk: Desk, v: Visible) -> Script:
         if v.balance > 0:
             yield desk.call(
-                "transfer_to_patient_responsibility", claim_id=v.claim_id, amount=v.balance, reason=reason
+                "transfer_to_patient_responsibility",
+                claim_id=v.claim_id,
+                amount=v.balance,
+                reason=reason,
+                note=f"{_citation(v)}; ${v.balance:.2f} to the patient ({reason}).",
             )
 
     return move
@@ -259,7 +263,9 @@ def escalate(queue: str, action: str = "review") -> Move:
 
 def close(reason: str) -> Move:
     def move(desk: Desk, v: Visible) -> Script:
-        yield desk.call("close_claim", claim_id=v.claim_id, reason=reason)
+        yield desk.call(
+            "close_claim", claim_id=v.claim_id, reason=reason, note=f"{_citation(v)}; closed ({reason})."
+        )
 
     return move
 

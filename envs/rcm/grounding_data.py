@@ -19,6 +19,7 @@ TEXT_FIELDS = {
     "close_claim": "note",
     "submit_replacement_claim": "note",
     "submit_new_claim": "note",
+    "transfer_to_patient_responsibility": "note",
 }
 """The free-text argument of each write that carries one."""
 

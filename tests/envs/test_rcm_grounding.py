@@ -8,6 +8,7 @@ import pytest
 
 from envs.domain import DOMAINS
 from envs.env import replay
+from envs.rcm.evidence_note import evidence_note
 from envs.rcm.expert import load_expert_cases
 from envs.rcm.expert.model import ExpertCase
 from envs.rcm.tasks import generate_base, generate_edge
@@ -168,7 +169,10 @@ def test_an_appeal_addressed_to_another_payer_or_to_the_grader_fails(cases: dict
 
 def test_a_hand_off_that_does_not_state_its_amount_fails(cases: dict[str, ExpertCase]) -> None:
     case = cases["x15"]
-    reason = "Claim CLM-1005 denied CO-197; no auth on file and Medicaid allows no retro-authorization."
+    reason = (
+        "Claim CLM-1005 denied CO-197; no auth on file and Medicaid allows no retro-authorization. "
+        "Evidence read: payer rules in effect 2025-06-16: retro-authorization window 0 days."
+    )
     verdict = scored(case, rewritten(case, "escalate_to_human", reason=reason))
     assert "does not state the amount" in failed(verdict)["content.rcm.specific"]
 
@@ -190,9 +194,18 @@ def test_a_credit_balance_hand_off_carrying_its_negative_amount_passes(cases: di
         f"Claim {case.claim_id}: the payer paid ${over:,.2f} against a ${charge:,.2f} charge, a credit "
         "balance of -$42.50 the practice owes back. Billing to refund or offset."
     )
-    calls = (
+    payer = world["claims"][case.claim_id]["payer_id"]
+    reads = (
         ToolCall(call_id="1", name="get_remittance", arguments={"claim_id": case.claim_id}),
         ToolCall(call_id="2", name="get_claim", arguments={"claim_id": case.claim_id}),
+        ToolCall(call_id="r", name="get_payer_rules", arguments={"payer_id": payer}),
+    )
+    rules = replay(RCM, credit, reads).turns[-1]
+    reason += " " + evidence_note(
+        case.claim_id, [], [(rules.call.name, rules.call.arguments, rules.result.result)]
+    )
+    calls = (
+        *reads,
         ToolCall(
             call_id="3",
             name="escalate_to_human",
