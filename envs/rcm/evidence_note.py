@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from envs.rcm.grounding_data import grounding_data
+
 Read = tuple[str, Mapping[str, Any], Any]
 """(tool, arguments, answer) of one successful read."""
 
@@ -96,8 +98,10 @@ def _document(answer: Mapping[str, Any], procedures: Sequence[str]) -> str | Non
     said = str(doc.get("noncoverage_reason") or "")
     if not said:
         narrative = str(doc.get("text") or "").split("\n\n")[0]
-        sentences = [s.strip() for s in narrative.split(". ") if s.strip()]
-        said = sentences[-1].rstrip(".") if len(sentences) > 1 else ""
+        sentences = [s.strip() for s in narrative.split(". ") if s.strip()][1:]
+        # Never repeat text written to whoever reads it next (an instruction planted in a record).
+        clean = [s for s in sentences if not any(p.search(s) for p in grounding_data().book.to_grader)]
+        said = clean[-1].rstrip(".") if clean else ""
     return f"{doc['document_id']} states: {said[:160]}" if said else None
 
 
