@@ -283,6 +283,7 @@ def retro_auth(desk: Desk, v: Visible) -> Script:
         diagnosis_codes=list(body.get("diagnosis_codes") or [])[:12],
         service_date=min(str(ln["service_date"]) for ln in lines),
         claim_id=v.claim_id,
+        note=f"{_citation(v)}; retro-authorization requested for the service.",
     )
 
 

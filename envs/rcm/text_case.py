@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from envs.contract import Turn
-from envs.rcm.grounding_data import TEXT_FIELDS, grounding_data
+from envs.rcm.grounding_data import DECISIONS, TEXT_FIELDS, grounding_data
 from envs.verifiers.grounding import CaseFacts, Harvest, as_cents, combined, party_names
 from schemas.tasks import Task
 from schemas.tools import ToolOutcome
@@ -114,7 +114,9 @@ class Answer:
 
 def answer_of(turn: Turn) -> Answer | None:
     """What a successful call returned (reads, and writes that carry no text: an auth decision)."""
-    if turn.result.outcome is not ToolOutcome.OK or turn.call.name in TEXT_FIELDS:
+    if turn.result.outcome is not ToolOutcome.OK or (
+        turn.call.name in TEXT_FIELDS and turn.call.name not in DECISIONS
+    ):
         return None
     body = turn.result.result
     mapping = body if isinstance(body, Mapping) else {}
