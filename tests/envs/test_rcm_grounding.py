@@ -241,3 +241,30 @@ def test_a_blind_write_off_in_an_evidence_family_scores_below_the_diligent_one(g
         assert blind < diligent and blind < 1.0, (task.task_id, blind, diligent)
         compared.add(family)
     assert {"edge:abn_invalid", "edge:appeal_window_closed", "carc:29", "carc:50"} <= compared, compared
+
+
+def test_a_decisive_write_rests_on_what_only_the_evidence_showed(cases: dict[str, ExpertCase]) -> None:
+    """x20: closing the duplicate is right only because find_original_claim showed the original
+    paid. A close with no note, or one citing only what the 835 and the claim show, fails; naming the
+    original it found passes."""
+    case = cases["x20"]
+    assert scored(case, rewritten(case, "close_claim")).passed
+    bare = failed(scored(case, rewritten(case, "close_claim", note=None)))
+    assert "carries no note" in bare["content.rcm.specific"]
+    visible = "CO-18 (M86): claim CLM-1008, control number MCR25100800, denied as a duplicate"
+    shown = failed(scored(case, rewritten(case, "close_claim", note=visible)))
+    assert "cites nothing the evidence reads returned" in shown["content.rcm.specific"]
+
+
+def test_a_value_the_visible_reads_also_show_is_not_evidence(cases: dict[str, ExpertCase]) -> None:
+    """x16: the claim status repeats the 277CA's acceptance date that get_claim shows, so a letter
+    citing only that date rests on nothing the evidence alone returned; the payer's rules read
+    (the timely-filing limit in effect) is what the appeal argues from."""
+    case = cases["x16"]
+    gold = next(g for g in case.golds if any(c.name == "submit_appeal" for c in g.tool_calls()))
+    letter = next(c for c in gold.tool_calls() if c.name == "submit_appeal").arguments["reason"]
+    assert "Evidence read:" in letter and scored(case, gold.tool_calls()).passed
+    stripped = failed(
+        scored(case, rewritten(case, "submit_appeal", reason=letter.split(" Evidence read:")[0]))
+    )
+    assert "cites nothing the evidence reads returned" in stripped["content.rcm.specific"]
