@@ -181,6 +181,7 @@ def transfer_to_patient_responsibility(world: World, a: args.TransferToPatientAr
         amount=amount,
         reason=a.reason,
         non_billable_amount=excess if excess > ledger.EPSILON else 0.0,
+        note=a.note or "",
         posted_date=world.today,
     )
     change.put("patient_transfers", transfer.transfer_id, transfer)

@@ -201,6 +201,9 @@ class RequestAuthorizationArgs(Contract):
     """standard (decided within 7 days) or expedited (72 hours); null means standard."""
     attachment_document_ids: list[str] | None = Field(default=None, max_length=10)
     """Clinical documents supporting the request."""
+    note: str | None = Field(default=None, max_length=1000)
+    """Message to the payer's reviewer (278 MSG): why the request may still be made. The payer
+    decides by its rules and the attachments; the message is not kept on the authorization."""
 
 
 class BillOtherPayerArgs(Contract):
@@ -224,6 +227,8 @@ class TransferToPatientArgs(Contract):
     """Amount in USD to bill the patient."""
     reason: TransferReason
     """Why the patient owes it."""
+    note: str | None = Field(default=None, max_length=1000)
+    """Account note: what shows the patient owes it (the eligibility answer, the signed waiver)."""
 
 
 class PostWriteOffArgs(Contract):

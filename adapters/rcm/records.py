@@ -139,6 +139,8 @@ class PatientTransfer(Contract):
     """Stated reason for billing the patient."""
     non_billable_amount: float = 0.0
     """Part of `amount` the remittance did not make patient-billable (a contractual amount)."""
+    note: str = ""
+    """Account note."""
     posted_date: date
     """Date posted."""
 

@@ -170,7 +170,11 @@ def transfer(reason: str) -> Move:
     def move(desk: Desk, v: Visible) -> Script:
         if v.balance > 0:
             yield desk.call(
-                "transfer_to_patient_responsibility", claim_id=v.claim_id, amount=v.balance, reason=reason
+                "transfer_to_patient_responsibility",
+                claim_id=v.claim_id,
+                amount=v.balance,
+                reason=reason,
+                note=f"{_citation(v)}; ${v.balance:.2f} to the patient ({reason}).",
             )
 
     return move
@@ -259,7 +263,9 @@ def escalate(queue: str, action: str = "review") -> Move:
 
 def close(reason: str) -> Move:
     def move(desk: Desk, v: Visible) -> Script:
-        yield desk.call("close_claim", claim_id=v.claim_id, reason=reason)
+        yield desk.call(
+            "close_claim", claim_id=v.claim_id, reason=reason, note=f"{_citation(v)}; closed ({reason})."
+        )
 
     return move
 
@@ -277,6 +283,7 @@ def retro_auth(desk: Desk, v: Visible) -> Script:
         diagnosis_codes=list(body.get("diagnosis_codes") or [])[:12],
         service_date=min(str(ln["service_date"]) for ln in lines),
         claim_id=v.claim_id,
+        note=f"{_citation(v)}; retro-authorization requested for the service.",
     )
 
 

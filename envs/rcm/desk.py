@@ -17,6 +17,8 @@ from functools import partial
 from typing import Any
 
 from adapters.rcm.guards import UNPROCESSABLE
+from envs.rcm.evidence_note import Read, evidence_note
+from envs.rcm.grounding_data import TEXT_FIELDS
 from envs.script import Script, replay_script
 from schemas.tasks import WorkItem
 from schemas.tools import ToolCall, ToolOutcome
@@ -24,6 +26,8 @@ from schemas.tools import ToolCall, ToolOutcome
 __all__ = ["CONTRACTUAL", "DONE", "PATIENT_SHARE", "Desk", "Facts", "Script", "facts_from", "next_action"]
 
 ATTEMPTS = 3
+NOTE_LIMIT, REASON_LIMIT = 1000, 4000
+"""Longest note and longest letter or hand-off reason the tools take."""
 CONTRACTUAL = frozenset({"45", "253", "23"})
 PATIENT_SHARE = {"1": "deductible", "2": "coinsurance", "3": "copay"}
 
@@ -136,6 +140,8 @@ class Desk:
         self._count = 0
         self._seen: dict[str, tuple[str, Any]] = {}
         """Answers of reads already made (key: the call), with the claim they are about."""
+        self._read: list[Read] = []
+        """Every read that answered, in order (what a note's evidence sentence states)."""
 
     def call(self, name: str, **arguments: Any) -> ToolCall:
         self._count += 1
@@ -151,6 +157,7 @@ class Desk:
             result = yield self.call(name, **arguments)
             if result.outcome is ToolOutcome.OK:
                 self._seen[key] = (str(arguments.get("claim_id", "")), result.result)
+                self._read.append((name, arguments, result.result))
                 return result.result
             if not (result.error and result.error.retryable):
                 return None
@@ -175,6 +182,9 @@ class Desk:
     ) -> Script:
         """A write; after an unknown outcome, read the claim and send again only if it did not land."""
         touched = str(arguments.get("claim_id", ""))
+        field = TEXT_FIELDS.get(name)
+        if field is not None:
+            arguments[field] = self.with_evidence(touched, str(arguments.get(field) or ""), field)
         self._forget(touched)
         for _ in range(ATTEMPTS):
             result = yield self.call(name, **arguments)
@@ -189,6 +199,21 @@ class Desk:
             if not (result.error and result.error.retryable):
                 return None
         return None
+
+    def with_evidence(self, claim_id: str, text: str, field: str) -> str:
+        """The text, ending with what the evidence reads returned about the claim (a note or
+        letter that decides a claim says what it rests on)."""
+        procedures = [
+            str(line["procedure_code"])
+            for name, args, answer in self._read
+            if name == "get_claim" and args.get("claim_id") == claim_id and isinstance(answer, dict)
+            for line in (answer.get("claim") or {}).get("lines", [])
+        ]
+        said = evidence_note(claim_id, list(dict.fromkeys(procedures)), self._read)
+        if not said or said in text:
+            return text
+        room = (NOTE_LIMIT if field == "note" else REASON_LIMIT) - len(text) - 1
+        return f"{text} {said[:room]}".strip() if room > 40 else text
 
     def _forget(self, claim_id: str) -> None:
         """Drop the reads about `claim_id`: a write on it changes what they answer."""
@@ -258,6 +283,7 @@ class Desk:
             claim_id=facts.claim_id,
             amount=round(amount, 2),
             reason=reason,
+            note=f"{facts.codes()}: ${amount:.2f} to the patient ({reason.replace('_', ' ')})",
         )
         facts.balance = round(facts.balance - amount, 2)
         return done

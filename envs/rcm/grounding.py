@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from envs.contract import Trajectory, Turn
 from envs.rcm.grounding_data import TEXT_FIELDS, GroundingData, grounding_data
 from envs.rcm.text_case import Answer, answer_of, case_facts
+from envs.verifiers.evidence import DecidingFact, deciding_facts
 from envs.verifiers.grounding import (
     CaseFacts,
     addressee_problem,
@@ -46,7 +47,13 @@ def grounding_checks(task: Task, trajectory: Trajectory) -> Iterator[CheckResult
     data = grounding_data()
     turns = trajectory.turns
     landed = [i for i, t in enumerate(turns) if t.result.outcome in (ToolOutcome.OK, ToolOutcome.UNKNOWN)]
-    written = [(i, text) for i in landed if (text := text_of(turns[i]))]
+    facts = deciding_facts(task)
+    decisive = {i for i in landed if decided(facts, turns[i])}
+    written = [
+        (i, text)
+        for i in landed
+        if (text := text_of(turns[i])) or (i in decisive and turns[i].call.name in TEXT_FIELDS)
+    ]
     cases: dict[int, CaseFacts] = {}
     answers: list[Answer | None] = []
 
@@ -58,10 +65,13 @@ def grounding_checks(task: Task, trajectory: Trajectory) -> Iterator[CheckResult
         return cases[index]
 
     def specific(i: int, text: str) -> str | None:
+        if not text.strip():
+            return "it carries no note: a write that decides the claim says what it rests on"
         return specific_problem(
             text,
             case(i),
-            from_evidence=turns[i].call.name in data.from_evidence,
+            from_evidence=turns[i].call.name in data.from_evidence
+            or (i in decisive and not corrects(turns[i])),
             common=data.book.common_words,
         ) or amount_problem(turns[i], text)
 
@@ -113,6 +123,26 @@ def _first_problem(
                 explanation=f"{call.name} (call {call.call_id}): {why}",
             )
     return CheckResult(name=f"content.rcm.{short}", kind="content", passed=True, explanation=held)
+
+
+def decided(facts: Sequence[DecidingFact], turn: Turn) -> bool:
+    """Whether a deciding fact of the task decides this write: its text must then rest on what
+    only the evidence reads showed (a write the visible facts decide needs no evidence)."""
+    claim_id = turn.call.arguments.get("claim_id")
+    return any(
+        (not f.before or turn.call.name in f.before)
+        and f.before_arguments.get("claim_id", claim_id) == claim_id
+        for f in facts
+    )
+
+
+def corrects(turn: Turn) -> bool:
+    """A corrected claim that carries corrections: the corrected values are what it rests on, and
+    each is checked against the read that returned it (`envs.rcm.deciding.grounded`)."""
+    return turn.call.name in RESUBMISSIONS and bool(turn.call.arguments.get("corrections"))
+
+
+RESUBMISSIONS = ("submit_replacement_claim", "submit_new_claim")
 
 
 def text_of(turn: Turn) -> str:

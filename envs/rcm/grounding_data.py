@@ -19,8 +19,14 @@ TEXT_FIELDS = {
     "close_claim": "note",
     "submit_replacement_claim": "note",
     "submit_new_claim": "note",
+    "transfer_to_patient_responsibility": "note",
+    "request_authorization": "note",
 }
 """The free-text argument of each write that carries one."""
+
+DECISIONS = frozenset({"request_authorization"})
+"""Writes with text whose answer is the payer's decision (an authorization number): evidence a
+later text may cite, unlike the echo of a note."""
 
 
 @dataclass(frozen=True)

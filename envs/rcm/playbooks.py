@@ -243,6 +243,7 @@ def authorization(desk: Desk, facts: Facts) -> Script:
             service_date=facts.dos.isoformat(),
             claim_id=facts.claim_id,
             attachment_document_ids=clinical,
+            note=f"{facts.codes()}: retro-authorization for the service of {facts.dos.isoformat()}, {late} days ago",
         )
         decision = (asked or {}).get("authorization", {})
         if decision.get("status") == "approved":

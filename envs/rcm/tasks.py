@@ -213,10 +213,19 @@ def contractual_first(case: Case, gold: tuple[ToolCall, ...]) -> tuple[tuple[Too
     )
     if contractual is None:
         return ()
+    letter = str(gold[-1].arguments.get("reason", ""))
+    read = letter[letter.find("Evidence read:") :] if "Evidence read:" in letter else ""
     post = ToolCall(
         call_id="call-contractual",
         name="post_write_off",
-        arguments={"claim_id": case.claim_id, "amount": contractual, "reason_code": "contractual"},
+        arguments={
+            "claim_id": case.claim_id,
+            "amount": contractual,
+            "reason_code": "contractual",
+            "note": f"CO-45: ${contractual:.2f} contractual (the charge less the contracted rate). {read}"[
+                :1000
+            ],
+        },
     )
     return ((*gold[:-1], post, gold[-1]),)
 

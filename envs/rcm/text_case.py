@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from envs.contract import Turn
-from envs.rcm.grounding_data import TEXT_FIELDS, grounding_data
+from envs.rcm.grounding_data import DECISIONS, TEXT_FIELDS, grounding_data
 from envs.verifiers.grounding import CaseFacts, Harvest, as_cents, combined, party_names
 from schemas.tasks import Task
 from schemas.tools import ToolOutcome
@@ -106,13 +106,17 @@ class Answer:
     evidence: bool
     """Whether it is an evidence read (not one the data file calls visible)."""
     balances: frozenset[Decimal]
+    owed: frozenset[Decimal]
+    """Charges, balances and adjustment amounts it shows (`_owed`)."""
     acknowledged: frozenset[date]
     authorizations: tuple[Mapping[str, Any], ...]
 
 
 def answer_of(turn: Turn) -> Answer | None:
     """What a successful call returned (reads, and writes that carry no text: an auth decision)."""
-    if turn.result.outcome is not ToolOutcome.OK or turn.call.name in TEXT_FIELDS:
+    if turn.result.outcome is not ToolOutcome.OK or (
+        turn.call.name in TEXT_FIELDS and turn.call.name not in DECISIONS
+    ):
         return None
     body = turn.result.result
     mapping = body if isinstance(body, Mapping) else {}
@@ -122,6 +126,7 @@ def answer_of(turn: Turn) -> Answer | None:
         harvest=Harvest().add(body),
         evidence=turn.call.name not in grounding_data().visible_reads,
         balances=frozenset(Harvest().add(_balances(body)).amounts),
+        owed=frozenset(_owed(body)),
         acknowledged=frozenset(Harvest().add(acks).dates),
         authorizations=tuple(a for a in auths if isinstance(a, Mapping)),
     )
@@ -134,21 +139,29 @@ def case_facts(task: Task, answers: Sequence[Answer], claim_id: str) -> CaseFact
     if static is None:
         return CaseFacts(identity=frozenset({claim_id}))
     tokens, dates = set(static.harvest.tokens), set(static.harvest.dates)
-    evidence = Harvest()
+    evidence, visible = Harvest(), Harvest()
+    owed: set[Decimal] = set()
     money, anchors = set(static.money), set(static.anchors)
     for answer in answers:
         tokens |= answer.harvest.tokens
         dates |= answer.harvest.dates
         money |= answer.balances
         anchors |= answer.acknowledged
-        if answer.evidence:
-            evidence.tokens |= answer.harvest.tokens
-            evidence.dates |= answer.harvest.dates
-            evidence.amounts |= answer.harvest.amounts
-            evidence.words |= answer.harvest.words
+        found = evidence if answer.evidence else visible
+        owed |= answer.owed if not answer.evidence else answer.balances
+        found.tokens |= answer.harvest.tokens
+        found.dates |= answer.harvest.dates
+        found.amounts |= answer.harvest.amounts
+        found.words |= answer.harvest.words
+    # What only the evidence showed: a value the 835, the claim or the document list also show is
+    # no sign that the evidence was read (a claim status repeats the 277CA's date, say).
+    evidence.tokens -= visible.tokens
+    evidence.dates -= visible.dates
+    evidence.words -= visible.words
     amounts = combined(money)
-    rated = _rated(evidence.amounts, static.claim)
+    rated = _rated(evidence.amounts - owed, static.claim)
     derived = rated | frozenset(abs(r - a) for r in rated for a in money)
+    shown = derived - owed
     issued = [a for answer in answers for a in answer.authorizations]
     return CaseFacts(
         identity=static.identity,
@@ -160,11 +173,34 @@ def case_facts(task: Task, answers: Sequence[Answer], claim_id: str) -> CaseFact
         day_counts=static.day_counts,
         amounts=amounts | derived,
         evidence_words=frozenset(evidence.words),
-        evidence_amounts=derived,
+        evidence_amounts=shown,
         established=frozenset(_established(static.claim, [*static.auths, *issued])),
         parties=static.parties,
         cited_forms=static.cited_forms,
     )
+
+
+def _owed(body: Any) -> set[Decimal]:
+    """The money no evidence is needed to state: the charges, balances and adjustment amounts an
+    answer shows (a paid amount stays, so that a rate the fee schedule returns is evidence even
+    where the 835 allowed just that)."""
+    found: set[Decimal] = set()
+    stack = [body]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            for key, value in item.items():
+                if isinstance(value, int | float) and not isinstance(value, bool):
+                    if key in _OWED_KEYS or str(key).endswith(("balance", "charge")):
+                        found.add(as_cents(value))
+                else:
+                    stack.append(value)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return found
+
+
+_OWED_KEYS = frozenset({"amount", "patient_responsibility_amount", "non_billable_amount"})
 
 
 def _links(claim: Mapping[str, Any]) -> set[str]:

@@ -160,6 +160,31 @@ def _rate_above(world: World, claim_id: str, rng: random.Random) -> World | None
     return world.model_copy(update={"payers": {**world.payers, claim.payer_id: edited}})
 
 
+def _original_in_process(world: World, claim_id: str, rng: random.Random) -> World | None:
+    """The world where the duplicate's paid original was accepted and is still in process: no
+    remittance of it yet."""
+    claim = world.claims[claim_id]
+    originals = [
+        c
+        for c in world.claims.values()
+        if c.claim_id != claim_id
+        and c.patient_id == claim.patient_id
+        and c.payer_id == claim.payer_id
+        and c.status in ("paid", "partially_paid")
+        and [(ln.procedure_code, ln.service_date) for ln in c.lines]
+        == [(ln.procedure_code, ln.service_date) for ln in claim.lines]
+    ]
+    if len(originals) != 1:
+        return None
+    original = originals[0]
+    claims = {
+        **world.claims,
+        original.claim_id: original.model_copy(update={"status": rng.choice(("accepted", "pending"))}),
+    }
+    remits = {k: r for k, r in world.remittances.items() if r.claim_id != original.claim_id}
+    return world.model_copy(update={"claims": claims, "remittances": remits})
+
+
 def _edited(case: Case, recipe: Recipe, rng: random.Random) -> World | None:
     """The case's world with the recipe's evidence changed, or None when the case cannot take it."""
     world = case.world
@@ -172,6 +197,8 @@ def _edited(case: Case, recipe: Recipe, rng: random.Random) -> World | None:
         return _without_new_coverage(world, case.claim_id)
     if recipe.edit == "fee_schedule":
         return _rate_above(world, case.claim_id, rng)
+    if recipe.edit == "original":
+        return _original_in_process(world, case.claim_id, rng)
     filed, since = _days(case)
     bound = filed if recipe.edit == "timely_filing_days" else since
     if recipe.edit == "timely_filing_days" and recipe.direction == "above":
@@ -212,6 +239,8 @@ def _intent(case: Case, recipe: Recipe, world: World) -> want.Intent:
                 returns=(ended.isoformat(),),
             )
         )
+    if kind == "close" and detail == "duplicate_of_original_in_process":
+        return want.close_duplicate(claim.claim_id, in_process=True)
     raise ValueError(f"twin recipe {recipe.name}: unknown move {recipe.move!r}")
 
 
@@ -237,7 +266,7 @@ def generate_twins(seed: int = 0, per_recipe: int = 8) -> list[Task]:
             if found >= per_recipe:
                 break
             case = draw("rcm-twins", seed, recipe.name, draw_index, build, PAYER_FOR.get(recipe.carc))
-            if not set(case.tags) & set(recipe.variants):
+            if recipe.variants and not set(case.tags) & set(recipe.variants):
                 continue
             twin = twin_case(case, recipe, random.Random(f"twin:{seed}:{recipe.name}:{draw_index}"))
             if twin is None:

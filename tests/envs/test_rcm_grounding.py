@@ -8,6 +8,7 @@ import pytest
 
 from envs.domain import DOMAINS
 from envs.env import replay
+from envs.rcm.evidence_note import evidence_note
 from envs.rcm.expert import load_expert_cases
 from envs.rcm.expert.model import ExpertCase
 from envs.rcm.tasks import generate_base, generate_edge
@@ -168,7 +169,10 @@ def test_an_appeal_addressed_to_another_payer_or_to_the_grader_fails(cases: dict
 
 def test_a_hand_off_that_does_not_state_its_amount_fails(cases: dict[str, ExpertCase]) -> None:
     case = cases["x15"]
-    reason = "Claim CLM-1005 denied CO-197; no auth on file and Medicaid allows no retro-authorization."
+    reason = (
+        "Claim CLM-1005 denied CO-197; no auth on file and Medicaid allows no retro-authorization. "
+        "Evidence read: payer rules in effect 2025-06-16: retro-authorization window 0 days."
+    )
     verdict = scored(case, rewritten(case, "escalate_to_human", reason=reason))
     assert "does not state the amount" in failed(verdict)["content.rcm.specific"]
 
@@ -190,9 +194,18 @@ def test_a_credit_balance_hand_off_carrying_its_negative_amount_passes(cases: di
         f"Claim {case.claim_id}: the payer paid ${over:,.2f} against a ${charge:,.2f} charge, a credit "
         "balance of -$42.50 the practice owes back. Billing to refund or offset."
     )
-    calls = (
+    payer = world["claims"][case.claim_id]["payer_id"]
+    reads = (
         ToolCall(call_id="1", name="get_remittance", arguments={"claim_id": case.claim_id}),
         ToolCall(call_id="2", name="get_claim", arguments={"claim_id": case.claim_id}),
+        ToolCall(call_id="r", name="get_payer_rules", arguments={"payer_id": payer}),
+    )
+    rules = replay(RCM, credit, reads).turns[-1]
+    reason += " " + evidence_note(
+        case.claim_id, [], [(rules.call.name, rules.call.arguments, rules.result.result)]
+    )
+    calls = (
+        *reads,
         ToolCall(
             call_id="3",
             name="escalate_to_human",
@@ -228,3 +241,30 @@ def test_a_blind_write_off_in_an_evidence_family_scores_below_the_diligent_one(g
         assert blind < diligent and blind < 1.0, (task.task_id, blind, diligent)
         compared.add(family)
     assert {"edge:abn_invalid", "edge:appeal_window_closed", "carc:29", "carc:50"} <= compared, compared
+
+
+def test_a_decisive_write_rests_on_what_only_the_evidence_showed(cases: dict[str, ExpertCase]) -> None:
+    """x20: closing the duplicate is right only because find_original_claim showed the original
+    paid. A close with no note, or one citing only what the 835 and the claim show, fails; naming the
+    original it found passes."""
+    case = cases["x20"]
+    assert scored(case, rewritten(case, "close_claim")).passed
+    bare = failed(scored(case, rewritten(case, "close_claim", note=None)))
+    assert "carries no note" in bare["content.rcm.specific"]
+    visible = "CO-18 (M86): claim CLM-1008, control number MCR25100800, denied as a duplicate"
+    shown = failed(scored(case, rewritten(case, "close_claim", note=visible)))
+    assert "cites nothing the evidence reads returned" in shown["content.rcm.specific"]
+
+
+def test_a_value_the_visible_reads_also_show_is_not_evidence(cases: dict[str, ExpertCase]) -> None:
+    """x16: the claim status repeats the 277CA's acceptance date that get_claim shows, so a letter
+    citing only that date rests on nothing the evidence alone returned; the payer's rules read
+    (the timely-filing limit in effect) is what the appeal argues from."""
+    case = cases["x16"]
+    gold = next(g for g in case.golds if any(c.name == "submit_appeal" for c in g.tool_calls()))
+    letter = next(c for c in gold.tool_calls() if c.name == "submit_appeal").arguments["reason"]
+    assert "Evidence read:" in letter and scored(case, gold.tool_calls()).passed
+    stripped = failed(
+        scored(case, rewritten(case, "submit_appeal", reason=letter.split(" Evidence read:")[0]))
+    )
+    assert "cites nothing the evidence reads returned" in stripped["content.rcm.specific"]

@@ -57,7 +57,8 @@ def test_a_desk_that_answers_both_twins_the_same_passes_at_most_one(twins: list[
     assert report is not None and len(report.sets) == len(twin_sets(twins))
     assert all(s.golds_differ and not s.passes_both for s in report.sets)
     assert report.misses() == []
-    assert report.passed_one["ignoring:code_table"] > 0, "it reads the evidence, so the right twin passes"
+    # It makes every evidence read, but its notes rest only on what the 835 and the claim show.
+    assert report.passed_one["ignoring:code_table"] == 0
     assert twin_report(DOMAINS.get("rcm").task_sets["rcm-base"][0](0, 1), "rcm.v2") is None
 
 

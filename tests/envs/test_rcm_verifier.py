@@ -74,9 +74,16 @@ def test_an_appeal_letter_in_other_words_still_passes(rcm_base: list[Task]) -> N
     task = first(rcm_base, lambda t: "resolution:appeal" in t.tags and "carc:50" in t.tags)
     claim_id = task.work_item.item_id
     claim = task.initial_world["claims"][claim_id]
+    record = next(
+        d
+        for d in task.initial_world["documents"].values()
+        if d.get("claim_id") == claim_id and d["kind"] == "medical_record"
+    )
+    finding = record["text"].split("\n\n")[0].split(". ")[-1]
     letter = (
         f"We ask you to reconsider {claim_id}, denied under CARC 50: the enclosed chart documents "
-        f"{' and '.join(claim['diagnosis_codes'])}, which shows it was medically necessary."
+        f"{' and '.join(claim['diagnosis_codes'])}, which shows it was medically necessary; "
+        f"{record['document_id']} records: {finding}"
     )
     assert score(task, with_letter(task, letter)).passed
 

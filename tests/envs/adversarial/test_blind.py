@@ -13,6 +13,7 @@ from envs.rcm.intents import WRITES
 from envs.rcm.tasks import generate_base
 from envs.rollout import play
 from envs.verifiers.base import VERIFIERS
+from envs.verifiers.evidence import deciding_facts
 from schemas.tasks import Task
 from schemas.tools import SideEffect
 
@@ -42,8 +43,9 @@ def test_a_blind_desk_never_reads_evidence(tasks: list[Task]) -> None:
 
 
 def test_an_evidence_ignoring_desk_reads_everything_and_decides_as_the_blind_one(tasks: list[Task]) -> None:
-    """It makes every read a deciding fact asks for, so its verdicts fail on the move alone: where the
-    code table's move is right it passes, where it is wrong the outcome fails, never the evidence."""
+    """It makes every read a deciding fact asks for, so no evidence check fails; it writes only what
+    the 835 and the claim show, so where a deciding fact decides its write, the write's text fails
+    (`content.rcm.specific`) even where the code table's move is right."""
     rcm = DOMAINS.get("rcm")
     for task in tasks:
         ignoring = play(task, IGNORING_CODE_TABLE_POLICY, domain=rcm).trajectory
@@ -56,6 +58,8 @@ def test_an_evidence_ignoring_desk_reads_everything_and_decides_as_the_blind_one
         verdict = VERIFIERS.get("rcm.v2").score(task, ignoring)
         failed = [c.name for c in verdict.checks if not c.passed]
         assert not [name for name in failed if name.startswith("evidence.")], (task.task_id, failed)
+        if deciding_facts(task) and writes:
+            assert not verdict.passed, task.task_id
 
 
 def test_the_learned_desk_keeps_the_best_move_per_signature(tasks: list[Task]) -> None:
