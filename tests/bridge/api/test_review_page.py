@@ -497,8 +497,10 @@ async def test_a_cross_site_post_is_refused(desk: Desk, browser: Browser) -> Non
         url = f"/review/drafts/{draft_id}/decide"
         cross = await http.post(url, data=fields, headers={"Origin": attacker.rstrip("/")})
         assert cross.status_code == 403
-        missing = await http.post(url, data=fields | {"csrf": "not-the-token"})
-        assert missing.status_code == 403 and "token" in missing.text
+        wrong = await http.post(url, data=fields | {"csrf": "not-the-token"})
+        assert wrong.status_code == 403 and "token" in wrong.text
+        absent = await http.post(url, data={k: v for k, v in fields.items() if k != "csrf"})
+        assert absent.status_code == 403 and "token" in absent.text
     assert desk.store.status(draft_id).stage == "awaiting_review"  # type: ignore[union-attr]
     await context.close()
 
@@ -670,6 +672,9 @@ async def test_the_console_lists_every_draft_and_its_state_and_operators_only_se
         "#notifications"
     )
     assert "No document's real text has been read" in await page.inner_text("#reveals")
+    # The archive's episodes are listed; this bridge reads no release registry, and says so.
+    assert desk.episode[0].episodeid in await page.inner_text("#console-episodes")
+    assert "No release registry is read here" in await page.inner_text("#adapters")
     assert await page.locator("#console-drafts a").count() == 0  # an operator does not open drafts to decide
     await page.goto(f"{desk.url}/review/drafts/{waiting}")
     assert page.url.endswith("/review/console")
