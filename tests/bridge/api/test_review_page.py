@@ -430,6 +430,7 @@ async def test_a_documents_real_text_is_revealed_on_request_only_and_every_revea
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
     assert real not in await page.content()  # not shown by default
+    before = datetime.now(UTC)
     await page.click(f"#reveal-{doc_id}")
     assert "the reveal is logged" in await page.inner_text("#message")
     assert real.splitlines()[0] in await page.inner_text(f"#revealed-{doc_id}")
@@ -444,6 +445,7 @@ async def test_a_documents_real_text_is_revealed_on_request_only_and_every_revea
     assert [(r.reviewer, r.document_id, r.granted) for r in desk.store.reveals(draft_id)] == [
         ("Dana Whitfield", doc_id, True), ("Dana Whitfield", unread, False)
     ]  # fmt: skip
+    assert all(before <= r.at <= datetime.now(UTC) for r in desk.store.reveals(draft_id))  # and when
     # The vault audits the token it revealed, under the reviewer's role and name.
     conn = sqlite3.connect(tmp_path / "vault.db")
     audit = conn.execute("SELECT role, actor, granted FROM phi_reveals").fetchall()
