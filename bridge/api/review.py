@@ -39,7 +39,7 @@ from adapters.drafting.store import (
 from bridge.api.auth import Caller, Role, require
 from bridge.api.labels import Labelling
 from bridge.api.responses import GUARDED, WITH_BODY, conflict, merge, not_found
-from bridge.api.review_console import AgreementSource, Console
+from bridge.api.review_console import LATEST_EPISODES, AdapterSource, AgreementSource, Console
 from bridge.api.review_domain import ReviewDomain
 from bridge.api.review_models import (
     Approval,
@@ -99,6 +99,8 @@ class Reviewing:
     """Where a document's real text is revealed from, on a reviewer's request (None: never)."""
     agreements: AgreementSource | None = None
     """Measures reviewers' agreement for the console (None: the console shows none)."""
+    adapters: AdapterSource | None = None
+    """Reads the release registry's adapters for the console (None: the console lists none)."""
 
 
 @dataclass(frozen=True)
@@ -198,16 +200,20 @@ class ReviewCases:
             raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
 
     def console(self) -> Console:
-        """Every draft, the reviewers' labels and agreement, reminders and the PHI access log."""
+        """The latest episodes, every draft, the adapters, the reviewers' labels and agreement,
+        reminders and the PHI access log."""
         labels = self.labelling.labels.list_labels(source="reviewer") if self.labelling is not None else []
         store = self.reviewing.store if self.reviewing is not None else None
         measure = self.reviewing.agreements if self.reviewing is not None else None
+        adapters = self.reviewing.adapters if self.reviewing is not None else None
         return Console.of(
             self.summaries(True),
             labels,
             measure() if measure is not None else None,
             store.notifications() if store is not None else [],
             store.reveals() if store is not None else [],
+            episodes=self.reader.list_episodes(limit=LATEST_EPISODES),
+            adapters=adapters() if adapters is not None else None,
         )
 
     def reveal(self, draft_id: str, document_id: str, caller: Caller) -> str:

@@ -1,19 +1,23 @@
-"""The console for the people who run the loop: every draft and its state, and beside them the
-reviewers' labels and how far reviewers agree (with each other and with each verifier), the
-reminders and escalations the promotion workflows sent, and the access log of documents' real
-text. Agreement is measured outside the bridge (`envs.verifiers.agreement`, by the composition
+"""The console for the people who run the loop: the archive's latest episodes, every draft and its
+state, the adapters in the release registry, and beside them the reviewers' labels and how far
+reviewers agree (with each other and with each verifier), the reminders and escalations the
+promotion workflows sent, and the access log of documents' real text. Agreement and the adapters
+are read outside the bridge (`envs.verifiers.agreement`, the release store, by the composition
 root) and handed in as plain figures."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from adapters.drafting.store import Notification, Reveal
 from bridge.api.review_models import DraftSummary
 from bridge.store.labels import ExpertLabel
+from bridge.store.views import EpisodeSummary
 
 LATEST_LABELS = 20
+LATEST_EPISODES = 50
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,25 @@ AgreementSource = Callable[[], Agreements]
 
 
 @dataclass(frozen=True)
+class AdapterRow:
+    """One adapter in the release registry, as the console lists it."""
+
+    adapter_id: str
+    served_name: str
+    state: str
+    traffic_share: float
+    gate: str
+    """passed, forced (registered although the gate stopped it) or stopped."""
+    parent: str | None
+    base_model: str
+    updated_at: datetime
+
+
+AdapterSource = Callable[[], Sequence[AdapterRow]]
+"""Reads the release registry's adapters now, newest change first."""
+
+
+@dataclass(frozen=True)
 class Console:
     """Everything the console shows."""
 
@@ -56,6 +79,10 @@ class Console:
     reveals: Sequence[Reveal] = ()
     """Reads of documents' real text, newest first."""
     stages: list[tuple[str, int]] = field(default_factory=list)
+    episodes: Sequence[EpisodeSummary] = ()
+    """The archive's latest episodes, newest first."""
+    adapters: Sequence[AdapterRow] | None = None
+    """The release registry's adapters (None: no registry is read here)."""
 
     @classmethod
     def of(
@@ -65,6 +92,8 @@ class Console:
         agreements: Agreements | None,
         notifications: Sequence[Notification],
         reveals: Sequence[Reveal],
+        episodes: Sequence[EpisodeSummary] = (),
+        adapters: Sequence[AdapterRow] | None = None,
     ) -> Console:
         """The console's figures from what the stores hold."""
         stages: dict[str, int] = {}
@@ -79,4 +108,6 @@ class Console:
             notifications=sorted(notifications, key=lambda n: n.sent_at, reverse=True),
             reveals=sorted(reveals, key=lambda r: r.at, reverse=True),
             stages=sorted(stages.items()),
+            episodes=episodes,
+            adapters=adapters,
         )

@@ -94,6 +94,7 @@ def build_card(
     pairs = {name: expert_pairs(cases, name) for name in names}
     sources = f"the expert set ({len(pairs[admitted])} labelled trajectories)"
     outcomes = None
+    stored = None
     if db_url is not None:
         from loopline.card.agreement import archived_agreement, archived_outcomes
 
@@ -122,6 +123,7 @@ def build_card(
         twins=twins,
         agreement=agreement,
         agreement_sources=sources,
+        label_store=stored,
         outcomes=outcomes,
     )
     return card.model_copy(update={"failing": failing_bars(card)})

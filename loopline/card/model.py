@@ -8,7 +8,7 @@ from envs.adversarial.blind_report import BlindReport
 from envs.adversarial.report import ExploitReport, MutationReport
 from envs.adversarial.twins import TwinReport
 from envs.verifiers.agreement import AgreementSummary
-from loopline.card.agreement import OutcomeReport
+from loopline.card.agreement import AgreementReport, OutcomeReport
 
 
 class Model(BaseModel):
@@ -124,6 +124,9 @@ class VerifierCard(Model):
     """Agreement with expert labels per verifier (expert-set labels, plus the label store's)."""
     agreement_sources: str
     """Where the labels came from."""
+    label_store: AgreementReport | None = None
+    """The label store's labels, when an archive was given: who labelled how many trajectories,
+    reviewers' kappa with each other, and each verifier against them alone."""
     outcomes: OutcomeReport | None = None
     """Business-outcome correlation from the archive, when one was given."""
     failing: list[str] = Field(default_factory=list)

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from envs.adversarial.blind_report import BlindReport
 from envs.adversarial.twins import TwinReport
+from loopline.card.agreement import AgreementReport
 from loopline.card.model import VerifierCard
 
 
@@ -138,6 +139,8 @@ def sections(card: VerifierCard) -> list[Table | Text]:
             "fit" if s.fitness.fit else "not fit",
         )
     out.append(agreement)
+    if card.label_store is not None:
+        out.append(Text(reviewers_line(card.label_store)))
     if card.outcomes is not None:
         if card.outcomes.note:
             out.append(Text(f"business outcomes: {card.outcomes.note}"))
@@ -152,3 +155,15 @@ def sections(card: VerifierCard) -> list[Table | Text]:
     else:
         out.append(Text(f"{card.admitted} meets every bar", style="green"))
     return out
+
+
+def reviewers_line(stored: AgreementReport) -> str:
+    """Who labelled in the label store, and how far reviewers agree with each other."""
+    who = ", ".join(f"{r.reviewer} ({r.labels})" for r in stored.reviewers) or "nobody yet"
+    between = stored.between_reviewers
+    if between is None or between.n == 0:
+        how = "no trajectory has labels from two reviewers yet"
+    else:
+        kappa = _rate(between.kappa) if between.kappa is not None else "undefined (one class only)"
+        how = f"kappa between reviewers {kappa} over {between.n} pairs of labels on the same trajectory"
+    return f"reviewers in the label store: {who}; {how}"

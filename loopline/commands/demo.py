@@ -21,7 +21,10 @@ def demo(
     workers: Annotated[int, typer.Option(min=1, max=16, help="Episodes run at once.")] = 4,
     review: Annotated[
         bool,
-        typer.Option(help="A person reviews the task drafts in the review page (no simulated reviewer)."),
+        typer.Option(
+            help="A person reviews the task drafts in the review page (no simulated reviewer); "
+            "after the run the console stays up (episodes, drafts, adapters) until Ctrl-C."
+        ),
     ] = False,
     domain: Annotated[
         str,
@@ -70,6 +73,10 @@ def demo(
         console.print("[red]the improvement stage did not close the loop; exit 1[/]")
     if result.report is not None:
         console.print(f"report: {result.report} (open it in a browser; it needs no network)")
+    if review:
+        from loopline.demo.console import hold_console
+
+        hold_console(console, result.workdir, result.db_url)
     if (
         not result.audit_ok
         or result.archived < result.events

@@ -92,12 +92,16 @@ def simulated_review(
 REVIEWER_TOKEN = "dev-reviewer-token"
 REVIEWER_NAME = "demo reviewer"
 """Whom the demo's reviewer token signs in as: the reviewer on its decisions and labels."""
+OPERATOR_TOKEN = "dev-operator-token"
+OPERATOR_NAME = "demo operator"
+"""Whom the demo's operator token signs in as (the console only)."""
 
 
 def serve_review_page(
-    store: DraftStore, desk: TemporalReviewDesk, db_url: str
+    store: DraftStore, desk: TemporalReviewDesk | None, db_url: str, release_db_url: str | None = None
 ) -> AbstractContextManager[str]:
-    """The review page and API alone, for `--review` (the demo's reviewer token)."""
+    """The review page, its API and the console alone, for `--review` (the demo's reviewer and
+    operator tokens); `desk` None serves them read-only, `release_db_url` lists its adapters."""
     from adapters.serving import serve_in_thread
     from bridge.api.app import review_app
     from bridge.api.auth import Identity, Role, TokenTable
@@ -106,15 +110,26 @@ def serve_review_page(
     from bridge.api.review_sessions import ReviewSessions
     from bridge.store import SqlEpisodeReader, SqlEventArchive
     from bridge.store.review_sessions import SqlSessionStore
+    from loopline.bridge.review_adapters import release_adapters
     from loopline.bridge.review_agreement import review_agreements
     from loopline.bridge.review_domains import review_domains
 
     engine = SqlEventArchive(db_url).engine
-    tokens = TokenTable.from_tokens({REVIEWER_TOKEN: Identity(Role.REVIEWER, REVIEWER_NAME)})
+    tokens = TokenTable.from_tokens(
+        {
+            REVIEWER_TOKEN: Identity(Role.REVIEWER, REVIEWER_NAME),
+            OPERATOR_TOKEN: Identity(Role.OPERATOR, OPERATOR_NAME),
+        }
+    )
     sessions = SqlSessionStore(engine)
     sessions.create_schema()
     reviewing = Reviewing(
-        store, desk, ReviewSessions(store=sessions), review_domains(), agreements=review_agreements(db_url)
+        store,
+        desk,
+        ReviewSessions(store=sessions),
+        review_domains(),
+        agreements=review_agreements(db_url),
+        adapters=release_adapters(release_db_url) if release_db_url is not None else None,
     )
     app = review_app(reviewing, SqlEpisodeReader(engine), tokens, Labelling.open(engine))
     return serve_in_thread(app, name="review-page")

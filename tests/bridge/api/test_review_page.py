@@ -34,6 +34,7 @@ from adapters.surrogates import TOKEN
 from bridge.api.app import create_app
 from bridge.api.auth import Identity, Role, TokenTable
 from bridge.api.review import Reviewing
+from bridge.api.review_form import FORBIDDEN_REASON
 from bridge.api.review_sessions import COOKIE, ReviewSessions
 from bridge.capture import CaptureConfig, CaptureService
 from bridge.phi import PhiKeys, PhiVault
@@ -41,13 +42,17 @@ from bridge.store import ArchiveRecord, SqlEpisodeReader, SqlEventArchive
 from bridge.store.labels import ExpertLabel, SqlLabelStore
 from bridge.store.review_sessions import SqlSessionStore
 from engine import EpisodeConfig, ScriptedPolicy, say
+from envs.domain import DOMAINS
 from envs.rcm import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services
 from loopline.bridge.review_agreement import review_agreements
 from loopline.bridge.review_domains import review_domains
+from loopline.demo.promotion import true_resolution
 from schemas import EpisodeChain, Event
 from schemas.events import OutcomeObserved
+from schemas.tasks import CallConstraint, VerifierSpec
+from tests.bridge.api import demo_drafts
 from tests.workflows.episodes import raw_phi, record, redactor
 from workflows.promotion.activities import PromotionActivities
 from workflows.promotion.client import TemporalReviewDesk, start_promotion
@@ -425,6 +430,7 @@ async def test_a_documents_real_text_is_revealed_on_request_only_and_every_revea
     await sign_in(page, desk.url)
     await page.goto(f"{desk.url}/review/drafts/{draft_id}")
     assert real not in await page.content()  # not shown by default
+    before = datetime.now(UTC)
     await page.click(f"#reveal-{doc_id}")
     assert "the reveal is logged" in await page.inner_text("#message")
     assert real.splitlines()[0] in await page.inner_text(f"#revealed-{doc_id}")
@@ -439,6 +445,7 @@ async def test_a_documents_real_text_is_revealed_on_request_only_and_every_revea
     assert [(r.reviewer, r.document_id, r.granted) for r in desk.store.reveals(draft_id)] == [
         ("Dana Whitfield", doc_id, True), ("Dana Whitfield", unread, False)
     ]  # fmt: skip
+    assert all(before <= r.at <= datetime.now(UTC) for r in desk.store.reveals(draft_id))  # and when
     # The vault audits the token it revealed, under the reviewer's role and name.
     conn = sqlite3.connect(tmp_path / "vault.db")
     audit = conn.execute("SELECT role, actor, granted FROM phi_reveals").fetchall()
@@ -497,8 +504,10 @@ async def test_a_cross_site_post_is_refused(desk: Desk, browser: Browser) -> Non
         url = f"/review/drafts/{draft_id}/decide"
         cross = await http.post(url, data=fields, headers={"Origin": attacker.rstrip("/")})
         assert cross.status_code == 403
-        missing = await http.post(url, data=fields | {"csrf": "not-the-token"})
-        assert missing.status_code == 403 and "token" in missing.text
+        wrong = await http.post(url, data=fields | {"csrf": "not-the-token"})
+        assert wrong.status_code == 403 and "token" in wrong.text
+        absent = await http.post(url, data={k: v for k, v in fields.items() if k != "csrf"})
+        assert absent.status_code == 403 and "token" in absent.text
     assert desk.store.status(draft_id).stage == "awaiting_review"  # type: ignore[union-attr]
     await context.close()
 
@@ -670,6 +679,9 @@ async def test_the_console_lists_every_draft_and_its_state_and_operators_only_se
         "#notifications"
     )
     assert "No document's real text has been read" in await page.inner_text("#reveals")
+    # The archive's episodes are listed; this bridge reads no release registry, and says so.
+    assert desk.episode[0].episodeid in await page.inner_text("#console-episodes")
+    assert "No release registry is read here" in await page.inner_text("#adapters")
     assert await page.locator("#console-drafts a").count() == 0  # an operator does not open drafts to decide
     await page.goto(f"{desk.url}/review/drafts/{waiting}")
     assert page.url.endswith("/review/console")
@@ -779,3 +791,105 @@ async def test_a_walk_through_every_page_as_a_specialist_sees_it(
                              "gate-preview", "gate-preview-fails", "decision-form-problems",
                              "another-resolution", "console")
     )  # fmt: skip
+
+
+DEMO_DOMAINS = [name for name in ("rcm", "credit") if demo_drafts.load(name)]
+
+
+@pytest.mark.parametrize("domain", DEMO_DOMAINS)
+async def test_a_specialist_decides_every_draft_a_demo_run_made_with_the_form_alone(
+    desk: Desk, browser: Browser, domain: str
+) -> None:
+    """Every draft one `loopline demo` run made (`tests/bridge/api/demo_drafts.py`), through its
+    promotion workflow to the page: each opened from the queue, read, its gate preview shown before
+    anything is sent, and decided with the form alone (no JSON), by a specialist who knows the
+    case's true resolution (the demo's world, with its rule change made): a draft flagged as a
+    duplicate of one already published is rejected as such; a suggestion that is the true
+    resolution, and whose gates hold, is approved (the first with a tool marked "must not be
+    used"); any other is rejected with the reason. What is published is the form's decision."""
+    drafts = {d.draft.draft_id: d for d in demo_drafts.load(domain)}
+    scenario = DOMAINS.get(domain).demo
+    assert scenario is not None
+    world = scenario.world()
+    truth = scenario.rule_change.apply(world) if scenario.rule_change is not None else world
+    for demo in drafts.values():
+        desk.archive.append([ArchiveRecord.of(e) for e in demo.events])  # as the projector did
+        desk.store.put_draft(demo.draft)  # the draft the run built from those events
+        await start_promotion(
+            desk.client, fingerprint=demo.draft.fingerprint, episode_id=demo.draft.source_episode_id,
+            rule=demo.draft.rule, queue=desk.queue, timers=ReviewTimers(),
+        )  # fmt: skip
+    for _ in range(1200):
+        stages = {s.draft_id: s.stage for s in desk.store.statuses() if s.draft_id in drafts}
+        if len(stages) == len(drafts) and set(stages.values()) == {"awaiting_review"}:
+            break
+        await asyncio.sleep(0.1)
+    assert set(stages.values()) == {"awaiting_review"} and set(stages) == set(drafts)
+    page = await browser.new_page()
+    await sign_in(page, desk.url)
+    queue = [await a.inner_text() for a in await page.locator("#drafts a[href^='/review/drafts/']").all()]
+    assert sorted(queue) == sorted(drafts)  # every draft of the run is in the queue
+    flagged = {
+        draft_id: await page.locator(f"#drafts tr:has(a[href$='/{draft_id}'])").inner_text()
+        for draft_id in queue
+    }
+    decided: dict[str, str] = {}
+    expected: dict[str, VerifierSpec] = {}
+    forbade: str | None = None
+    for draft_id in queue:
+        demo = drafts[draft_id]
+        await page.goto(f"{desk.url}/review")
+        await page.click(f"text={draft_id}")
+        assert demo.draft.work_item.item_id in await page.inner_text("#work-item")
+        verdict = await page.inner_text("#preview-verdict")  # before anything is sent
+        suggestion = desk.store.suggestion(draft_id)
+        assert suggestion is not None
+        right = true_resolution(truth, demo.draft)
+        siblings = re.findall(r"draft-[0-9a-f]{20}", flagged[draft_id].split("possible duplicate of")[-1])
+        published_twin = next((s for s in siblings if decided.get(s) == "published"), None)
+        if published_twin is not None:
+            assert published_twin in await page.inner_text("#duplicates")
+            await page.check("#decision-reject")
+            await page.fill("#reason", f"the same case as {published_twin}, already published")
+        elif suggestion.resolution == right and "The gates hold" in verdict:
+            await page.check("#decision-approve")
+            await page.fill("#reason", f"{right} is what this case calls for")
+            spec = desk.store.spec(suggestion.spec_hash)
+            assert spec is not None
+            if forbade is None:
+                # The first approval also marks a write the resolution does not need as forbidden.
+                gold = {c.name for c in suggestion.gold}
+                boxes = page.locator("#forbidden-tools input[name=forbid]")
+                forbade = next(
+                    t
+                    for t in [await b.get_attribute("value") or "" for b in await boxes.all()]
+                    if t not in gold
+                )
+                await page.check(f"#forbid-{forbade}")
+                marked = CallConstraint(tool=forbade, reason=FORBIDDEN_REASON)
+                spec = spec.model_copy(update={"forbidden_calls": (*spec.forbidden_calls, marked)})
+            expected[draft_id] = spec
+        else:
+            await page.check("#decision-reject")
+            await page.fill("#reason", f"suggested {suggestion.resolution}; the case calls for {right}")
+        if await page.locator("#judgement-fail").count():
+            await page.check(
+                "#judgement-fail" if demo.draft.rule == "outcome_contradiction" else "#judgement-pass"
+            )
+        await page.click("#decide")
+        if await page.locator("#message:has-text('not sent yet')").count():
+            # The form's choices changed the spec since its preview: it is shown, then sent.
+            assert "The gates hold" in await page.inner_text("#preview-verdict")
+            await page.click("#decide")
+        await page.wait_for_selector("#message:has-text('decision recorded')")
+        decided[draft_id] = await page.inner_text("#stage")
+    assert set(decided) == set(drafts) and set(decided.values()) <= {"published", "rejected"}
+    assert forbade is not None and any(v == "published" for v in decided.values())
+    assert any("possible duplicate of" in row for row in flagged.values())  # flagged before review
+    # What each approval published is the spec the form stated, with the tool it marked.
+    for draft_id, spec in expected.items():
+        status = desk.store.status(draft_id)
+        assert status is not None and status.stage == "published" and status.task_set is not None
+        [task] = [t for t in desk.registry.load(status.task_set).tasks if t.task_id == status.task_id]
+        assert task.verifier == spec and task.provenance.reviewer == "Dana Whitfield"
+    assert len(desk.published) == len(expected)
