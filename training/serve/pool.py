@@ -7,13 +7,16 @@ for `cycle-3` never gets what `cycle-4` learned. Publish a new adapter under a n
 unload the old name when nothing routes to it.
 
 Before a model reads an adapter, the pool checks that its folder lies under the adapter root
-(`training.serve.access`), that its weights are whole safetensors (`training.serve.weights`), and,
-given the release store's lookup, that its fingerprint is the one registered for the name.
+(`training.serve.access`), copies its files once into a private folder (`training.serve.snapshot`),
+and checks on that copy that its weights are whole safetensors (`training.serve.weights`) and,
+given the release store's lookup, that its fingerprint is the one registered for the name. The
+model loads from the copy, so files swapped in the adapter root after the check are never read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -23,6 +26,7 @@ from pathlib import Path
 
 from training.chat import ChatPolicy
 from training.serve.access import AdapterPathError, adapter_folder
+from training.serve.snapshot import SnapshotError, private_copy, private_root
 from training.serve.weights import weights_problem
 
 Loader = Callable[[Path | None, str], ChatPolicy]
@@ -62,24 +66,34 @@ class Served:
     name: str
     policy: ChatPolicy
     folder: Path | None
-    """The adapter folder (None for the base model)."""
+    """The adapter folder asked for (None for the base model)."""
     fingerprint: str | None
     load_seconds: float
     created: int
     """Unix time it was loaded."""
+    copy: Path | None = None
+    """The private copy of the adapter's files it was checked and loaded from."""
 
 
 class PolicyPool:
     """Name → served policy, safe to use from the server's worker threads."""
 
     def __init__(
-        self, load: Loader, base_name: str, *, root: Path, registered: FingerprintLookup | None = None
+        self,
+        load: Loader,
+        base_name: str,
+        *,
+        root: Path,
+        registered: FingerprintLookup | None = None,
+        private: Path | None = None,
     ) -> None:
         """`root`: the folder every adapter lies under; `registered`: the release store's
-        fingerprints by served name (None: no registry is consulted)."""
+        fingerprints by served name (None: no registry is consulted); `private`: where the copies
+        adapters load from are kept (default: a fresh folder only this user can read)."""
         self._load = load
         self.base_name = base_name
         self.root = root
+        self.private = private if private is not None else private_root()
         self._registered = registered
         self._used: dict[str, str] = {}
         """Every adapter name ever loaded → its fingerprint (kept after an unload)."""
@@ -116,11 +130,26 @@ class PolicyPool:
             raise AdapterError(400, f"{name!r} is the base model's name")
         try:
             folder = adapter_folder(self.root, str(requested), ADAPTER_FILES)
-        except AdapterPathError as exc:
+            copy = private_copy(folder, ADAPTER_FILES, root=self.root, into=self.private)
+        except (AdapterPathError, SnapshotError) as exc:
             raise AdapterError(403, str(exc)) from None
-        fingerprint = adapter_fingerprint(folder)
-        problem = weights_problem(folder)
+        try:
+            served, fresh = self._load_copy(name, folder, copy)
+        except BaseException:
+            shutil.rmtree(copy, ignore_errors=True)
+            raise
+        if not fresh:
+            shutil.rmtree(copy, ignore_errors=True)
+        return served, fresh
+
+    def _load_copy(self, name: str, folder: Path, copy: Path) -> tuple[Served, bool]:
+        """Check the private `copy` of `folder`'s files and load the model from it."""
+        if not (copy / "adapter_config.json").is_file():
+            raise AdapterError(400, f"{folder} holds no LoRA adapter (adapter_config.json missing)")
+        fingerprint = adapter_fingerprint(copy)
+        problem = weights_problem(copy)
         if problem is not None:
+            problem = problem.replace(str(copy), str(folder))
             raise AdapterError(400, f"cannot load {folder} as {name!r}: {problem}")
         self._check_registered(name, fingerprint)
         existing = self._same_or_conflict(name, folder, fingerprint)
@@ -128,10 +157,12 @@ class PolicyPool:
             return existing, False
         started = time.perf_counter()
         try:
-            policy = self._load(folder, name)
+            policy = self._load(copy, name)
         except Exception as exc:  # a loader reads files it was handed: whatever breaks, it is the files
             raise AdapterError(400, f"cannot load {folder} as {name!r}: {type(exc).__name__}: {exc}") from exc
-        served = Served(name, policy, folder, fingerprint, time.perf_counter() - started, int(time.time()))
+        served = Served(
+            name, policy, folder, fingerprint, time.perf_counter() - started, int(time.time()), copy
+        )
         with self._lock:
             again = self._served.get(name)
             if again is not None:  # another request loaded this name meanwhile
@@ -183,6 +214,8 @@ class PolicyPool:
         release = getattr(served.policy, "release", None)  # a shared base frees the adapter's weights
         if callable(release):
             release()
+        if served.copy is not None:
+            shutil.rmtree(served.copy, ignore_errors=True)
 
     @contextmanager
     def running(self) -> Iterator[None]:
