@@ -23,11 +23,15 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from training.chat import ChatPolicy
 from training.serve.access import AdapterPathError, adapter_folder
 from training.serve.snapshot import SnapshotError, private_copy, private_root
 from training.serve.weights import weights_problem
+
+P = TypeVar("P")
+"""What the pool holds per name: a `ChatPolicy` in serve-policy, vLLM's handle in the gate."""
 
 Loader = Callable[[Path | None, str], ChatPolicy]
 """(adapter folder or None for the base, name) → policy."""
@@ -60,11 +64,11 @@ def adapter_fingerprint(folder: Path) -> str:
 
 
 @dataclass(frozen=True)
-class Served:
+class Served(Generic[P]):
     """One model the server answers as."""
 
     name: str
-    policy: ChatPolicy
+    policy: P
     folder: Path | None
     """The adapter folder asked for (None for the base model)."""
     fingerprint: str | None
@@ -75,12 +79,12 @@ class Served:
     """The private copy of the adapter's files it was checked and loaded from."""
 
 
-class PolicyPool:
+class PolicyPool(Generic[P]):
     """Name → served policy, safe to use from the server's worker threads."""
 
     def __init__(
         self,
-        load: Loader,
+        load: Callable[[Path | None, str], P],
         base_name: str,
         *,
         root: Path,
@@ -110,7 +114,7 @@ class PolicyPool:
         with self._lock:
             return list(self._served)
 
-    def get(self, name: str) -> Served:
+    def get(self, name: str) -> Served[P]:
         """The policy behind `name`; raises `AdapterError(404)` when none is loaded."""
         with self._lock:
             served = self._served.get(name)
@@ -118,12 +122,12 @@ class PolicyPool:
                 raise AdapterError(404, f"model {name!r} is not loaded (have {', '.join(self._served)})")
             return served
 
-    def served(self) -> list[Served]:
+    def served(self) -> list[Served[P]]:
         """Every served model."""
         with self._lock:
             return list(self._served.values())
 
-    def load(self, name: str, requested: str | Path) -> tuple[Served, bool]:
+    def load(self, name: str, requested: str | Path) -> tuple[Served[P], bool]:
         """Load the adapter at `requested` (under the root) as `name`; returns it and whether it
         was newly loaded."""
         if name == self.base_name:
@@ -142,7 +146,7 @@ class PolicyPool:
             shutil.rmtree(copy, ignore_errors=True)
         return served, fresh
 
-    def _load_copy(self, name: str, folder: Path, copy: Path) -> tuple[Served, bool]:
+    def _load_copy(self, name: str, folder: Path, copy: Path) -> tuple[Served[P], bool]:
         """Check the private `copy` of `folder`'s files and load the model from it."""
         if not (copy / "adapter_config.json").is_file():
             raise AdapterError(400, f"{folder} holds no LoRA adapter (adapter_config.json missing)")
@@ -193,7 +197,7 @@ class PolicyPool:
                 f"registered under that name (sha256 {expected[:12]})",
             )
 
-    def _same_or_conflict(self, name: str, folder: Path, fingerprint: str) -> Served | None:
+    def _same_or_conflict(self, name: str, folder: Path, fingerprint: str) -> Served[P] | None:
         with self._lock:
             existing = self._served.get(name)
             used = self._used.get(name)
@@ -224,7 +228,7 @@ class PolicyPool:
             yield
 
 
-def _conflict(name: str, existing: Served) -> str:
+def _conflict(name: str, existing: Served[Any]) -> str:
     return (
         f"{name!r} already serves another adapter ({existing.folder}, sha256 {str(existing.fingerprint)[:12]}); "
         "adapter names are versions: load the new adapter under a new name"

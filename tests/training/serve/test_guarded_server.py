@@ -15,6 +15,7 @@ import pytest
 from fastapi.routing import APIRoute
 
 from adapters.serving import serve_in_thread
+from tests.training.serve.folders import tiny_adapter
 from tests.training.serve.keys import KEYS, RELEASE, SERVING
 from training.chat import ChatPolicy
 from training.policies import load_policy
@@ -25,17 +26,6 @@ from training.serve.pool import ADAPTER_FILES, AdapterError, PolicyPool, adapter
 from training.serve.snapshot import SnapshotError, private_copy
 
 pytestmark = pytest.mark.integration
-
-
-def _adapter(base: Path, folder: Path, seed: int) -> Path:
-    import torch
-
-    from training.lora import LoraSettings, attach
-    from training.structured.store import load_model
-
-    torch.manual_seed(seed)
-    attach(load_model(base).model, LoraSettings(r=2, alpha=4)).save_pretrained(str(folder))
-    return folder
 
 
 @dataclass
@@ -57,8 +47,8 @@ class Server:
 @pytest.fixture(scope="module")
 def server(tiny_structured: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("adapter-root")
-    one = _adapter(tiny_structured, root / "one", seed=1)
-    two = _adapter(tiny_structured, root / "two", seed=2)
+    one = tiny_adapter(tiny_structured, root / "one", seed=1)
+    two = tiny_adapter(tiny_structured, root / "two", seed=2)
     store = SqlReleaseStore(f"sqlite:///{tmp_path_factory.mktemp('release') / 'release.db'}")
     store.create_schema()
     manager = ReleaseManager(store)
