@@ -5,11 +5,15 @@ settings that serve the same names in production. `loopline train serve` is the 
 The server needs two keys (`--api-key` to serve, `--release-key` to load and unload), loads
 adapters only from under `--adapter-root` and only with the fingerprint the release store
 registered for their served name (`training.serve.access`, `training.serve.pool`).
+
+`loopline policy-gate` puts the same keys and checks in front of a vLLM server that listens on the
+pod's loopback with a key only the gate holds (`training.serve.gate`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -17,6 +21,7 @@ import typer
 from rich.console import Console
 
 from loopline.commands.train.options import DEFAULT_STATE, BaseModel, DbUrl, State, base_folder
+from training.serve.access import AccessKeys
 
 console = Console()
 
@@ -106,26 +111,11 @@ def serve_policy(
         return
     import uvicorn
 
-    from loopline.release.registry import open_registry
     from training.policies import policy_loader
-    from training.serve.app import AccessKeys, create_app
+    from training.serve.app import create_app
 
-    if not api_key or not release_key:
-        console.print(
-            "[red]serve-policy needs --api-key and --release-key (or LOOPLINE_POLICY_API_KEY, "
-            "LOOPLINE_POLICY_RELEASE_KEY)[/]"
-        )
-        raise typer.Exit(2)
-    try:
-        keys = AccessKeys(serving=api_key, release=release_key)
-    except ValueError as exc:
-        console.print(f"[red]{exc}[/]")
-        raise typer.Exit(2) from None
-    store = open_registry(state, db_url).store
-
-    def registered(served_name: str) -> str | None:
-        record = store.by_served_name(served_name)
-        return record.fingerprint if record is not None else None
+    keys = _access_keys(api_key, release_key)
+    registered = _registered(state, db_url)
 
     try:
         server = create_app(
@@ -143,7 +133,91 @@ def serve_policy(
     uvicorn.run(server, host=host, port=port, log_level="warning")
 
 
+def policy_gate(
+    upstream: Annotated[
+        str, typer.Option("--upstream", help="The vLLM server behind the gate (its loopback address).")
+    ] = "http://127.0.0.1:8001",
+    upstream_key: Annotated[
+        str | None,
+        typer.Option(
+            "--upstream-key",
+            envvar="LOOPLINE_POLICY_UPSTREAM_KEY",
+            help="vLLM's own key (its VLLM_API_KEY), held by the gate alone.",
+            show_default=False,
+        ),
+    ] = None,
+    name: Annotated[str, typer.Option("--name", help="The base model's served name.")] = "loopline-rcm",
+    private: Annotated[
+        Path,
+        typer.Option(
+            "--copy-root",
+            envvar="LOOPLINE_POLICY_COPY_ROOT",
+            help="Where checked copies of adapters are kept for vLLM to read (a folder the two share).",
+        ),
+    ] = Path("/var/lib/loopline/adapter-copies"),
+    host: Annotated[str, typer.Option("--host")] = "0.0.0.0",
+    port: Annotated[int, typer.Option("--port")] = 8000,
+    api_key: ApiKey = None,
+    release_key: ReleaseKey = None,
+    adapter_root: AdapterRoot = None,
+    db_url: DbUrl = None,
+    state: State = DEFAULT_STATE,
+) -> None:
+    """Guard a vLLM server with serve-policy's keys and adapter checks (serving key, release key,
+    adapter root, private copies, registered fingerprints)."""
+    import uvicorn
+
+    from training.serve.gate import create_gate
+
+    keys = _access_keys(api_key, release_key)
+    if not upstream_key:
+        console.print(
+            "[red]policy-gate needs --upstream-key (or LOOPLINE_POLICY_UPSTREAM_KEY): vLLM's own key[/]"
+        )
+        raise typer.Exit(2)
+    private.mkdir(mode=0o700, parents=True, exist_ok=True)
+    gate = create_gate(
+        upstream,
+        upstream_key,
+        name,
+        keys=keys,
+        adapter_root=adapter_root or state / "adapters",
+        private=private,
+        registered=_registered(state, db_url),
+    )
+    console.print(f"guarding {upstream} at http://{host}:{port}/v1")
+    uvicorn.run(gate, host=host, port=port, log_level="warning")
+
+
+def _access_keys(api_key: str | None, release_key: str | None) -> AccessKeys:
+    if not api_key or not release_key:
+        console.print(
+            "[red]the policy server needs --api-key and --release-key (or LOOPLINE_POLICY_API_KEY, "
+            "LOOPLINE_POLICY_RELEASE_KEY)[/]"
+        )
+        raise typer.Exit(2)
+    try:
+        return AccessKeys(serving=api_key, release=release_key)
+    except ValueError as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
+
+
+def _registered(state: Path, db_url: str | None) -> Callable[[str], str | None]:
+    """The release store's fingerprint for a served name."""
+    from loopline.release.registry import open_registry
+
+    store = open_registry(state, db_url).store
+
+    def registered(served_name: str) -> str | None:
+        record = store.by_served_name(served_name)
+        return record.fingerprint if record is not None else None
+
+    return registered
+
+
 def register(app: typer.Typer, train: typer.Typer) -> None:
-    """`loopline serve-policy`, and `loopline train serve` as its alias."""
+    """`loopline serve-policy` (and `loopline train serve` as its alias), `loopline policy-gate`."""
     app.command("serve-policy")(serve_policy)
+    app.command("policy-gate")(policy_gate)
     train.command("serve", help="Alias of `loopline serve-policy`.")(serve_policy)

@@ -160,6 +160,19 @@ def verifying_keyring(path: Path, *, variable: str) -> KeyringFile:
             f"{public_file()}, elsewhere mount the public keyring"
         )
     keyring = KeyringFile(path)
+    shared = sorted(
+        {k.source for k in keyring.current().keys if isinstance(k, EventKey) and k.algorithm == "hmac-sha256"}
+    )
+    if shared:
+        raise EventKeyError(
+            f"{path.absolute()} ({variable}) is a legacy HMAC keyring (shared secrets for "
+            f"{', '.join(shared)}): whoever verifies with a shared secret can sign as its producer, so "
+            f"verifiers take public keys only. Make each producer its own key and the public keyring "
+            f"with `loopline up` (the embedded stack's go under {KEYS_DIR}: a private `<role>.json` "
+            f"per producer, `{PUBLIC_FILE}` for verifiers), or one by one with `loopline audit "
+            f"event-key add --source SOURCE --file ROLE.json --public-file PUBLIC.json`, then set {variable} "
+            f"to the public file"
+        )
     if keyring.current().can_sign():
         raise EventKeyError(
             f"{path.absolute()} ({variable}) holds private or shared keys: give verifiers the public "

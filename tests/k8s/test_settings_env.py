@@ -31,7 +31,8 @@ LIBRARY_ENV = {
 """Variables a library of the code reads rather than a settings class."""
 
 VLLM_ENV = {*VllmSettings(Path("base"), "name").env(), "HF_HUB_OFFLINE", "HOME", "VLLM_API_KEY"}
-"""What vLLM's container reads: `training.serve.vllm`'s, no hub, a writable home and the serving key."""
+"""What vLLM's container reads: `training.serve.vllm`'s, no hub, a writable home and its own key
+(held by the policy gate beside it)."""
 
 SECRET_VALUES = {
     ("loopline-bridge-secrets", "vault-key"): base64.b64encode(secrets.token_bytes(32)).decode(),
@@ -39,6 +40,7 @@ SECRET_VALUES = {
     ("loopline-bridge-secrets", "canary-secret"): secrets.token_urlsafe(32),
     ("loopline-policy-secrets", "serving-key"): secrets.token_urlsafe(24),
     ("loopline-policy-secrets", "release-key"): secrets.token_urlsafe(24),
+    ("loopline-policy-secrets", "upstream-key"): secrets.token_urlsafe(24),
     ("loopline-pg-app", "username"): "loopline",
     ("loopline-pg-app", "password"): "pw",
 }
@@ -54,18 +56,19 @@ def readers(args: list[str]) -> list[type[BaseSettings]]:
         gpu = "--queue" in args and args[args.index("--queue") + 1] == "gpu"
         # the cpu queue publishes task.promoted: KafkaSettings, and the keyring from StreamsSettings
         return [WorkflowsSettings] if gpu else [WorkflowsSettings, KafkaSettings, StreamsSettings]
-    if args[:1] in (["sandbox"], ["serve-policy"]):
+    if args[:1] in (["sandbox"], ["serve-policy"], ["policy-gate"]):
         return []
     raise AssertionError(f"a command tests/k8s does not know: {args}")
 
 
 def option_env(args: list[str]) -> set[str]:
     """The variables a `loopline` command's own options read (`envvar=`), beside settings classes."""
-    if args[:1] != ["serve-policy"]:
+    if args[:1] not in (["serve-policy"], ["policy-gate"]):
         return set()
-    from loopline.commands.serve_policy import serve_policy
+    from loopline.commands.serve_policy import policy_gate, serve_policy
 
-    hints = typing.get_type_hints(serve_policy, include_extras=True)
+    command = serve_policy if args[:1] == ["serve-policy"] else policy_gate
+    hints = typing.get_type_hints(command, include_extras=True)
     found: set[str] = set()
     for hint in hints.values():
         for meta in getattr(hint, "__metadata__", ()):

@@ -22,8 +22,14 @@ HEALTH_PATHS = {"/healthz", "/readyz", "/health"}
 """The health endpoints the code serves: the bridge, stream and workflow workers (`/healthz`,
 `/readyz`), the sandbox and vLLM (`/health`)."""
 
-TCP_PROBED = {"serve-policy": "every route needs a bearer key (training/serve/access.py), /health too"}
+TCP_PROBED = {
+    "serve-policy": "every route needs a bearer key (training/serve/access.py), /health too",
+    "policy-gate": "every route needs a bearer key (training/serve/access.py), /health too",
+}
 """Containers probed with a TCP check, and why an HTTP probe cannot reach them."""
+
+EXEC_PROBED = {"vllm": "http://127.0.0.1:8001/health"}
+"""Containers that listen on the pod's loopback only, probed from inside by their health URL."""
 
 
 def _containers(overlay: str) -> list[tuple[Obj, Obj]]:
@@ -45,6 +51,11 @@ def test_every_container_has_requests_limits_probes_and_runs_unprivileged(overla
             if not {"cpu", "memory"} <= set(resources.get(part, {})):
                 problems.append(f"{where}: {part} lack cpu or memory")
         for probe in ("livenessProbe", "readinessProbe"):
+            if container["name"] in EXEC_PROBED:
+                command = " ".join(container.get(probe, {}).get("exec", {}).get("command", []))
+                if EXEC_PROBED[container["name"]] not in command:
+                    problems.append(f"{where}: {probe} does not ask {EXEC_PROBED[container['name']]}")
+                continue
             if container["name"] in TCP_PROBED:
                 if "port" not in container.get(probe, {}).get("tcpSocket", {}):
                     problems.append(f"{where}: {probe} is not a TCP check ({TCP_PROBED[container['name']]})")
@@ -127,16 +138,46 @@ def test_prod_gpu_pods_ask_for_a_gpu_on_gpu_nodes_and_dev_asks_for_none() -> Non
 
 def test_vllm_serves_what_training_serve_vllm_says_with_runtime_adapter_loading() -> None:
     pod = pod_spec(by_kind(render("prod"), "Deployment")["loopline-policy"])
-    (vllm,) = pod["containers"]
+    vllm, gate = pod["containers"]
     args = [*vllm["command"], *vllm["args"]]
-    expected = VllmSettings(base_model=Path(args[2]), served_name="loopline-rcm", max_loras=4)
+    expected = VllmSettings(
+        base_model=Path(args[2]), served_name="loopline-rcm", max_loras=4, host="127.0.0.1", port=8001
+    )
     assert args == expected.args()
     assert "--enable-lora" in args
     env = {e["name"]: e["value"] for e in vllm["env"] if "value" in e}
     assert expected.env().items() <= env.items()
     assert env["VLLM_ALLOW_RUNTIME_LORA_UPDATING"] == "True"
     keys = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in vllm["env"] if "valueFrom" in e}
-    assert keys["VLLM_API_KEY"] == {"name": "loopline-policy-secrets", "key": "serving-key"}
+    assert keys["VLLM_API_KEY"] == {"name": "loopline-policy-secrets", "key": "upstream-key"}
+    assert gate["name"] == "policy-gate"
+    assert gate["args"][:3] == ["policy-gate", "--upstream", "http://127.0.0.1:8001"]
+
+
+def test_only_the_policy_gate_is_reachable_and_only_it_and_vllm_hold_vllms_key() -> None:
+    pod = pod_spec(by_kind(render("prod"), "Deployment")["loopline-policy"])
+    vllm, gate = pod["containers"]
+    assert "ports" not in vllm and [p["containerPort"] for p in gate["ports"]] == [8000]
+    refs = {e["name"]: e["valueFrom"]["secretKeyRef"]["key"] for e in gate["env"] if "valueFrom" in e}
+    assert refs["LOOPLINE_POLICY_API_KEY"] == "serving-key"
+    assert refs["LOOPLINE_POLICY_RELEASE_KEY"] == "release-key"
+    assert refs["LOOPLINE_POLICY_UPSTREAM_KEY"] == "upstream-key"
+    copies = "/var/lib/loopline/adapter-copies"
+    assert [m["mountPath"] for c in (vllm, gate) for m in c["volumeMounts"] if m["name"] == "copies"] == [
+        copies
+    ] * 2
+    assert {e["name"]: e.get("value") for e in gate["env"]}["LOOPLINE_POLICY_COPY_ROOT"] == copies
+    for overlay in OVERLAYS:
+        for workload in workloads(render(overlay)):
+            for container in pod_spec(workload)["containers"]:
+                holds = {
+                    e["valueFrom"]["secretKeyRef"]["key"]
+                    for e in container.get("env", [])
+                    if "valueFrom" in e
+                    and e["valueFrom"]["secretKeyRef"]["name"] == "loopline-policy-secrets"
+                }
+                if "upstream-key" in holds:
+                    assert container["name"] in {"vllm", "policy-gate"}, f"{overlay}: {container['name']}"
 
 
 def test_the_bridge_holds_the_policy_servers_serving_key_and_never_the_release_key() -> None:
@@ -158,7 +199,7 @@ def test_the_bridge_holds_the_policy_servers_serving_key_and_never_the_release_k
                     and e["valueFrom"]["secretKeyRef"]["name"] == "loopline-policy-secrets"
                 }
                 if "release-key" in holds:
-                    assert container["name"] == "serve-policy", (
+                    assert container["name"] in {"serve-policy", "policy-gate"}, (
                         f"{overlay}: {container['name']} holds the release key"
                     )
 

@@ -16,7 +16,7 @@ from training.serve.pool import PolicyPool
 
 
 class _Loaded(Collector):
-    def __init__(self, pool: PolicyPool) -> None:
+    def __init__(self, pool: PolicyPool[Any]) -> None:
         self.pool = pool
 
     def collect(self) -> Iterator[Any]:
@@ -32,7 +32,7 @@ class _Loaded(Collector):
 class ServeMetrics:
     """One server's registry and the instruments its routes update."""
 
-    def __init__(self, pool: PolicyPool) -> None:
+    def __init__(self, pool: PolicyPool[Any]) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
         ProcessCollector(registry=self.registry)
         GCCollector(registry=self.registry)

@@ -7,23 +7,31 @@ for `cycle-3` never gets what `cycle-4` learned. Publish a new adapter under a n
 unload the old name when nothing routes to it.
 
 Before a model reads an adapter, the pool checks that its folder lies under the adapter root
-(`training.serve.access`), that its weights are whole safetensors (`training.serve.weights`), and,
-given the release store's lookup, that its fingerprint is the one registered for the name.
+(`training.serve.access`), copies its files once into a private folder (`training.serve.snapshot`),
+and checks on that copy that its weights are whole safetensors (`training.serve.weights`) and,
+given the release store's lookup, that its fingerprint is the one registered for the name. The
+model loads from the copy, so files swapped in the adapter root after the check are never read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import shutil
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
 from training.chat import ChatPolicy
 from training.serve.access import AdapterPathError, adapter_folder
+from training.serve.snapshot import SnapshotError, private_copy, private_root
 from training.serve.weights import weights_problem
+
+P = TypeVar("P")
+"""What the pool holds per name: a `ChatPolicy` in serve-policy, vLLM's handle in the gate."""
 
 Loader = Callable[[Path | None, str], ChatPolicy]
 """(adapter folder or None for the base, name) → policy."""
@@ -56,30 +64,40 @@ def adapter_fingerprint(folder: Path) -> str:
 
 
 @dataclass(frozen=True)
-class Served:
+class Served(Generic[P]):
     """One model the server answers as."""
 
     name: str
-    policy: ChatPolicy
+    policy: P
     folder: Path | None
-    """The adapter folder (None for the base model)."""
+    """The adapter folder asked for (None for the base model)."""
     fingerprint: str | None
     load_seconds: float
     created: int
     """Unix time it was loaded."""
+    copy: Path | None = None
+    """The private copy of the adapter's files it was checked and loaded from."""
 
 
-class PolicyPool:
+class PolicyPool(Generic[P]):
     """Name → served policy, safe to use from the server's worker threads."""
 
     def __init__(
-        self, load: Loader, base_name: str, *, root: Path, registered: FingerprintLookup | None = None
+        self,
+        load: Callable[[Path | None, str], P],
+        base_name: str,
+        *,
+        root: Path,
+        registered: FingerprintLookup | None = None,
+        private: Path | None = None,
     ) -> None:
         """`root`: the folder every adapter lies under; `registered`: the release store's
-        fingerprints by served name (None: no registry is consulted)."""
+        fingerprints by served name (None: no registry is consulted); `private`: where the copies
+        adapters load from are kept (default: a fresh folder only this user can read)."""
         self._load = load
         self.base_name = base_name
         self.root = root
+        self.private = private if private is not None else private_root()
         self._registered = registered
         self._used: dict[str, str] = {}
         """Every adapter name ever loaded → its fingerprint (kept after an unload)."""
@@ -96,7 +114,7 @@ class PolicyPool:
         with self._lock:
             return list(self._served)
 
-    def get(self, name: str) -> Served:
+    def get(self, name: str) -> Served[P]:
         """The policy behind `name`; raises `AdapterError(404)` when none is loaded."""
         with self._lock:
             served = self._served.get(name)
@@ -104,23 +122,38 @@ class PolicyPool:
                 raise AdapterError(404, f"model {name!r} is not loaded (have {', '.join(self._served)})")
             return served
 
-    def served(self) -> list[Served]:
+    def served(self) -> list[Served[P]]:
         """Every served model."""
         with self._lock:
             return list(self._served.values())
 
-    def load(self, name: str, requested: str | Path) -> tuple[Served, bool]:
+    def load(self, name: str, requested: str | Path) -> tuple[Served[P], bool]:
         """Load the adapter at `requested` (under the root) as `name`; returns it and whether it
         was newly loaded."""
         if name == self.base_name:
             raise AdapterError(400, f"{name!r} is the base model's name")
         try:
             folder = adapter_folder(self.root, str(requested), ADAPTER_FILES)
-        except AdapterPathError as exc:
+            copy = private_copy(folder, ADAPTER_FILES, root=self.root, into=self.private)
+        except (AdapterPathError, SnapshotError) as exc:
             raise AdapterError(403, str(exc)) from None
-        fingerprint = adapter_fingerprint(folder)
-        problem = weights_problem(folder)
+        try:
+            served, fresh = self._load_copy(name, folder, copy)
+        except BaseException:
+            shutil.rmtree(copy, ignore_errors=True)
+            raise
+        if not fresh:
+            shutil.rmtree(copy, ignore_errors=True)
+        return served, fresh
+
+    def _load_copy(self, name: str, folder: Path, copy: Path) -> tuple[Served[P], bool]:
+        """Check the private `copy` of `folder`'s files and load the model from it."""
+        if not (copy / "adapter_config.json").is_file():
+            raise AdapterError(400, f"{folder} holds no LoRA adapter (adapter_config.json missing)")
+        fingerprint = adapter_fingerprint(copy)
+        problem = weights_problem(copy)
         if problem is not None:
+            problem = problem.replace(str(copy), str(folder))
             raise AdapterError(400, f"cannot load {folder} as {name!r}: {problem}")
         self._check_registered(name, fingerprint)
         existing = self._same_or_conflict(name, folder, fingerprint)
@@ -128,10 +161,12 @@ class PolicyPool:
             return existing, False
         started = time.perf_counter()
         try:
-            policy = self._load(folder, name)
+            policy = self._load(copy, name)
         except Exception as exc:  # a loader reads files it was handed: whatever breaks, it is the files
             raise AdapterError(400, f"cannot load {folder} as {name!r}: {type(exc).__name__}: {exc}") from exc
-        served = Served(name, policy, folder, fingerprint, time.perf_counter() - started, int(time.time()))
+        served = Served(
+            name, policy, folder, fingerprint, time.perf_counter() - started, int(time.time()), copy
+        )
         with self._lock:
             again = self._served.get(name)
             if again is not None:  # another request loaded this name meanwhile
@@ -162,7 +197,7 @@ class PolicyPool:
                 f"registered under that name (sha256 {expected[:12]})",
             )
 
-    def _same_or_conflict(self, name: str, folder: Path, fingerprint: str) -> Served | None:
+    def _same_or_conflict(self, name: str, folder: Path, fingerprint: str) -> Served[P] | None:
         with self._lock:
             existing = self._served.get(name)
             used = self._used.get(name)
@@ -183,6 +218,8 @@ class PolicyPool:
         release = getattr(served.policy, "release", None)  # a shared base frees the adapter's weights
         if callable(release):
             release()
+        if served.copy is not None:
+            shutil.rmtree(served.copy, ignore_errors=True)
 
     @contextmanager
     def running(self) -> Iterator[None]:
@@ -191,7 +228,7 @@ class PolicyPool:
             yield
 
 
-def _conflict(name: str, existing: Served) -> str:
+def _conflict(name: str, existing: Served[Any]) -> str:
     return (
         f"{name!r} already serves another adapter ({existing.folder}, sha256 {str(existing.fingerprint)[:12]}); "
         "adapter names are versions: load the new adapter under a new name"

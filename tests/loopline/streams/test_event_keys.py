@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.audit.event_keys import EventKeyError, Keyring, load_keyring, new_key, save_keyring
+from bridge.audit.event_keys import EventKey, EventKeyError, Keyring, load_keyring, new_key, save_keyring
 from bridge.audit.scopes import SCOPES
 from loopline.streams.event_keys import (
     ensure_keys,
@@ -68,3 +68,19 @@ def test_a_verifier_refuses_a_missing_keyring_and_one_that_could_sign(tmp_path: 
     save_keyring(mixed, Keyring((*load_keyring(public_file(folder)).keys, new_key("loopline://bridge/rcm"))))
     with pytest.raises(EventKeyError, match="holds private or shared keys"):
         verifying_keyring(mixed, variable="V")
+
+
+def test_a_legacy_hmac_keyring_is_refused_saying_how_to_make_the_new_keys(tmp_path: Path) -> None:
+    legacy = tmp_path / "event-keys.json"  # what `loopline up` made before producers had keys of their own
+    save_keyring(legacy, Keyring([EventKey("k-old", "loopline://bridge/rcm", b"s" * 32, "hmac-sha256")]))
+    with pytest.raises(EventKeyError) as refused:
+        verifying_keyring(legacy, variable="LOOPLINE_EVENT_KEYS_FILE")
+    message = str(refused.value)
+    assert f"{legacy} (LOOPLINE_EVENT_KEYS_FILE) is a legacy HMAC keyring" in message
+    assert "loopline://bridge/rcm" in message and "`loopline up`" in message
+    assert (
+        "loopline audit event-key add" in message
+        and "set LOOPLINE_EVENT_KEYS_FILE to the public file" in message
+    )
+    public = ensure_keys(tmp_path / "keys")  # what the message says to do, then the verifier starts
+    assert not verifying_keyring(public, variable="LOOPLINE_EVENT_KEYS_FILE").current().can_sign()

@@ -1,6 +1,7 @@
 """`serve-policy`'s app on a real uvicorn socket, tried as an attacker inside the system would: every
 route needs its key, adapters load only from the root, only with the fingerprint the release store
-registered, a used name never takes other weights, and broken weights are a 400."""
+registered and from a private copy of the files that were checked, a used name never takes other
+weights, and broken weights are a 400."""
 
 from __future__ import annotations
 
@@ -14,25 +15,17 @@ import pytest
 from fastapi.routing import APIRoute
 
 from adapters.serving import serve_in_thread
+from tests.training.serve.folders import tiny_adapter
 from tests.training.serve.keys import KEYS, RELEASE, SERVING
+from training.chat import ChatPolicy
 from training.policies import load_policy
 from training.release.manager import ReleaseManager
 from training.release.store import SqlReleaseStore
 from training.serve.app import create_app
-from training.serve.pool import AdapterError, PolicyPool
+from training.serve.pool import ADAPTER_FILES, AdapterError, PolicyPool, adapter_fingerprint
+from training.serve.snapshot import SnapshotError, private_copy
 
 pytestmark = pytest.mark.integration
-
-
-def _adapter(base: Path, folder: Path, seed: int) -> Path:
-    import torch
-
-    from training.lora import LoraSettings, attach
-    from training.structured.store import load_model
-
-    torch.manual_seed(seed)
-    attach(load_model(base).model, LoraSettings(r=2, alpha=4)).save_pretrained(str(folder))
-    return folder
 
 
 @dataclass
@@ -54,8 +47,8 @@ class Server:
 @pytest.fixture(scope="module")
 def server(tiny_structured: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     root = tmp_path_factory.mktemp("adapter-root")
-    one = _adapter(tiny_structured, root / "one", seed=1)
-    two = _adapter(tiny_structured, root / "two", seed=2)
+    one = tiny_adapter(tiny_structured, root / "one", seed=1)
+    two = tiny_adapter(tiny_structured, root / "two", seed=2)
     store = SqlReleaseStore(f"sqlite:///{tmp_path_factory.mktemp('release') / 'release.db'}")
     store.create_schema()
     manager = ReleaseManager(store)
@@ -162,3 +155,39 @@ def test_broken_weights_are_a_400_with_the_reason(server: Server) -> None:
     answer = server.load("cycle-2", pickled)
     assert answer.status_code == 400 and "pickled weights" in answer.json()["error"]["message"]
     assert httpx.get(f"{server.url}/health", headers=SERVING).status_code == 200
+
+
+def test_files_swapped_after_the_check_are_never_what_loads(server: Server, tiny_structured: Path) -> None:
+    victim = shutil.copytree(server.one, server.root / "victim")
+    registered = {"cycle-1": adapter_fingerprint(server.one)}
+    handed: list[Path] = []
+
+    def load(adapter: Path | None, name: str) -> ChatPolicy:
+        if adapter is not None:  # the swap, between the fingerprint check and the model's read
+            for file in ("adapter_config.json", "adapter_model.safetensors"):
+                shutil.copyfile(server.two / file, victim / file)
+            handed.append(adapter)
+        return load_policy(tiny_structured, adapter, name=name)
+
+    private = server.root.parent / "private"
+    private.mkdir()
+    pool = PolicyPool(load, "base", root=server.root, registered=registered.get, private=private)
+    served, fresh = pool.load("cycle-1", "victim")
+    assert fresh and served.fingerprint == registered["cycle-1"]
+    [folder] = handed
+    assert not folder.is_relative_to(server.root) and folder.is_relative_to(private)
+    assert adapter_fingerprint(folder) == registered["cycle-1"] != adapter_fingerprint(victim)
+    assert folder.stat().st_mode & 0o077 == 0  # no other user can open the copy
+    assert pool.load("cycle-1", server.one)[1] is False and list(private.iterdir()) == [folder]
+    pool.unload("cycle-1")
+    assert list(private.iterdir()) == []
+
+
+def test_a_link_swapped_in_after_the_path_check_is_never_followed(server: Server, tmp_path: Path) -> None:
+    folder = shutil.copytree(server.one, server.root / "linked")
+    outside = shutil.copyfile(server.two / "adapter_model.safetensors", tmp_path / "weights")
+    (folder / "adapter_model.safetensors").unlink()
+    (folder / "adapter_model.safetensors").symlink_to(outside)
+    with pytest.raises(SnapshotError, match="plain file"):
+        private_copy(folder, ADAPTER_FILES, root=server.root, into=tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["weights"]  # the half-made copy is gone

@@ -26,3 +26,17 @@ def test_serve_policy_prints_the_vllm_line_without_keys(tiny_structured: Path, t
         app, ["serve-policy", "--vllm", "--base-model", str(tiny_structured), "--state", str(tmp_path)]
     )
     assert result.exit_code == 0 and "vllm serve" in result.output
+
+
+def test_the_policy_gate_refuses_to_start_without_both_keys_and_the_upstream_key(tmp_path: Path) -> None:
+    base = ["policy-gate", "--state", str(tmp_path), "--copy-root", str(tmp_path / "copies")]
+    env = {
+        "LOOPLINE_POLICY_API_KEY": "",
+        "LOOPLINE_POLICY_RELEASE_KEY": "",
+        "LOOPLINE_POLICY_UPSTREAM_KEY": "",
+    }
+    result = CliRunner().invoke(app, [*base, "--api-key", "serving-key-0123456789"], env=env)
+    assert result.exit_code == 2 and "needs --api-key and --release-key" in result.output
+    keys = ["--api-key", "serving-key-0123456789", "--release-key", "release-key-0123456789"]
+    result = CliRunner().invoke(app, [*base, *keys], env=env)
+    assert result.exit_code == 2 and "needs --upstream-key" in result.output
