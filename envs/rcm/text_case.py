@@ -108,6 +108,8 @@ class Answer:
     balances: frozenset[Decimal]
     owed: frozenset[Decimal]
     """Charges, balances and adjustment amounts it shows (`_owed`)."""
+    day_counts: frozenset[int]
+    """The `*_days` counts it shows (a payer's filing limit and windows)."""
     acknowledged: frozenset[date]
     authorizations: tuple[Mapping[str, Any], ...]
 
@@ -127,6 +129,7 @@ def answer_of(turn: Turn) -> Answer | None:
         evidence=turn.call.name not in grounding_data().visible_reads,
         balances=frozenset(Harvest().add(_balances(body)).amounts),
         owed=frozenset(_owed(body)),
+        day_counts=frozenset(_day_counts(mapping, {})),
         acknowledged=frozenset(Harvest().add(acks).dates),
         authorizations=tuple(a for a in auths if isinstance(a, Mapping)),
     )
@@ -141,6 +144,7 @@ def case_facts(task: Task, answers: Sequence[Answer], claim_id: str) -> CaseFact
     tokens, dates = set(static.harvest.tokens), set(static.harvest.dates)
     evidence, visible = Harvest(), Harvest()
     owed: set[Decimal] = set()
+    counts: set[int] = set()
     money, anchors = set(static.money), set(static.anchors)
     for answer in answers:
         tokens |= answer.harvest.tokens
@@ -149,6 +153,7 @@ def case_facts(task: Task, answers: Sequence[Answer], claim_id: str) -> CaseFact
         anchors |= answer.acknowledged
         found = evidence if answer.evidence else visible
         owed |= answer.owed if not answer.evidence else answer.balances
+        counts |= answer.day_counts if answer.evidence else set()
         found.tokens |= answer.harvest.tokens
         found.dates |= answer.harvest.dates
         found.amounts |= answer.harvest.amounts
@@ -173,6 +178,7 @@ def case_facts(task: Task, answers: Sequence[Answer], claim_id: str) -> CaseFact
         day_counts=static.day_counts,
         amounts=amounts | derived,
         evidence_words=frozenset(evidence.words),
+        evidence_day_counts=frozenset(counts),
         evidence_amounts=shown,
         established=frozenset(_established(static.claim, [*static.auths, *issued])),
         parties=static.parties,

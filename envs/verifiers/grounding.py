@@ -48,6 +48,7 @@ _LONG = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+(\d{4})\b", 
 _AMOUNT = re.compile(r"\$\s?-?\(?(\d{1,3}(?:,\d{3})+|\d+)(\.\d{1,2})?\)?")
 _TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-]*[A-Za-z0-9]")
 _WORD = re.compile(r"[A-Za-z]{6,}")
+_DAYS = re.compile(r"\b(\d{1,4})[- ]days?\b", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 EVIDENCE_WORDS = 2
 """Distinctive words of what was read that a text restates to count as resting on it."""
@@ -118,6 +119,8 @@ class CaseFacts:
     amounts: frozenset[Decimal] = frozenset()
     """Amounts of the case, as cents (absolute values)."""
     evidence_amounts: frozenset[Decimal] = frozenset()
+    evidence_day_counts: frozenset[int] = frozenset()
+    """Day counts (a filing limit, a window) only the evidence reads returned."""
     evidence_words: frozenset[str] = frozenset()
     """Words (six letters or more, lower case) of the documents the evidence reads returned."""
     established: frozenset[str] = frozenset()
@@ -154,6 +157,11 @@ def cited_amounts(text: str) -> list[Decimal]:
         Decimal(match[1].replace(",", "") + (match[2] or "")).quantize(CENT)
         for match in _AMOUNT.finditer(text)
     ]
+
+
+def cited_day_counts(text: str) -> set[int]:
+    """The day counts a text writes (`90 days`, `a 14-day window`)."""
+    return {int(m[1]) for m in _DAYS.finditer(text)}
 
 
 def cited_tokens(text: str) -> set[str]:
@@ -267,6 +275,7 @@ def specific_problem(
         tokens & case.evidence_tokens
         or dates & case.evidence_dates
         or amounts & case.evidence_amounts
+        or cited_day_counts(text) & case.evidence_day_counts
         or len(restated) >= EVIDENCE_WORDS
     ):
         return (

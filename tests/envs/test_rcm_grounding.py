@@ -258,13 +258,18 @@ def test_a_decisive_write_rests_on_what_only_the_evidence_showed(cases: dict[str
 
 def test_a_value_the_visible_reads_also_show_is_not_evidence(cases: dict[str, ExpertCase]) -> None:
     """x16: the claim status repeats the 277CA's acceptance date that get_claim shows, so a letter
-    citing only that date rests on nothing the evidence alone returned; the payer's rules read
-    (the timely-filing limit in effect) is what the appeal argues from."""
+    citing only that date rests on nothing the evidence alone returned; the payer's filing limit,
+    which only the rules read returns, is what the appeal argues from."""
     case = cases["x16"]
     gold = next(g for g in case.golds if any(c.name == "submit_appeal" for c in g.tool_calls()))
-    letter = next(c for c in gold.tool_calls() if c.name == "submit_appeal").arguments["reason"]
-    assert "Evidence read:" in letter and scored(case, gold.tool_calls()).passed
-    stripped = failed(
-        scored(case, rewritten(case, "submit_appeal", reason=letter.split(" Evidence read:")[0]))
+    assert scored(case, gold.tool_calls()).passed
+    shown = (
+        "Claim CLM-2016 was denied CO-29. Your 277CA acknowledgment accepted the claim into "
+        "adjudication on 2025-05-02 (control number ACME25201600)."
     )
+    stripped = failed(scored(case, rewritten(case, "submit_appeal", reason=shown)))
     assert "cites nothing the evidence reads returned" in stripped["content.rcm.specific"]
+    limited = f"{shown} That is within the payer's 90-day filing limit."
+    assert scored(case, rewritten(case, "submit_appeal", reason=limited)).passed, (
+        "a limit only the rules show"
+    )
