@@ -62,7 +62,9 @@ def export(run: Path, into: Path = HERE) -> int:
             folder.mkdir(parents=True, exist_ok=True)
             for old in folder.glob("draft-*.json"):
                 old.unlink()
-        (folder / f"{draft.draft_id}.json").write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+        (folder / f"{draft.draft_id}.json").write_text(
+            json.dumps(body, sort_keys=True, separators=(",", ":")) + "\n"
+        )
         count += 1
     return count
 

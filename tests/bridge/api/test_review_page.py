@@ -48,6 +48,7 @@ from envs.tasksets import TaskSetRegistry
 from loopline.bridge.app import rcm_services
 from loopline.bridge.review_agreement import review_agreements
 from loopline.bridge.review_domains import review_domains
+from loopline.card.agreement import archived_agreement
 from loopline.demo.promotion import true_resolution
 from schemas import EpisodeChain, Event
 from schemas.events import OutcomeObserved
@@ -893,3 +894,17 @@ async def test_a_specialist_decides_every_draft_a_demo_run_made_with_the_form_al
         [task] = [t for t in desk.registry.load(status.task_set).tasks if t.task_id == status.task_id]
         assert task.verifier == spec and task.provenance.reviewer == "Dana Whitfield"
     assert len(desk.published) == len(expected)
+    # Each decision judged its source episode; a second reviewer labels the same episodes, and the
+    # console shows how far the two agree (the figures the verifier card prints).
+    judged = sorted({drafts[d].draft.source_episode_id for d in decided})
+    async with httpx.AsyncClient(base_url=desk.url, timeout=60) as http:
+        for i, episode_id in enumerate(judged):
+            second = {"subject": episode_id, "label": "pass" if i % 2 else "fail", "reason": "a second look"}
+            labelled = await http.post(
+                "/v1/labels", json=second, headers={"Authorization": "Bearer other-reviewer-token"}
+            )
+            assert labelled.status_code == 201
+    between = archived_agreement(str(desk.archive.engine.url), source="reviewer").between_reviewers
+    assert between is not None and between.n == len(judged)
+    await page.goto(f"{desk.url}/review/console")
+    assert f"over {len(judged)} pairs" in await page.inner_text("#between-reviewers")
