@@ -54,9 +54,13 @@ class SamplingParams(Contract):
     """Sampling seed, when the server honours one."""
 
 
-@register("loopline.episode.started.v1")
+@register("loopline.episode.started.v2")
 class EpisodeStarted(EventData):
-    """An episode began for a work item."""
+    """An episode began for a work item.
+
+    v2 adds policy route `external` (an outside agent's gateway episode); v1 data reads unchanged
+    as v2.
+    """
 
     work_item: WorkItem
     """The work item as the agent saw it."""
@@ -254,6 +258,9 @@ class VerifierScored(EventData):
 
 DEFAULT_REGISTRY.register_upcaster(
     "loopline.verifier.scored.v1", "loopline.verifier.scored.v2", lambda data: data
+)
+DEFAULT_REGISTRY.register_upcaster(
+    "loopline.episode.started.v1", "loopline.episode.started.v2", lambda data: data
 )
 
 

@@ -24,6 +24,7 @@ from bridge.phi.patterns import find_spans
 from bridge.phi.policy import FieldPolicy, Rule, default_policy
 from bridge.phi.scrub import replace_spans
 from bridge.phi.tokenizer import PhiTokenizer
+from schemas.events import EpisodeStarted
 from schemas.registry import EventData
 
 _TOKEN = re.compile(r"^phi_[0-9a-f]{16}$")
@@ -106,7 +107,7 @@ class EventGuard:
         if subject is None:
             return None
         walk = _Pass(known)
-        rules = self._policy.rules("loopline.episode.started.v1")
+        rules = self._policy.rules(EpisodeStarted.TYPE)
         held = self._string(subject, rules["work_item.item_id"] if rule == "id" else Rule("tool"), walk)
         self._tokenizer.store(self._tenant, walk.raw_by_token)
         return held

@@ -165,7 +165,7 @@ def test_a_phi_probe_in_every_string_field_in_every_spelling_is_found_nowhere(
     assert {where: found for where, found in leaks.items() if found} == {}
     # Every kind of field was reached, and what is not PHI is still readable.
     kinds = {e["type"].split(".", 1)[1] for e in events}
-    assert {"episode.started.v1", "tool.called.v1", "tool.returned.v1", "tool.failed.v1", "escalated.v1",
+    assert {"episode.started.v2", "tool.called.v1", "tool.returned.v1", "tool.failed.v1", "escalated.v1",
             "episode.ended.v1", "outcome.observed.v1"} <= kinds  # fmt: skip
     assert (
         b"CO-16" in places["topics"]

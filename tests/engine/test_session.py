@@ -3,6 +3,7 @@ record, plans see typed turns, and the gateway's stepping API."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -54,7 +55,7 @@ def _types(session: EpisodeSession) -> list[str]:
     recorder = session.recorder
     assert isinstance(recorder, MemoryRecorder)
     assert verify_chain(recorder.events) is None
-    return [e.type.removeprefix("loopline.").removesuffix(".v1") for e in recorder.events]
+    return [re.sub(r"\.v\d+$", "", e.type.removeprefix("loopline.")) for e in recorder.events]
 
 
 def test_the_call_that_reaches_the_tool_call_budget_ends_the_episode_and_the_rest_are_refused() -> None:

@@ -69,7 +69,7 @@ def test_rollout_records_events_and_prints_pass_rates(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "100.0%" in result.output and "pass rate" in result.output
     decoded = [from_json(line) for line in events.read_bytes().splitlines()]
-    assert sum(e.type == "loopline.episode.started.v1" for e in decoded) == 24
+    assert sum(e.type == "loopline.episode.started.v2" for e in decoded) == 24
 
 
 def test_rollout_refuses_a_policy_the_domain_lacks() -> None:

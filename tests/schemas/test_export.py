@@ -40,3 +40,30 @@ def test_a_retired_event_type_keeps_its_published_schema_and_upcasts() -> None:
     assert (
         DEFAULT_REGISTRY.model_for(event_type).model_validate(data).model_dump(mode="json")["task_id"] == "t1"
     )
+
+
+def test_episode_started_v1_keeps_its_published_schema_and_reads_as_v2_with_the_external_route() -> None:
+    published = json.loads((EXPORT_DIR / "loopline.episode.started.v1.json").read_text())
+    route = published["$defs"]["PolicyRef"]["properties"]["route"]
+    assert route["enum"] == ["champion", "canary", "scripted", "human"]  # as published, never edited
+    assert "loopline.episode.started.v1" not in DEFAULT_REGISTRY
+    current = json.loads((EXPORT_DIR / "loopline.episode.started.v2.json").read_text())
+    assert "external" in current["$defs"]["PolicyRef"]["properties"]["route"]["enum"]
+    old = {
+        "work_item": {
+            "domain": "rcm",
+            "kind": "denial",
+            "item_id": "CLM-1",
+            "instructions": "Work the denial.",
+        },
+        "policy": {"model": "loopline-rcm", "adapter_id": "cycle-1", "route": "canary"},
+        "tools": ["get_claim"],
+        "tools_hash": "0" * 64,
+        "system_prompt_hash": "0" * 64,
+        "max_steps": 8,
+        "max_seconds": 600,
+    }
+    event_type, data = DEFAULT_REGISTRY.upcast("loopline.episode.started.v1", old)
+    assert event_type == "loopline.episode.started.v2"
+    started = DEFAULT_REGISTRY.model_for(event_type).model_validate(data)
+    assert started.model_dump(mode="json")["policy"] == old["policy"]

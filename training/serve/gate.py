@@ -12,8 +12,8 @@ production vLLM listens on the pod's loopback only, with a key only the gate hol
 - `GET /v1/models` is vLLM's list with each adapter's `fingerprint` added, which the bridge's
   router checks before routing (`loopline.release.routing.served_fingerprints`).
 
-Every other request (chat completions, streamed or not, health, metrics) is passed through as it
-came, with the gate's own key in place of the caller's.
+Chat completions (streamed or not), health and metrics are passed through as they came, with the
+gate's own key in place of the caller's; no other route of vLLM is reachable.
 """
 
 from __future__ import annotations
@@ -36,6 +36,10 @@ HOP_HEADERS = frozenset(
     {"authorization", "host", "content-length", "connection", "keep-alive", "transfer-encoding", "upgrade"}
 )
 """Request headers the gate does not pass on (the caller's key among them)."""
+
+PASSED = frozenset({"/v1/chat/completions", "/health", "/metrics"})
+"""The vLLM routes the gate passes through; every other route of vLLM (its admin and dev routes
+among them) is a 404 here."""
 
 
 class UpstreamError(RuntimeError):
@@ -127,6 +131,8 @@ def create_gate(
 
     @app.api_route("/{path:path}", methods=["GET", "POST", "PUT", "DELETE", "PATCH"])
     async def pass_through(path: str, request: Request) -> Response:
+        if f"/{path}" not in PASSED:
+            return _error(404, f"/{path} is not a route of this server")
         sent = passing.build_request(
             request.method,
             f"/{path}",

@@ -98,7 +98,7 @@ def test_an_episode_is_shown_blind_unless_asked_otherwise(bridge: Bridge) -> Non
     assert blind["blind"] is True and blind["verdicts"] == [] and blind["labels"] == []
     assert blind["episode"]["episode"]["episode_id"] == "ep-1"
     assert [e["type"] for e in blind["events"]] == [
-        "loopline.episode.started.v1",
+        "loopline.episode.started.v2",
         "loopline.episode.ended.v1",
     ]
     seen = reviewer.get("/v1/labels/episodes/ep-1", params={"blind": "false"}).json()

@@ -32,7 +32,7 @@ from tests.bridge.conftest import SOURCE, TENANT
 from tests.bridge.phi.phi_models import LookupArgs, LookupResult, WorldState
 
 RECORDED = (
-    "loopline.episode.started.v1", "loopline.model.responded.v1", "loopline.tool.called.v1",
+    "loopline.episode.started.v2", "loopline.model.responded.v1", "loopline.tool.called.v1",
     "loopline.tool.returned.v1", "loopline.tool.failed.v1", "loopline.escalated.v1",
     "loopline.human.intervened.v1", "loopline.episode.ended.v1", "loopline.episode.interrupted.v1",
     "loopline.outcome.observed.v1",

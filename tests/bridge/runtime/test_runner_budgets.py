@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -43,7 +44,7 @@ def runner(
 
 
 def types(recorders: CapturedEpisodes) -> list[str]:
-    return [event.type.removeprefix("loopline.").removesuffix(".v1") for event in recorders.events]
+    return [re.sub(r"\.v\d+$", "", event.type.removeprefix("loopline.")) for event in recorders.events]
 
 
 def test_step_budget_exhaustion_escalates_with_trigger_budget(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -47,7 +48,7 @@ def run(
 
 
 def types(recorders: CapturedEpisodes) -> list[str]:
-    return [event.type.removeprefix("loopline.").removesuffix(".v1") for event in recorders.events]
+    return [re.sub(r"\.v\d+$", "", event.type.removeprefix("loopline.")) for event in recorders.events]
 
 
 def test_episode_records_every_step_in_order_with_an_intact_chain(

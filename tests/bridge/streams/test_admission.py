@@ -76,7 +76,7 @@ def test_an_episode_fabricated_under_any_non_bridge_key_is_out_of_scope(archive:
         fake = [chain.append(e.data) for e in real]  # a whole, well-chained, validly signed episode
         result = projector.handle([message(e, 100 * n + i, signed=True) for i, e in enumerate(fake)])
         assert _codes(result) == ["out_of_scope"] * len(fake), source
-        assert "may not write 'loopline.episode.started.v1'" in as_mapping(result.dead_letters[0])["reason"]
+        assert "may not write 'loopline.episode.started.v2'" in as_mapping(result.dead_letters[0])["reason"]
     assert archive.count() == 0
     # The detector's own type, but on a stream that is not an edge case's: out of scope too.
     detector = EpisodeChain("task:T-1", tenant="acme", source="loopline://bridge/detect")

@@ -69,7 +69,7 @@ def test_an_events_file_with_a_broken_line_names_it(small_base: LoadedTaskSet, t
         read_events(path)
     path.write_text("\n".join(e.model_dump_json() for e in events) + "\n")
     assert [e.id for e in read_events(path)] == [e.id for e in events]
-    assert json.loads(path.read_text().splitlines()[0])["type"] == "loopline.episode.started.v1"
+    assert json.loads(path.read_text().splitlines()[0])["type"] == "loopline.episode.started.v2"
 
 
 def test_train_dataset_learns_confirmed_episodes_from_an_events_file(

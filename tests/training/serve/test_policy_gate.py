@@ -74,6 +74,7 @@ def gate(tiny_structured: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
         keys=UPSTREAM,
         adapter_root=private,
     )
+    server.add_api_route("/reset_prefix_cache", lambda: {"reset": True}, methods=["POST"])  # as vLLM has
     with serve_in_thread(server, name="upstream-policy") as upstream:
         app = create_gate(
             upstream,
@@ -112,6 +113,10 @@ def test_every_route_through_the_gate_needs_its_key_and_only_the_gate_holds_the_
         )
         assert answer.status_code == 403 and "release key" in answer.json()["error"]["message"]
     assert httpx.get(f"{gate.url}/health", headers=SERVING).json() == {"status": "ok"}
+    upstream_key = {"Authorization": f"Bearer {UPSTREAM.release}"}
+    assert httpx.post(f"{gate.upstream}/reset_prefix_cache", headers=upstream_key).json() == {"reset": True}
+    for method, path in (("POST", "/reset_prefix_cache"), ("POST", "/sleep"), ("GET", "/v1/anything")):
+        assert httpx.request(method, f"{gate.url}{path}", headers=RELEASE).status_code == 404, path
     for key in (KEYS.serving, KEYS.release):  # the callers' keys open nothing behind the gate
         assert (
             httpx.get(f"{gate.upstream}/v1/models", headers={"Authorization": f"Bearer {key}"}).status_code
