@@ -71,7 +71,9 @@ async def test_admin_routes_load_snapshot_and_reset(tmp_path: Path) -> None:
         assert (await client.put("/admin/payers/NOPE/rules", json={})).status_code == 404
 
 
-async def test_a_rule_period_beyond_the_calendar_is_refused_at_the_admin_route_not_at_a_later_tool_call() -> None:
+async def test_a_rule_period_beyond_the_calendar_is_refused_at_the_admin_route_not_at_a_later_tool_call() -> (
+    None
+):
     # found by bench/fuzz_api.py: an appeal window of 10**20 days was accepted, then every appeal
     # under that payer answered 500 (the deadline overflowed the calendar)
     async with _client(SandboxConfig()) as client:
@@ -79,7 +81,9 @@ async def test_a_rule_period_beyond_the_calendar_is_refused_at_the_admin_route_n
         put = await client.put(f"/admin/payers/{payer_id}/rules", json={"appeal_window_days": 10**20})
         assert put.status_code == 422
         assert "appeal_window_days" in put.text
-        assert (await client.get("/admin/world")).json()["payers"][payer_id]["rules"]["appeal_window_days"] == 120
+        assert (await client.get("/admin/world")).json()["payers"][payer_id]["rules"][
+            "appeal_window_days"
+        ] == 120
 
 
 async def test_startup_config_overrides_payer_rules_and_the_write_off_limit() -> None:
