@@ -1,5 +1,6 @@
-"""What a borrower's answer changes in the package: a delivered period joins it, a quality-of-earnings
-report restates bridge lines (by id), a sources-and-uses table is attached. The sim and the sandbox
+"""What a borrower's answer changes in the package: a delivered period joins it (or, restated,
+replaces the period of the same label), a quality-of-earnings report restates bridge lines (by id),
+a sources-and-uses table is attached. The sim and the sandbox
 both apply answers through `answered`, so the world they hold after a request is the same."""
 
 from __future__ import annotations
@@ -12,9 +13,13 @@ def answered(package: CreditPackage, answer: BorrowerAnswer) -> CreditPackage:
     if not answer.available:
         return package
     update: dict[str, object] = {}
-    if answer.period is not None and answer.period.label not in {p.label for p in package.periods}:
-        periods = (*package.periods, answer.period)
-        update["periods"] = tuple(sorted(periods, key=lambda x: (x.end, x.kind)))
+    if answer.period is not None:
+        # A period the package already has is replaced only by a restatement of it.
+        new = answer.period
+        known = {p.label for p in package.periods}
+        if new.label not in known or new.restated:
+            periods = (*(p for p in package.periods if p.label != new.label), new)
+            update["periods"] = tuple(sorted(periods, key=lambda x: (x.end, x.kind)))
     if answer.addbacks:
         restated = {a.addback_id: a for a in answer.addbacks}
         kept = tuple(restated.pop(a.addback_id, a) for a in package.bridge.addbacks)

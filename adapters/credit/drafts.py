@@ -5,7 +5,9 @@ The package is rebuilt as it stood when the analyst opened it: its overview (`ge
 borrower, the sponsor, the periods delivered, FX rates, status, answers already received), every
 delivered period's statements, the EBITDA bridge, the term sheet, the existing debt and the fund
 policy, each from its first answer. The borrower's answers to an information request become the
-package's hidden answers (a period an answer delivered joins the answer, not the package); an
+package's hidden answers (a period an answer delivered joins the answer, not the package, as read
+after the request; bridge lines a quality-of-earnings report restated and a sources-and-uses table
+delivered join the answer as the later reads show them); an
 item whose answer the episode never saw (not asked, or the request failed) is "to follow", since
 the deal team does not have it and nothing says the borrower would supply it. Ids the
 episode's writes were issued (`REC-7`) set the world's counters, so the sim issues the same ids
@@ -22,6 +24,7 @@ from datetime import date
 from typing import Any, get_args
 
 from adapters.credit.models import (
+    AddBack,
     BorrowerAnswer,
     CreditPackage,
     EbitdaBridge,
@@ -43,8 +46,11 @@ from schemas.tools import ToolOutcome
 _ANSWER = re.compile(r"^(\w+) \((delivered|to follow)\): (.*)$", re.DOTALL)
 UNSEEN = "the borrower's answer is not in the episode: to follow"
 """What an item the episode never saw answered holds: the deal team does not have it."""
-_DELIVERS_A_PERIOD = ("missing_quarter", "latest_quarter")
-"""The information items whose answer can bring a period (the quarter the package lacked, the latest one)."""
+_DELIVERS_A_PERIOD = ("missing_quarter", "latest_quarter", "quality_of_earnings")
+"""The information items whose answer can bring a period (the quarter the package lacked, the latest
+one, a quarter a quality-of-earnings report restates)."""
+_RESTATES_LINES = ("quality_of_earnings", "addback_support")
+"""The information items whose answer can restate bridge lines."""
 _STAMP = {"recommendation": "recorded_on", "request": "requested_on", "escalation": "escalated_on"}
 _ISSUED = {
     "record_recommendation": "recommendation",
@@ -71,7 +77,7 @@ def _reconstruct(episode: RecordedEpisode) -> World:
         key = (recorded.call.name, str(recorded.call.arguments.get("period", "")))
         first.setdefault(key, dict(recorded.result or {}))
     overview = _needed(first, ("get_package", ""), "the package overview (get_package)")
-    answers, delivered = _answers(ok)
+    answers, delivered, asked = _answers(ok, {p["label"] for p in overview["periods"]})
     revealed = {answer.item for answer in answers}
     answers += [
         BorrowerAnswer(item=item, available=False, text=UNSEEN)
@@ -84,8 +90,13 @@ def _reconstruct(episode: RecordedEpisode) -> World:
             first, ("get_financial_statements", summary["label"]), f"the statements of {summary['label']}"
         )
         periods.append(FinancialPeriod.model_validate(found["period"]))
-    answers = [_with_period(answer, delivered.get(answer.item), first) for answer in answers]
     bridge = _needed(first, ("get_ebitda_bridge", ""), "the EBITDA bridge")["bridge"]
+    answers = [
+        _changed_file(
+            _with_period(answer, delivered.get(answer.item), ok, asked.get(answer.item, 0)), ok, asked, bridge
+        )
+        for answer in answers
+    ]
     terms = _needed(first, ("get_term_sheet", ""), "the term sheet")["term_sheet"]
     debt_read = first.get(("get_existing_debt", ""), {})
     debts = debt_read.get("debts", [])
@@ -121,22 +132,66 @@ def _needed(first: dict[tuple[str, str], dict[str, Any]], key: tuple[str, str], 
     return first[key]
 
 
+def _read_after(ok: Sequence[RecordedCall], at: int, tool: str, period: str = "") -> dict[str, Any] | None:
+    """The first answer of `tool` (for `period`) read after call `at`, or None."""
+    for recorded in ok[at + 1 :]:
+        if recorded.call.name == tool and str(recorded.call.arguments.get("period", "")) == period:
+            return dict(recorded.result or {})
+    return None
+
+
 def _with_period(
-    answer: BorrowerAnswer, label: str | None, first: dict[tuple[str, str], dict[str, Any]]
+    answer: BorrowerAnswer, label: str | None, ok: Sequence[RecordedCall], at: int
 ) -> BorrowerAnswer:
-    """`answer` with the period it delivered, as the episode read it."""
+    """`answer` with the period it delivered, as the episode read it after the request (a restated
+    quarter reads differently before it)."""
     if label is None:
         return answer
-    found = _needed(first, ("get_financial_statements", label), f"the delivered period {label}")
+    found = _read_after(ok, at, "get_financial_statements", label)
+    if found is None:
+        raise RecordingError(f"the episode never read the delivered period {label}")
     return answer.model_copy(update={"period": FinancialPeriod.model_validate(found["period"])})
 
 
-def _answers(ok: Sequence[RecordedCall]) -> tuple[list[BorrowerAnswer], dict[str, str]]:
-    """The borrower's answers the requests revealed, and the period label each delivered answer
-    brought (a request's delivered periods, in the order of its delivered items)."""
+def _changed_file(
+    answer: BorrowerAnswer, ok: Sequence[RecordedCall], asked: dict[str, int], bridge: dict[str, Any]
+) -> BorrowerAnswer:
+    """`answer` with what it changed in the file as the episode read it after the request: the
+    bridge lines it restated, the sources-and-uses table it delivered."""
+    if not answer.available or answer.item not in asked:
+        return answer
+    at = asked[answer.item]
+    if answer.item in _RESTATES_LINES:
+        later = _read_after(ok, at, "get_ebitda_bridge")
+        if later is not None:
+            before = {a["addback_id"]: a for a in bridge["addbacks"]}
+            lines = tuple(
+                AddBack.model_validate(a)
+                for a in later["bridge"]["addbacks"]
+                if before.get(a["addback_id"]) != a
+            )
+            answer = answer.model_copy(update={"addbacks": lines})
+    if answer.item == "sources_and_uses":
+        later = _read_after(ok, at, "get_existing_debt")
+        table = (later or {}).get("sources_and_uses")
+        if table:
+            answer = answer.model_copy(update={"sources_and_uses": SourcesAndUses.model_validate(table)})
+    return answer
+
+
+def _answers(
+    ok: Sequence[RecordedCall], known: set[str]
+) -> tuple[list[BorrowerAnswer], dict[str, str], dict[str, int]]:
+    """The borrower's answers the requests revealed, the period label each delivered answer
+    brought (a request's delivered periods, in the order of its delivered items; `known`: the labels
+    the package overview had), and the position
+    of the request that revealed each item."""
     answers: list[BorrowerAnswer] = []
     delivered: dict[str, str] = {}
-    for recorded in (c for c in ok if c.call.name == "request_information"):
+    asked: dict[str, int] = {}
+    for at, recorded in enumerate(ok):
+        if recorded.call.name != "request_information":
+            continue
         result: dict[str, Any] = dict(recorded.result or {})
         labels = list(result.get("delivered_periods", []))
         for text in result.get("answers", []):
@@ -145,11 +200,17 @@ def _answers(ok: Sequence[RecordedCall]) -> tuple[list[BorrowerAnswer], dict[str
                 continue
             item, state, said = match.groups()
             answers.append(BorrowerAnswer(item=item, available=state == "delivered", text=said))
-            if state == "delivered" and labels and item in _DELIVERS_A_PERIOD:
-                delivered[item] = labels.pop(0)
+            asked[item] = at
+            if state == "delivered" and item in _DELIVERS_A_PERIOD:
+                # A restated quarter has a label the package had; a missing or later one has not.
+                restates = item == "quality_of_earnings"
+                label = next((x for x in labels if (x in known) == restates), None)
+                if label is not None:
+                    labels.remove(label)
+                    delivered[item] = label
         if labels:
             raise RecordingError(f"periods {', '.join(labels)} were delivered by an unknown answer")
-    return answers, delivered
+    return answers, delivered, asked
 
 
 def _issued(ok: Sequence[RecordedCall]) -> tuple[dict[str, int], date | None]:

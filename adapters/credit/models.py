@@ -177,7 +177,7 @@ class Covenant(Contract):
     springing_utilisation_pct: float | None = Field(default=None, ge=0, le=100)
     """A springing covenant is tested only while the revolver is drawn above this percentage of its
     commitment; None: tested every quarter."""
-    equity_cures: int = Field(default=0, ge=0)
+    equity_cures: int = Field(default=0, ge=0, le=100)
     """Equity cures the sponsor may make over the facility's life (sponsor cash counted toward a
     failed test; never earnings for underwriting)."""
 
@@ -262,6 +262,9 @@ class FundPolicy(Contract):
     """Projected synergies are accepted up to this percentage of reported EBITDA."""
     max_customer_share_pct: float = 30.0
     """A single customer above this share of revenue needs a concentration condition or IC."""
+    max_equity_cures: int = Field(default=4, ge=0, le=100)
+    """Most equity cures a covenant may allow over the facility's life; more needs a tighter
+    covenant package (a cure limit) before approval."""
     recurrence_years: int = 2
     """An add-back booked in this many earlier fiscal years is recurring, whatever it is called."""
     reporting_lag_days: int = 45
@@ -305,7 +308,8 @@ class BorrowerAnswer(Contract):
     text: str
     """The borrower's answer."""
     period: FinancialPeriod | None = None
-    """A period the answer delivers (a missing quarter, the latest quarter)."""
+    """A period the answer delivers (a missing quarter, the latest quarter), or a restated one that
+    replaces the period of its label (a quality-of-earnings report that restates a quarter)."""
     addbacks: tuple[AddBack, ...] = ()
     """Bridge lines the answer restates (a quality-of-earnings report), replacing those of the same id."""
     sources_and_uses: SourcesAndUses | None = None

@@ -12,7 +12,10 @@ def policy_rules(p: FundPolicy) -> list[str]:
         f"{p.restatement_lookback_years} years (restatement_reconciliation) or a quarter missing from the "
         "trailing twelve months (missing_quarter), a trailing twelve months ending more than a quarter plus "
         f"{p.reporting_lag_days} days before today (latest_quarter), or debt flagged refinanced with no sources "
-        "and uses (sources_and_uses); if it is still to follow, make no decision.",
+        "and uses (sources_and_uses), or an unsupported add-back whose support would change the decision "
+        "(quality_of_earnings); if it is still to follow, make no decision. Decide on the file as the answers "
+        "leave it: a quality-of-earnings report may support a line, tie it to less, find it recurring or "
+        "restate a quarter.",
         "Debt flagged refinanced is retired only as far as the sources and uses repay it; the rest stays in debt.",
         "Compute every figure on the latest four quarters, pro forma for the facility (debt after closing: "
         "the facility, the drawn revolver and the existing debt it does not refinance), in the facility currency.",
@@ -32,7 +35,8 @@ def policy_rules(p: FundPolicy) -> list[str]:
         f"Otherwise approve with conditions when: total leverage above {p.target_total_leverage:g}x "
         f"(lower_amount, at most the amount that gives {p.target_total_leverage:g}x); FCCR under "
         f"{p.min_fccr:g}x (more_equity); earnings in another currency than the facility (currency_hedge); "
-        "covenant-lite terms (tighter_covenant, or escalate: covenant_lite); one customer above "
+        "covenant-lite terms (tighter_covenant, or escalate: covenant_lite); a covenant allowing more than "
+        f"{p.max_equity_cures} equity cures over the facility's life (tighter_covenant: a cure limit); one customer above "
         f"{p.max_customer_share_pct:g}% of revenue (concentration_limit, or escalate: customer_concentration).",
         "Otherwise approve, without conditions.",
         f"Recorded figures must be within {p.ratio_tolerance_pct:g}% of the right ones, covenant headroom within "

@@ -26,7 +26,10 @@ DOMAIN = DomainDescriptor(
     world=WORLD,
     task_sets={
         "credit-base": (generate_base, "nine ways a package lands in a decision class, 25 tasks each"),
-        "credit-edge": (generate_edge, "the brief's eight credit edge families, 8 tasks each, held out"),
+        "credit-edge": (
+            generate_edge,
+            "ten credit edge families (the brief's eight, QoE answers, cure rights), 8 tasks each, held out",
+        ),
     },
     policies={"reference": (REFERENCE, "the reference analyst (gold solutions)"), **BASELINES},
     verifiers=(CREDIT_V1,),

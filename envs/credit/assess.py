@@ -12,10 +12,10 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 
 from adapters.credit.answers import answered_all
-from adapters.credit.models import CreditPackage, FundPolicy
+from adapters.credit.models import AddBack, CreditPackage, FundPolicy
 from adapters.credit.records import ConditionKind, DecisionClass, EscalationReason, Figures, InformationItem
 from envs.credit.addbacks import judge
-from envs.credit.covenants import breached, restructured_amount, thin
+from envs.credit.covenants import breached, cures_beyond_policy, restructured_amount, thin
 from envs.credit.ratios import (
     Inputs,
     exact,
@@ -71,7 +71,32 @@ def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[
         items.append("latest_quarter")
     if unfunded_refinancing(package.existing_debt, package.sources_and_uses):
         items.append("sources_and_uses")
+    if qoe_decides(package, policy):
+        items.append("quality_of_earnings")
     return tuple(items)
+
+
+def open_support(addback: AddBack, policy: FundPolicy) -> bool:
+    """Whether the line is left out only for want of support (supported, it would count)."""
+    return (
+        not addback.supported and judge(addback.model_copy(update={"supported": True}), policy).accepted > 0
+    )
+
+
+def qoe_decides(package: CreditPackage, policy: FundPolicy) -> bool:
+    """Whether support for the unsupported add-backs would change the decision: then the
+    quality-of-earnings report is asked for before deciding (its answer decides), not after."""
+    lines = package.bridge.addbacks
+    if not any(open_support(a, policy) for a in lines) or missing_quarter(package.periods):
+        return False
+    supported = tuple(
+        a.model_copy(update={"supported": True}) if open_support(a, policy) else a for a in lines
+    )
+    if_supported = package.model_copy(
+        update={"bridge": package.bridge.model_copy(update={"addbacks": supported})}
+    )
+    now, then = decide(package, policy), decide(if_supported, policy)
+    return (now.classes, now.conditions) != (then.classes, then.conditions)
 
 
 def may_ask(package: CreditPackage, policy: FundPolicy) -> tuple[InformationItem, ...]:
@@ -80,7 +105,7 @@ def may_ask(package: CreditPackage, policy: FundPolicy) -> tuple[InformationItem
     if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
         items.append("customer_contracts")
     if any(not a.supported and not a.recurring for a in package.bridge.addbacks):
-        items += ["addback_support", "quality_of_earnings"]
+        items += ["addback_support", *(() if qoe_decides(package, policy) else ("quality_of_earnings",))]
     if package.sponsor.prior_default:
         items.append("breach_history")
     if any(not d.refinanced for d in package.existing_debt):
@@ -166,8 +191,10 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
     if package.borrower.reporting_currency != package.term_sheet.facility.currency:
         conditions.append("currency_hedge")
     alternatives: list[EscalationReason] = []
-    if package.term_sheet.covenant_lite:
+    if package.term_sheet.covenant_lite or cures_beyond_policy(package.term_sheet.covenants, policy):
+        # No covenant, or one the sponsor may cure more often than policy allows: tighter terms.
         conditions.append("tighter_covenant")
+    if package.term_sheet.covenant_lite:
         alternatives.append("covenant_lite")
     if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
         conditions.append("concentration_limit")

@@ -16,6 +16,8 @@ from datetime import timedelta
 from adapters.credit.models import BorrowerAnswer, CreditPackage, Currency, FinancialPeriod, FundPolicy
 from envs.credit.assess import Assessment, assess
 from envs.credit.calendar import period_bounds
+from envs.credit.cures import cure_rights
+from envs.credit.qoe import qoe_decides
 from envs.credit.traps import set_trap, with_addback
 from envs.credit.worldgen import TODAY, Knobs, draw
 
@@ -262,17 +264,28 @@ EDGE: dict[str, Callable[[CreditPackage, random.Random], CreditPackage]] = {
     "covenant_lite": covenant_lite,
     "sponsor_prior_default": sponsor_prior_default,
     "currency_mismatch": currency_mismatch,
+    "qoe_decides": qoe_decides,
+    "cure_rights": cure_rights,
 }
 """The held-out edge families by name."""
 EDGE_BASES = (BASE[0], BASE[0], BASE[1], BASE[6])
 """What an edge package is drawn as before its edge fact is added."""
+BASES_BY_KIND: dict[str, tuple[Recipe, ...]] = {"qoe_decides": (BASE[1], BASE[6])}
+"""Families drawn from their own bases: a quality-of-earnings report decides only where support
+would carry leverage under a policy level."""
+ASKS_FIRST: dict[str, str] = {"qoe_decides": "quality_of_earnings"}
+"""Families whose package must make policy ask for an item first (else it is drawn again)."""
 
 
 def edge_case(
     kind: str, rng: random.Random, package_id: str, policy: FundPolicy
 ) -> tuple[CreditPackage, Assessment]:
     """A package of edge family `kind`."""
-    recipe = rng.choice(EDGE_BASES)
-    package, _ = base_case(recipe, rng, package_id, policy)
-    package = EDGE[kind](package, rng)
-    return package, assess(package, policy, TODAY)
+    for _ in range(ATTEMPTS):
+        recipe = rng.choice(BASES_BY_KIND.get(kind, EDGE_BASES))
+        package, _ = base_case(recipe, rng, package_id, policy)
+        package = EDGE[kind](package, rng)
+        found = assess(package, policy, TODAY)
+        if kind not in ASKS_FIRST or ASKS_FIRST[kind] in found.ask_first:
+            return package, found
+    raise RuntimeError(f"edge family {kind} found no package in {ATTEMPTS} draws")

@@ -1,15 +1,18 @@
-"""Covenants at closing: which are tested, which floor each is judged against, and the facility
-amount that restructures a package whose covenant would already be breached.
+"""Covenants at closing: which are tested, which floor each is judged against, the facility amount
+that restructures a package whose covenant would already be breached, and equity cure rights (how
+many cures a covenant allows against the policy's limit, and the cash a cure would need).
 
 A springing covenant is tested only while the revolver is drawn past its trigger. Each tested
 covenant's headroom is judged against its own floor (`policy.min_headroom_by_metric`, else
 `policy.min_headroom_pct`). A breach at closing is declined or restructured: the restructure is
 the largest facility amount (whole units) that leaves every tested covenant at its floor or above,
-when a smaller amount can do that at all.
+when a smaller amount can do that at all. A cure right never rescues a breach at closing: the
+cure is sponsor cash, not earnings, so the facility is still declined or restructured.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from fractions import Fraction
 
@@ -45,6 +48,27 @@ def breached(e: Exact, facility: Facility) -> list[Covenant]:
 def thin(e: Exact, facility: Facility, policy: FundPolicy) -> list[Covenant]:
     """The covenants tested at closing whose headroom is under their floor."""
     return [c for c, h in tested_headroom(e, facility) if h < floor(policy, c)]
+
+
+def cures_beyond_policy(covenants: Sequence[Covenant], policy: FundPolicy) -> list[Covenant]:
+    """The covenants whose equity-cure right exceeds the policy's limit over the facility's life."""
+    return [c for c in covenants if c.equity_cures > policy.max_equity_cures]
+
+
+def cure_amount(e: Exact, covenant: Covenant) -> Fraction:
+    """The sponsor cash needed to cure the covenant at closing (0 when it passes): counted as
+    EBITDA for the test as cure provisions count it (leverage and cover tests), as cash for a
+    liquidity test. What the cure needs is never earnings for underwriting."""
+    level = q(covenant.level)
+    free = e.adjusted_ebitda - e.capex_and_taxes
+    needed = {
+        "max_total_leverage": e.total_debt / level - e.adjusted_ebitda,
+        "max_senior_leverage": e.senior_debt / level - e.adjusted_ebitda,
+        "min_interest_coverage": level * e.interest - e.adjusted_ebitda,
+        "min_fccr": level * e.debt_service - free,
+        "min_liquidity": level - e.liquidity,
+    }[covenant.metric]
+    return max(needed, Fraction(0))
 
 
 def restructured_amount(inputs: Inputs) -> float | None:

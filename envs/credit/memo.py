@@ -55,6 +55,12 @@ def condition(
         detail = (
             f"Hedge at least 75% of {package.borrower.reporting_currency} earnings against {ccy} debt service"
         )
+    elif kind == "tighter_covenant" and package.term_sheet.covenants:
+        value = float(policy.max_equity_cures)
+        detail = (
+            f"Limit equity cures to {policy.max_equity_cures} over the facility's life, no more than two in any "
+            "four consecutive quarters, each no larger than the amount needed to cure"
+        )
     elif kind == "tighter_covenant":
         value = round(f.total_leverage * 1.25, 2)
         detail = f"Add a maintenance total leverage covenant at {value:.2f}x, tested quarterly"

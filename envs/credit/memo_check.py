@@ -6,8 +6,8 @@ in the package.
   (`at most 5.0x`, `covenant at 6.25x`, `target 5.0x`) is not a citation. Each citation must equal
   the figure computed from the package to the decimals it is written with (`4.3x` for 4.2519 is
   right, `4.30x` is not); liquidity likewise, as an amount.
-- Facts a memo may state only when the package holds them: a waiver, a renewal, a cure, an
-  amendment, a committee's approval. A denial (`no waiver`, `not renewed`) states nothing.
+- Facts a memo may state only when the package holds them: a waiver, a renewal, a cure (a cure
+  right on the term sheet counts), an amendment, a committee's approval. A denial (`no waiver`, `not renewed`) states nothing.
 - An escalation memo names each reason it escalates for; a memo on an approval that asks for more
   equity cites the FCCR that decides it.
 """
@@ -129,6 +129,14 @@ def missing_reason(text: str, reasons: list[Any]) -> str | None:
     return None
 
 
+def cure_rights_text(raw: Any) -> str:
+    """The package's equity cure rights in words (its fields name them `equity_cures`), so a memo
+    may state a cure right the term sheet grants."""
+    covenants = raw.get("term_sheet", {}).get("covenants", []) if isinstance(raw, Mapping) else []
+    granted = [c for c in covenants if isinstance(c, Mapping) and int(c.get("equity_cures") or 0) > 0]
+    return " equity cure rights" if granted else ""
+
+
 def computed_figures(world: Mapping[str, Any], package_id: str) -> dict[str, float]:
     """The figures the package gives (with everything its answers deliver), unrounded; empty
     when the trailing twelve months cannot be built."""
@@ -158,7 +166,8 @@ def evidence_problem(world: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     package_id = str(arguments.get("package_id", ""))
     computed = computed_figures(world, package_id)
     liquidity = computed.pop("liquidity", None)
-    package_text = str(world.get("packages", {}).get(package_id, ""))
+    raw = world.get("packages", {}).get(package_id, "")
+    package_text = str(raw) + cure_rights_text(raw)
     conditions = arguments.get("conditions") or []
     kinds = {c.get("kind") for c in conditions if isinstance(c, Mapping)}
     if "more_equity" in kinds and not cited_multiples(text, RATIO_NAMES["fixed_charge_coverage"]):

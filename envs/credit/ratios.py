@@ -152,6 +152,8 @@ class Exact:
     facility_amount: Fraction
     interest: Fraction
     debt_service: Fraction
+    capex_and_taxes: Fraction
+    """TTM capex plus cash taxes (what FCCR takes off EBITDA)."""
     total_leverage: Fraction
     senior_leverage: Fraction
     interest_coverage: Fraction
@@ -222,6 +224,7 @@ def exact(inputs: Inputs) -> Exact:
         facility_amount=q(facility.amount),
         interest=interest,
         debt_service=service,
+        capex_and_taxes=capex + taxes,
         total_leverage=total_leverage,
         senior_leverage=senior_leverage,
         interest_coverage=coverage,

@@ -102,9 +102,11 @@ def analyst(item: WorkItem, prefer: DecisionClass | None = None) -> Script:
         bridge = yield from desk.read("get_ebitda_bridge", package_id=package_id)
         if debt is None or bridge is None:
             return None
+        # A delivered period joins the file; a restated one replaces the period of its label.
+        fresh = {p.label for p in delivered}
         package = package.model_copy(
             update={
-                "periods": (*package.periods, *delivered),
+                "periods": (*(p for p in package.periods if p.label not in fresh), *delivered),
                 "sources_and_uses": _table(debt),
                 "bridge": EbitdaBridge.model_validate(bridge["bridge"]),
             }

@@ -14,7 +14,7 @@ from schemas import WorkItem
 def test_the_queue_holds_one_package_per_recipe_and_edge_family_with_pdf_tables_among_them() -> None:
     world = queue_world()
     items = work_queue(world)
-    assert len(items) == len(world.packages) == 17
+    assert len(items) == len(world.packages) == 19
     assert all(work_item_problem(item) is None for item in items)
     sources = {p.source for package in world.packages.values() for p in package.periods}
     assert sources == {"workbook", "pdf_table"}

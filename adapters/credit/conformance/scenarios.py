@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from adapters.conformance import Scenario, scenario
 from adapters.credit.conformance.steps import (
+    CURE_LIMIT,
     LOWER_AMOUNT,
     ask,
     escalate,
@@ -58,6 +59,12 @@ REQUESTS: tuple[Scenario, ...] = (
     scenario("certificates_and_breach_history_are_facts_received",
              ask("PKG-1007", "compliance_certificates", "breach_history", "customer_contracts"),
              pkg("get_package", "PKG-1007"), *read_all("PKG-1007")),
+    scenario("a_quality_of_earnings_report_restates_a_quarter_and_supports_the_addback",
+             statements("PKG-1008", "2025Q2"), pkg("get_ebitda_bridge", "PKG-1008"),
+             ask("PKG-1008", "quality_of_earnings", "compliance_certificates"), pkg("get_package", "PKG-1008"),
+             statements("PKG-1008", "2025Q2"), pkg("get_ebitda_bridge", "PKG-1008"), *read_all("PKG-1008")),
+    scenario("cure_rights_on_the_term_sheet_read_alike", pkg("get_term_sheet", "PKG-1008"),
+             recommend("PKG-1008", "approve_with_conditions", [CURE_LIMIT]), pkg("get_package", "PKG-1008")),
     scenario("items_the_borrower_has_nothing_for", ask("PKG-1001", "customer_contracts", "addback_support")),
     scenario("asking_twice_for_the_same_item_is_refused", ask("PKG-1003", "restatement_reconciliation"),
              ask("PKG-1003", "restatement_reconciliation", "addback_support"), ask("PKG-1003", "addback_support")),

@@ -91,3 +91,10 @@ LOWER_AMOUNT: dict[str, Any] = {
     "detail": "Reduce the facility to 32m to bring leverage under 5.0x",
     "value": 32_000_000.0,
 }
+
+
+CURE_LIMIT: dict[str, Any] = {
+    "kind": "tighter_covenant",
+    "detail": "Limit equity cures to 4 over the facility's life, no more than two in any four consecutive quarters",
+    "value": 4.0,
+}

@@ -33,7 +33,16 @@ from adapters.credit.models import (
 from adapters.credit.world import World
 
 TODAY = date(2025, 11, 14)
-SEED_PACKAGES = ("PKG-1001", "PKG-1002", "PKG-1003", "PKG-1004", "PKG-1005", "PKG-1006", "PKG-1007")
+SEED_PACKAGES = (
+    "PKG-1001",
+    "PKG-1002",
+    "PKG-1003",
+    "PKG-1004",
+    "PKG-1005",
+    "PKG-1006",
+    "PKG-1007",
+    "PKG-1008",
+)
 
 
 def _period(
@@ -316,6 +325,61 @@ def _answers_change_the_file() -> CreditPackage:
     return base.model_copy(update={"bridge": bridge, "sources_and_uses": None, "answers": answers})
 
 
+def _qoe_restates_and_cures() -> CreditPackage:
+    """An unsupported add-back whose quality-of-earnings report supports it but restates a quarter
+    (the restated quarter replaces the one delivered), and covenants the sponsor may cure six times
+    (leverage) and twice (cover); the compliance certificates are to follow."""
+    unsupported = AddBack(
+        addback_id="AB-3",
+        description="One-off costs of the failed sale process",
+        category="non_recurring",
+        amount=900_000.0,
+        supported=False,
+    )
+    base = _package("PKG-1008", "Wexford Lab Services", _calendar_periods(2_300_000.0), 44_000_000.0)
+    bridge = base.bridge.model_copy(
+        update={
+            "addbacks": (*base.bridge.addbacks, unsupported),
+            "management_adjusted_ebitda": base.bridge.management_adjusted_ebitda + unsupported.amount,
+        }
+    )
+    q2 = next(p for p in base.periods if p.label == "2025Q2")
+    restated = q2.model_copy(
+        update={
+            "restated": True,
+            "restated_on": date(2025, 11, 20),
+            "original_ebitda": q2.income.ebitda,
+            "income": q2.income.model_copy(update={"ebitda": q2.income.ebitda - 500_000.0}),
+        }
+    )
+    answers = (
+        BorrowerAnswer(
+            item="quality_of_earnings",
+            available=True,
+            text="Quality-of-earnings report attached: the sale-process costs are confirmed, but 2025Q2 "
+            "revenue recognised early is reversed, restating that quarter's EBITDA down by 500,000.",
+            addbacks=(unsupported.model_copy(update={"supported": True}),),
+            period=restated,
+        ),
+        BorrowerAnswer(
+            item="compliance_certificates",
+            available=False,
+            text="The Q3 certificate is with the agent; to follow.",
+        ),
+    )
+    covenants = tuple(
+        c.model_copy(update={"equity_cures": 6 if c.metric == "max_total_leverage" else 2})
+        for c in base.term_sheet.covenants
+    )
+    return base.model_copy(
+        update={
+            "bridge": bridge,
+            "answers": answers,
+            "term_sheet": base.term_sheet.model_copy(update={"covenants": covenants}),
+        }
+    )
+
+
 def seed_world() -> World:
     """The built-in world of the credit sandbox (and of the conformance suite)."""
     eur = _calendar_periods(1_800_000.0, currency="EUR", source="pdf_table")
@@ -341,6 +405,7 @@ def seed_world() -> World:
             term_sheet=_terms(15_000_000.0, covenants=False),
         ),
         _answers_change_the_file(),
+        _qoe_restates_and_cures(),
     ]
     packages[1] = packages[1].model_copy(update={"bridge": _bridge(7_300_000.0, "EUR", synergy=2_000_000.0)})
     return World(today=TODAY, packages={p.package_id: p for p in packages})

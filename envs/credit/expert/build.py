@@ -88,6 +88,8 @@ class Hand:
     sources_and_uses: SourcesAndUses | None = None
     springing: tuple[tuple[CovenantMetric, float], ...] = ()
     """Covenants that spring: (metric, revolver utilisation % above which they are tested)."""
+    cures: tuple[tuple[CovenantMetric, int], ...] = ()
+    """Equity cures a covenant allows over the facility's life: (metric, count)."""
 
 
 def _quarter(h: Hand, i: int) -> FinancialPeriod:
@@ -194,7 +196,12 @@ def package(h: Hand, package_id: str) -> CreditPackage:
         term_sheet=TermSheet(
             facility=facility,
             covenants=tuple(
-                Covenant(metric=m, level=v, springing_utilisation_pct=dict(h.springing).get(m))
+                Covenant(
+                    metric=m,
+                    level=v,
+                    springing_utilisation_pct=dict(h.springing).get(m),
+                    equity_cures=dict(h.cures).get(m, 0),
+                )
                 for m, v in h.covenants
             ),
             covenant_lite=not h.covenants,

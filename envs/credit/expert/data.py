@@ -42,6 +42,8 @@ def _hand(raw: dict[str, Any]) -> Hand:
             fields[key] = tuple((m, float(level)) for m, level in value)
         elif key == "sources_and_uses":
             fields[key] = SourcesAndUses.model_validate(value)
+        elif key in ("springing", "cures"):
+            fields[key] = tuple((m, v) for m, v in value)
         elif key == "restated":
             fields[key] = (value[0], date.fromisoformat(value[1]), value[2] * M)
         elif key != "answers":
@@ -51,9 +53,19 @@ def _hand(raw: dict[str, Any]) -> Hand:
     for a in raw.get("answers", ()):
         a = dict(a)
         period, relabel = a.pop("quarter", None), a.pop("as", None)
+        restates = a.pop("restates", None)
         answer = BorrowerAnswer.model_validate(a)
         if period is not None:
             found = quarter(hand, period)
+            if restates is not None:  # the quarter restated: {"ebitda_m": ..., "on": date}
+                found = found.model_copy(
+                    update={
+                        "restated": True,
+                        "restated_on": date.fromisoformat(restates["on"]),
+                        "original_ebitda": found.income.ebitda,
+                        "income": found.income.model_copy(update={"ebitda": restates["ebitda_m"] * M}),
+                    }
+                )
             if relabel is not None:  # the quarter's figures, for a later quarter: [label, start, end]
                 found = found.model_copy(
                     update={

@@ -10,9 +10,9 @@ from envs.credit.assess import after_answers, decide
 from envs.credit.ratios import exact, inputs_for
 
 
-def _ask(world: object, *items: str) -> object:
+def _ask(world: object, *items: str, package_id: str = "PKG-1007") -> object:
     args = a.RequestInformationArgs.model_validate(
-        {"package_id": "PKG-1007", "items": list(items), "message": "please send " + ", ".join(items)}
+        {"package_id": package_id, "items": list(items), "message": "please send " + ", ".join(items)}
     )
     return apply(world, "request_information", args)[1]  # type: ignore[arg-type]
 
@@ -55,3 +55,19 @@ def test_facts_received_are_in_the_package_record() -> None:
     world = _ask(seed_world(), "compliance_certificates", "breach_history")
     received = " ".join(world.packages["PKG-1007"].received_answers)  # type: ignore[attr-defined]
     assert "every test passed" in received and "No covenant breach" in received
+
+
+def test_a_quality_of_earnings_report_that_restates_a_quarter_replaces_it_in_the_deal_system() -> None:
+    world = seed_world()
+    before = world.packages["PKG-1008"]
+    after = _ask(world, "quality_of_earnings", package_id="PKG-1008").packages["PKG-1008"]  # type: ignore[attr-defined]
+    q2 = [p for p in after.periods if p.label == "2025Q2"]
+    assert len(q2) == 1 and q2[0].restated and q2[0].original_ebitda == 2_400_000.0
+    assert q2[0].income.ebitda == 1_900_000.0 and len(after.periods) == len(before.periods)
+    assert next(x for x in after.bridge.addbacks if x.addback_id == "AB-3").supported
+    # The restatement takes 0.5m off reported EBITDA; the confirmed line adds 0.9m back.
+    gain = (
+        exact(inputs_for(after, world.policy)).adjusted_ebitda
+        - exact(inputs_for(before, world.policy)).adjusted_ebitda
+    )
+    assert gain == 400_000
