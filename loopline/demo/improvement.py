@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import time
 import uuid
@@ -483,7 +484,8 @@ def print_summary(console: Console, summary: ImprovementSummary) -> None:
     colour = "green" if summary.decision == "promote" else "red"
     console.print(f"canary decision: [{colour}]{summary.decision}[/]: {summary.reason}")
     console.print(
-        "release events: " + ", ".join(t.removeprefix("loopline.").removesuffix(".v1") for t in summary.trail)
+        "release events: "
+        + ", ".join(re.sub(r"\.v\d+$", "", t.removeprefix("loopline.")) for t in summary.trail)
     )
     for problem in summary.problems():
         console.print(f"[red]the loop did not close:[/] {problem}")
