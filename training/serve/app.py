@@ -203,6 +203,14 @@ def create_app(
             body["choices"][0]["message"]["invalid_tool_calls"] = [i.as_json() for i in checked.invalid]
         return body
 
+    add_release_routes(app, pool)
+    return app
+
+
+def add_release_routes(app: FastAPI, pool: PolicyPool[Any]) -> None:
+    """vLLM's adapter routes over `pool` (the release key is checked before they run): serve-policy's
+    and the policy gate's, which answer alike."""
+
     @app.post("/v1/load_lora_adapter")
     def load_adapter(request: LoadAdapter) -> dict[str, Any]:
         served, fresh = pool.load(request.lora_name, request.lora_path)
@@ -217,8 +225,6 @@ def create_app(
     def unload_adapter(request: UnloadAdapter) -> dict[str, str]:
         pool.unload(request.lora_name)
         return {"status": "unloaded", "lora_name": request.lora_name}
-
-    return app
 
 
 def _reason(exc: RequestValidationError) -> str:

@@ -29,7 +29,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 
 from training.serve.access import AccessKeys, refusal
-from training.serve.app import LoadAdapter, UnloadAdapter
+from training.serve.app import add_release_routes
 from training.serve.pool import AdapterError, FingerprintLookup, PolicyPool
 
 HOP_HEADERS = frozenset(
@@ -102,20 +102,7 @@ def create_gate(
     async def invalid_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
         return _error(400, str(exc.errors()[0].get("msg", "the request body is invalid")))
 
-    @app.post("/v1/load_lora_adapter")
-    def load_adapter(asked: LoadAdapter) -> dict[str, Any]:
-        served, fresh = pool.load(asked.lora_name, asked.lora_path)
-        return {
-            "status": "loaded" if fresh else "already loaded",
-            "lora_name": served.name,
-            "fingerprint": served.fingerprint,
-            "load_seconds": served.load_seconds,
-        }
-
-    @app.post("/v1/unload_lora_adapter")
-    def unload_adapter(asked: UnloadAdapter) -> dict[str, str]:
-        pool.unload(asked.lora_name)
-        return {"status": "unloaded", "lora_name": asked.lora_name}
+    add_release_routes(app, pool)
 
     @app.get("/v1/models")
     async def models() -> Any:
