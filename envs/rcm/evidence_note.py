@@ -100,7 +100,9 @@ def _document(answer: Mapping[str, Any], procedures: Sequence[str]) -> str | Non
         narrative = str(doc.get("text") or "").split("\n\n")[0]
         sentences = [s.strip() for s in narrative.split(". ") if s.strip()][1:]
         # Never repeat text written to whoever reads it next (an instruction planted in a record).
-        clean = [s for s in sentences if not any(p.search(s) for p in grounding_data().book.to_grader)]
+        data = grounding_data()
+        skipped = (*data.book.to_grader, *data.not_findings)  # an attestation names a person
+        clean = [s for s in sentences if not any(p.search(s) for p in skipped)]
         said = clean[-1].rstrip(".") if clean else ""
     return f"{doc['document_id']} states: {said[:160]}" if said else None
 

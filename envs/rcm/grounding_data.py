@@ -5,6 +5,7 @@ evidence, the document kinds each appeal basis may attach)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -43,6 +44,9 @@ class GroundingData:
     """Writes whose text must cite a value the evidence reads returned."""
     to_payer: frozenset[str]
     """Writes whose text goes to the claim's payer (and so names no other)."""
+    not_findings: tuple[re.Pattern[str], ...]
+    """Sentences of a record that are no finding of it: who signed or examined (an attestation
+    names a person; the reference's evidence sentence never quotes one)."""
 
 
 @cache
@@ -55,4 +59,5 @@ def grounding_data() -> GroundingData:
         attachments={k: frozenset(v) for k, v in raw["attachments"].items()},
         from_evidence=frozenset(raw["from_evidence"]),
         to_payer=frozenset(raw["to_payer"]),
+        not_findings=tuple(re.compile(p, re.IGNORECASE) for p in raw["not_findings"]),
     )
