@@ -273,3 +273,22 @@ def test_a_value_the_visible_reads_also_show_is_not_evidence(cases: dict[str, Ex
     assert scored(case, rewritten(case, "submit_appeal", reason=limited)).passed, (
         "a limit only the rules show"
     )
+
+
+def test_the_reference_cites_a_records_finding_never_its_attestation() -> None:
+    # a clinical note ends with who examined the patient; a letter with who signed it: names, not
+    # findings (the e2e PHI scan caught a provider's name quoted into a note on Kafka)
+    def cited(text: str) -> str:
+        document = {"document_id": "DOC-1", "text": text}
+        return evidence_note(
+            "CLM-1", [], [("read_document", {"document_id": "DOC-1"}, {"document": document})]
+        )
+
+    visit = "Established patient, low back pain. Seen and examined by Ana Ortiz, MD (NPI 1497758544)."
+    assert cited(visit) == ""
+    letter = (
+        "To the medical director: injection (20610) for Ana is medically necessary. Diagnoses M75.1; "
+        "conservative treatment failed over 6 to 12 weeks. Signed, Ana Ortiz, MD."
+    )
+    note = cited(letter)
+    assert "conservative treatment failed" in note and "Ortiz" not in note
