@@ -83,6 +83,7 @@ def fit_structured(
         qualifiers=len(vocab.qualifiers),
         tools=len(vocab.tools),
         templates=vocab.template_capacity,
+        max_slots=max([ModelConfig.max_slots, *(len(s.slots) for s in prepared.steps)]),
         d_model=d_model,
         layers=layers,
         heads=heads,
