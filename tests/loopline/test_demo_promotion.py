@@ -72,17 +72,7 @@ async def test_the_simulated_reviewer_publishes_what_matches_the_ground_truth(
         archive.append([ArchiveRecord.of(detected)])
     out = io.StringIO()
     console = Console(file=out, width=200)
-    summary = await _in_thread(
-        lambda: promotion_stage(
-            console,
-            temporal_address=dev_server.client.service_client.config.target_host,
-            db_url=f"sqlite:///{tmp_path / 'archive.db'}",
-            workdir=tmp_path / "demo",
-            truth=seed_world(),
-            domain="rcm",
-            timeout_s=120,
-        )
-    )
+    summary = await _stage(dev_server, tmp_path, seed_world(), "rcm", console)
     printed = out.getvalue()
     assert summary.drafts == len(CLAIMS)
     assert summary.published, printed
@@ -92,33 +82,31 @@ async def test_the_simulated_reviewer_publishes_what_matches_the_ground_truth(
     tasks = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("rcm-promoted").tasks
     assert sorted(t.task_id for t in tasks) == sorted(summary.published)
     assert all(t.provenance.reviewer == SIMULATED for t in tasks)
-    again = await _in_thread(  # a second demo on the same stack: nothing new, nothing lost
-        lambda: promotion_stage(
-            Console(file=io.StringIO()),
-            temporal_address=dev_server.client.service_client.config.target_host,
-            db_url=f"sqlite:///{tmp_path / 'archive.db'}",
-            workdir=tmp_path / "demo",
-            truth=seed_world(),
-            domain="rcm",
-            timeout_s=120,
-        )
-    )
+    # a second demo on the same stack: nothing new, nothing lost
+    again = await _stage(dev_server, tmp_path, seed_world(), "rcm")
     assert (again.drafts, sorted(again.published)) == (summary.drafts, sorted(summary.published))
     kept = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("rcm-promoted").tasks
     assert sorted(t.task_id for t in kept) == sorted(t.task_id for t in tasks)
     # then `make demo DOMAIN=credit` in the same state: rcm's drafts are not its own
-    other = await _in_thread(
+    other = await _stage(dev_server, tmp_path, queue_world(), "credit")
+    assert (other.drafts, other.published, other.task_set) == (0, [], None)
+
+
+async def _stage(  # type: ignore[no-untyped-def]
+    dev_server: WorkflowEnvironment, tmp_path: Path, truth, domain: str, console: Console | None = None
+):
+    """The demo's promotion stage over the test's archive and stack, in a thread."""
+    return await _in_thread(
         lambda: promotion_stage(
-            Console(file=io.StringIO()),
+            console or Console(file=io.StringIO()),
             temporal_address=dev_server.client.service_client.config.target_host,
             db_url=f"sqlite:///{tmp_path / 'archive.db'}",
             workdir=tmp_path / "demo",
-            truth=queue_world(),
-            domain="credit",
+            truth=truth,
+            domain=domain,
             timeout_s=120,
         )
     )
-    assert (other.drafts, other.published, other.task_set) == (0, [], None)
 
 
 async def _in_thread(job):  # type: ignore[no-untyped-def]
@@ -155,17 +143,7 @@ async def test_the_credit_demos_edge_cases_are_promoted_to_credit_promoted(
         )  # fmt: skip
         archive.append([ArchiveRecord.of(detected)])
     out = io.StringIO()
-    summary = await _in_thread(
-        lambda: promotion_stage(
-            Console(file=out, width=200),
-            temporal_address=dev_server.client.service_client.config.target_host,
-            db_url=f"sqlite:///{tmp_path / 'archive.db'}",
-            workdir=tmp_path / "demo",
-            truth=world,
-            domain="credit",
-            timeout_s=120,
-        )
-    )
+    summary = await _stage(dev_server, tmp_path, world, "credit", Console(file=out, width=200))
     assert summary.drafts == len(items) and len(summary.published) == len(items), out.getvalue()
     assert summary.task_set == "credit-promoted"
     tasks = TaskSetRegistry(tmp_path / "demo" / "tasksets").load("credit-promoted").tasks

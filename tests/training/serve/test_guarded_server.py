@@ -15,12 +15,11 @@ import pytest
 from fastapi.routing import APIRoute
 
 from adapters.serving import serve_in_thread
-from tests.training.serve.folders import tiny_adapter
+from tests.training.serve.folders import registered_adapters, tiny_adapter
 from tests.training.serve.keys import KEYS, RELEASE, SERVING
 from training.chat import ChatPolicy
 from training.policies import load_policy
 from training.release.manager import ReleaseManager
-from training.release.store import SqlReleaseStore
 from training.serve.app import create_app
 from training.serve.pool import ADAPTER_FILES, AdapterError, PolicyPool, adapter_fingerprint
 from training.serve.snapshot import SnapshotError, private_copy
@@ -49,21 +48,9 @@ def server(tiny_structured: Path, tmp_path_factory: pytest.TempPathFactory) -> I
     root = tmp_path_factory.mktemp("adapter-root")
     one = tiny_adapter(tiny_structured, root / "one", seed=1)
     two = tiny_adapter(tiny_structured, root / "two", seed=2)
-    store = SqlReleaseStore(f"sqlite:///{tmp_path_factory.mktemp('release') / 'release.db'}")
-    store.create_schema()
-    manager = ReleaseManager(store)
-    for served_name, folder in (("cycle-1", one), ("cycle-2", two), ("cycle-9", one)):
-        manager.register(
-            folder,
-            base_model="rcm-structured",
-            gate_passed=True,
-            served_name=served_name,
-            adapter_id=served_name,
-        )
-
-    def registered(name: str) -> str | None:
-        record = store.by_served_name(name)
-        return record.fingerprint if record else None
+    manager, registered = registered_adapters(
+        tmp_path_factory.mktemp("release") / "release.db", {"cycle-1": one, "cycle-2": two, "cycle-9": one}
+    )
 
     app = create_app(
         lambda adapter, name: load_policy(tiny_structured, adapter, name=name),

@@ -16,11 +16,9 @@ import pytest
 
 from adapters.serving import serve_in_thread
 from loopline.release.routing import served_fingerprints
-from tests.training.serve.folders import tiny_adapter
+from tests.training.serve.folders import registered_adapters, tiny_adapter
 from tests.training.serve.keys import KEYS, RELEASE, SERVING
 from training.policies import load_policy
-from training.release.manager import ReleaseManager
-from training.release.store import SqlReleaseStore
 from training.serve.access import AccessKeys
 from training.serve.app import create_app
 from training.serve.gate import create_gate
@@ -52,21 +50,9 @@ def gate(tiny_structured: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
     private = tmp_path_factory.mktemp("private")
     one = tiny_adapter(tiny_structured, root / "one", seed=1)
     two = tiny_adapter(tiny_structured, root / "two", seed=2)
-    store = SqlReleaseStore(f"sqlite:///{tmp_path_factory.mktemp('release') / 'release.db'}")
-    store.create_schema()
-    manager = ReleaseManager(store)
-    for served_name, folder in (("cycle-1", one), ("cycle-2", two)):
-        manager.register(
-            folder,
-            base_model="rcm-structured",
-            gate_passed=True,
-            served_name=served_name,
-            adapter_id=served_name,
-        )
-
-    def registered(name: str) -> str | None:
-        record = store.by_served_name(name)
-        return record.fingerprint if record else None
+    _, registered = registered_adapters(
+        tmp_path_factory.mktemp("release") / "release.db", {"cycle-1": one, "cycle-2": two}
+    )
 
     server = create_app(
         lambda adapter, name: load_policy(tiny_structured, adapter, name=name),
