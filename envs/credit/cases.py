@@ -17,6 +17,7 @@ from adapters.credit.models import BorrowerAnswer, CreditPackage, Currency, Fina
 from envs.credit.assess import Assessment, assess
 from envs.credit.calendar import period_bounds
 from envs.credit.cures import cure_rights
+from envs.credit.diligence_cases import breach_history_decides, certificate_decides, customer_contract_decides
 from envs.credit.qoe import qoe_decides
 from envs.credit.traps import set_trap, with_addback
 from envs.credit.worldgen import TODAY, Knobs, draw
@@ -266,6 +267,9 @@ EDGE: dict[str, Callable[[CreditPackage, random.Random], CreditPackage]] = {
     "currency_mismatch": currency_mismatch,
     "qoe_decides": qoe_decides,
     "cure_rights": cure_rights,
+    "certificate_decides": certificate_decides,
+    "breach_history_decides": breach_history_decides,
+    "customer_contract_decides": customer_contract_decides,
 }
 """The held-out edge families by name."""
 EDGE_BASES = (BASE[0], BASE[0], BASE[1], BASE[6])
@@ -273,7 +277,12 @@ EDGE_BASES = (BASE[0], BASE[0], BASE[1], BASE[6])
 BASES_BY_KIND: dict[str, tuple[Recipe, ...]] = {"qoe_decides": (BASE[1], BASE[6])}
 """Families drawn from their own bases: a quality-of-earnings report decides only where support
 would carry leverage under a policy level."""
-ASKS_FIRST: dict[str, str] = {"qoe_decides": "quality_of_earnings"}
+ASKS_FIRST: dict[str, str] = {
+    "qoe_decides": "quality_of_earnings",
+    "certificate_decides": "compliance_certificates",
+    "breach_history_decides": "breach_history",
+    "customer_contract_decides": "customer_contracts",
+}
 """Families whose package must make policy ask for an item first (else it is drawn again)."""
 
 

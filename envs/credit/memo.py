@@ -6,6 +6,7 @@ from typing import Any
 
 from adapters.credit.models import CreditPackage, FundPolicy
 from adapters.credit.records import ConditionKind, Figures, InformationItem
+from envs.credit.diligence import prior_default
 
 ITEM_WORDS: dict[str, str] = {
     "restatement_reconciliation": "a reconciliation of the restated figures to those first reported",
@@ -70,6 +71,52 @@ def condition(
     return {"kind": kind, "detail": detail, "value": value}
 
 
+def diligence(package: CreditPackage) -> list[str]:
+    """What the answers received establish, as the memo states it (certificates, the sponsor's
+    breach history, the largest customer's contract)."""
+    lines = []
+    for d in package.existing_debt:
+        c = d.certificate
+        if c is None:
+            continue
+        state = (
+            "every test passed"
+            if c.passed
+            else "a missed test the lenders waived"
+            if c.waived
+            else "a missed test the lenders have not waived, a default under debt that stays"
+        )
+        lines.append(
+            f"Compliance certificate for the {d.lender} loan at {c.period_end.isoformat()}: {state}; "
+            f"principal outstanding {money(d.currency, c.outstanding)}."
+        )
+    history = package.sponsor.breach_history
+    if history is not None:
+        events = "; ".join(
+            f"{r.company} {r.year}, {r.kind.replace('_', ' ')}, {r.resolution}" for r in history
+        )
+        verdict = (
+            "a prior default that cost lenders money"
+            if prior_default(package.sponsor)
+            else "no loss to lenders"
+        )
+        lines.append(f"Sponsor breach history: {events or 'none'} ({verdict}).")
+    contract = package.borrower.largest_customer_contract
+    if contract is not None:
+        words = {
+            "renewed": f"is renewed to {contract.ends.isoformat()}",
+            "notice_given": (
+                f"has given notice to end its contract on {contract.ends.isoformat()}; its contribution of "
+                f"{money(package.borrower.reporting_currency, contract.ebitda_contribution)} to earnings is taken off"
+            ),
+            "in_negotiation": (
+                f"has a contract ending {contract.ends.isoformat()}, terms for a further term still being negotiated"
+            ),
+        }[contract.status]
+        lines.append(f"The largest customer, {contract.customer}, {words}.")
+    return lines
+
+
 def memo(package: CreditPackage, f: Figures, decision: str, why: str) -> str:
     """The credit memo: the figures relied on, the covenant headroom, the decision and why."""
     ccy = package.term_sheet.facility.currency
@@ -85,5 +132,6 @@ def memo(package: CreditPackage, f: Figures, decision: str, why: str) -> str:
         lines.append(f"Covenant headroom: {rows}.")
     else:
         lines.append("Covenant headroom: none to measure, the terms are covenant-lite.")
+    lines += diligence(package)
     lines.append(f"Recommendation: {decision.replace('_', ' ')}. {why}")
     return " ".join(lines)
