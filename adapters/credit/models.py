@@ -78,6 +78,14 @@ class ComplianceCertificate(Contract):
     """Whether every covenant of the instrument passed."""
     waived: bool = False
     """Whether the lenders waived a failed test."""
+    leverage_level: float | None = Field(default=None, gt=0)
+    """The instrument's maximum total leverage covenant, as certified."""
+    covenant_debt: float | None = Field(default=None, ge=0)
+    """Debt the leverage test was computed on."""
+    covenant_ebitda: float | None = None
+    """EBITDA the leverage test was computed on."""
+    cure_paid: float = Field(default=0.0, ge=0)
+    """Sponsor equity paid in to cure a failed leverage test (counted as EBITDA for that test only)."""
 
 
 class Sponsor(Contract):
@@ -299,6 +307,8 @@ class ExistingDebt(Contract):
     """Whether the instrument carries maintenance covenants its lender tests each quarter."""
     certificate: ComplianceCertificate | None = None
     """Its latest compliance certificate once delivered."""
+    max_cure_amount: float | None = Field(default=None, ge=0)
+    """The most one equity cure may count under the instrument's documents (None: no cure right)."""
 
 
 class FundPolicy(Contract):

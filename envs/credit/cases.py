@@ -295,6 +295,9 @@ def edge_case(
         package, _ = base_case(recipe, rng, package_id, policy)
         package = EDGE[kind](package, rng)
         found = assess(package, policy, TODAY)
-        if kind not in ASKS_FIRST or ASKS_FIRST[kind] in found.ask_first:
+        # Every item policy asks for first has an answer (delivered or to follow): the deal system
+        # says "nothing further" to an item the borrower was never given an answer for.
+        answered = all(any(a.item == i for a in package.answers) for i in found.ask_first)
+        if answered and (kind not in ASKS_FIRST or ASKS_FIRST[kind] in found.ask_first):
             return package, found
     raise RuntimeError(f"edge family {kind} found no package in {ATTEMPTS} draws")

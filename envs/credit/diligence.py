@@ -3,7 +3,11 @@
 - **Compliance certificates.** Debt that stays after closing and carries maintenance covenants is
   asked for its latest compliance certificate first: a failed test its lenders have not waived is
   a default under debt that stays (it cross-defaults the new facility), so the package is
-  declined; the certified principal replaces the debt table's (`adapters.credit.answers`).
+  declined; the certified principal replaces the debt table's (`adapters.credit.answers`). A
+  failed leverage test the sponsor paid equity in to cure is cured only when the cure, counted up
+  to the most one cure may count under the instrument's documents (`max_cure_amount`), reaches the
+  cure the test needs (certified debt / level - certified EBITDA): a cure short of the shortfall,
+  or one larger than the documents permit where the permitted part falls short, leaves the default.
 - **Breach history.** A sponsor whose track record the fund does not hold is asked for its breach
   history first; a portfolio company's payment default that cost its lenders money is the
   sponsor's prior default (escalate), while a covenant breach that was amended, or a default
@@ -18,9 +22,11 @@
 from __future__ import annotations
 
 from datetime import date
+from fractions import Fraction
 
 from adapters.credit.models import Borrower, CreditPackage, ExistingDebt, FundPolicy, Sponsor
 from envs.credit.calendar import shift
+from envs.credit.cures import leverage_cure
 
 DAYS_A_YEAR = 365
 
@@ -36,11 +42,44 @@ def staying(package: CreditPackage) -> tuple[ExistingDebt, ...]:
 
 
 def in_default(package: CreditPackage) -> tuple[ExistingDebt, ...]:
-    """Debt that stays whose latest certificate shows a failed test the lenders did not waive."""
+    """Debt that stays whose latest certificate shows a failed test the lenders did not waive and
+    the sponsor did not cure."""
     return tuple(
         d
         for d in staying(package)
-        if d.certificate is not None and not (d.certificate.passed or d.certificate.waived)
+        if d.certificate is not None and not (d.certificate.passed or d.certificate.waived or cured(d))
+    )
+
+
+def _q(value: float) -> Fraction:
+    return Fraction(str(value))
+
+
+def cure_needed(debt: ExistingDebt) -> Fraction | None:
+    """The cure the certified leverage test needs, or None when the certificate does not give it."""
+    c = debt.certificate
+    if c is None or c.leverage_level is None or c.covenant_debt is None or c.covenant_ebitda is None:
+        return None
+    return leverage_cure(_q(c.covenant_debt), _q(c.covenant_ebitda), _q(c.leverage_level))
+
+
+def cure_counted(debt: ExistingDebt) -> Fraction:
+    """The sponsor's cure as it counts: what was paid, up to what one cure may count."""
+    paid = _q(debt.certificate.cure_paid) if debt.certificate is not None else Fraction(0)
+    return paid if debt.max_cure_amount is None else min(paid, _q(debt.max_cure_amount))
+
+
+def cured(debt: ExistingDebt) -> bool:
+    """Whether a failed leverage test was cured: the documents grant a cure, and the cure as it
+    counts reaches the cure the test needs."""
+    needed = cure_needed(debt)
+    c = debt.certificate
+    return (
+        c is not None
+        and c.cure_paid > 0
+        and debt.max_cure_amount is not None
+        and needed is not None
+        and cure_counted(debt) >= needed
     )
 
 

@@ -5,10 +5,12 @@ Each family adds a fact that makes fund policy ask for one item before deciding,
 answer drawn from several findings with the same visible signature (twins): the right decision is
 the one on the file as the answer leaves it, so no flag decides.
 
-- `certificate_decides`: a bank term loan that stays after closing, with maintenance covenants;
-  its certificate passes, shows a waived miss, a miss the lenders did not waive (a default at
-  closing: decline), or certifies more principal than the debt schedule (an accordion drawn since),
-  enough to carry total leverage past the next policy level.
+- `certificate_decides`: a bank term loan that stays after closing, with maintenance covenants and
+  a cap on what one equity cure may count; its certificate passes, shows a waived miss, a miss the
+  lenders did not waive (a default at closing: decline), a miss the sponsor cured with enough
+  equity, a cure short of the shortfall or a cure whose permitted part (the cap) falls short
+  (both still a default: decline), or certifies more principal than the debt schedule (an
+  accordion drawn since), enough to carry total leverage past the next policy level.
 - `breach_history_decides`: a sponsor new to the fund; its history is clean, holds a covenant
   reset, a default whose lenders were repaid in full, or a default that cost them money (the
   sponsor's prior default: escalate).
@@ -22,6 +24,7 @@ Words, ranges, weights and the source are data (`diligence.json`).
 from __future__ import annotations
 
 import json
+import math
 import random
 from datetime import date
 from fractions import Fraction
@@ -44,7 +47,15 @@ from envs.credit.ratios import exact, inputs_for, q, ttm_quarters
 from envs.credit.worldgen import TODAY
 
 DATA = Path(__file__).with_name("diligence.json")
-CERTIFICATE_FINDINGS = ("clean", "waived", "in_default", "higher_balance")
+CERTIFICATE_FINDINGS = (
+    "clean",
+    "waived",
+    "in_default",
+    "higher_balance",
+    "cured",
+    "cure_short",
+    "cure_capped",
+)
 CONTRACT_FINDINGS = ("renewed", "notice_given", "in_negotiation")
 
 
@@ -69,11 +80,14 @@ def _next_level_gap(p: CreditPackage, policy: FundPolicy) -> Fraction:
 def certificate_decides(
     p: CreditPackage, rng: random.Random, policy: FundPolicy | None = None
 ) -> CreditPackage:
-    """The package with a covenanted loan that stays, and its certificate as the hidden answer."""
+    """The package with a covenanted loan that stays (its documents cap one equity cure), and its
+    certificate as the hidden answer."""
     data = _data()["certificates"]
     policy = policy or FundPolicy()
     facility = p.term_sheet.facility
     outstanding = round(facility.amount * rng.uniform(*data["share_of_facility"]), -3)
+    ebitda = round(sum(x.income.ebitda for x in ttm_quarters(p.periods)), -3)
+    cap = round(abs(ebitda) * rng.uniform(*data["cure_cap_share"]), -3)
     debt = ExistingDebt(
         debt_id=f"D-{len(p.existing_debt) + 3}",
         lender=rng.choice(data["lenders"]),
@@ -83,6 +97,7 @@ def certificate_decides(
         rate_pct=round(rng.uniform(*data["rate_pct"]), 1),
         annual_principal=round(outstanding * 0.05, -3),
         maintenance_covenants=True,
+        max_cure_amount=cap,
     )
     p = p.model_copy(update={"existing_debt": (*p.existing_debt, debt)})
     finding = rng.choice(CERTIFICATE_FINDINGS)
@@ -91,12 +106,29 @@ def certificate_decides(
         certified = round(
             outstanding + float(_next_level_gap(p, policy)) * rng.uniform(*data["clearance"]), -3
         )
+    level = float(rng.choice(data["loan_leverage_levels"]))
+    passed = finding in ("clean", "higher_balance")
+    # The certified test: below the level when it passed; else short by `needed`, against the cap.
+    needed = cap * rng.uniform(*data["needed_of_cap"]["capped" if finding == "cure_capped" else "within"])
+    tested_debt = (
+        round(ebitda * level * rng.uniform(0.6, 0.9), -3) if passed else round((ebitda + needed) * level, -3)
+    )
+    exact_needed = max(tested_debt / level - ebitda, 0.0)
+    paid = {
+        "cured": math.ceil(exact_needed * rng.uniform(1.02, 1.1) / 1000) * 1000,
+        "cure_short": math.floor(exact_needed * rng.uniform(0.5, 0.8) / 1000) * 1000,
+        "cure_capped": math.ceil(exact_needed * rng.uniform(1.02, 1.1) / 1000) * 1000,
+    }.get(finding, 0)
     certificate = ComplianceCertificate(
         debt_id=debt.debt_id,
         period_end=ttm_quarters(p.periods)[-1].end,
         outstanding=certified,
-        passed=finding in ("clean", "higher_balance"),
+        passed=passed,
         waived=finding == "waived",
+        leverage_level=level,
+        covenant_debt=tested_debt,
+        covenant_ebitda=ebitda,
+        cure_paid=float(paid),
     )
     answer = BorrowerAnswer(
         item="compliance_certificates",

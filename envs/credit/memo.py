@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.credit.models import CreditPackage, FundPolicy
+from adapters.credit.models import CreditPackage, ExistingDebt, FundPolicy
 from adapters.credit.records import ConditionKind, Figures, InformationItem
-from envs.credit.diligence import prior_default
+from envs.credit.diligence import cure_counted, cure_needed, cured, prior_default
 
 ITEM_WORDS: dict[str, str] = {
     "restatement_reconciliation": "a reconciliation of the restated figures to those first reported",
@@ -71,6 +71,30 @@ def condition(
     return {"kind": kind, "detail": detail, "value": value}
 
 
+def _certified(d: ExistingDebt) -> str:
+    """What a certificate shows, in words (with the cure, as it counts, against the cure needed)."""
+    c = d.certificate
+    assert c is not None
+    if c.passed:
+        return "every test passed"
+    if c.waived:
+        return "a missed test the lenders waived"
+    needed = cure_needed(d)
+    if c.cure_paid > 0 and needed is not None:
+        counted = float(cure_counted(d))
+        paid = f"sponsor equity of {money(d.currency, c.cure_paid)} paid in"
+        need = f"{money(d.currency, float(needed))} needed"
+        if cured(d):
+            return f"a missed leverage test, cured: {paid}, {need}"
+        if counted < c.cure_paid:
+            return (
+                f"a missed leverage test: {paid}, of which only {money(d.currency, counted)} may count under "
+                f"its documents, short of the {need}; a default under debt that stays"
+            )
+        return f"a missed leverage test: {paid}, short of the {need}; a default under debt that stays"
+    return "a missed test the lenders have not waived, a default under debt that stays"
+
+
 def diligence(package: CreditPackage) -> list[str]:
     """What the answers received establish, as the memo states it (certificates, the sponsor's
     breach history, the largest customer's contract)."""
@@ -79,15 +103,8 @@ def diligence(package: CreditPackage) -> list[str]:
         c = d.certificate
         if c is None:
             continue
-        state = (
-            "every test passed"
-            if c.passed
-            else "a missed test the lenders waived"
-            if c.waived
-            else "a missed test the lenders have not waived, a default under debt that stays"
-        )
         lines.append(
-            f"Compliance certificate for the {d.lender} loan at {c.period_end.isoformat()}: {state}; "
+            f"Compliance certificate for the {d.lender} loan at {c.period_end.isoformat()}: {_certified(d)}; "
             f"principal outstanding {money(d.currency, c.outstanding)}."
         )
     history = package.sponsor.breach_history

@@ -12,7 +12,8 @@ in the package.
   certificate whose failed test was waived, a renewal only from a renewed customer contract (an
   answer's text such as `will not renew` grants nothing).
 - Claims an answer contradicts: the existing debt in compliance (`in compliance`, `every test
-  passed`, `no breach`) where a delivered certificate shows a failed test; the sponsor's record
+  passed`, `no breach`) where a delivered certificate shows a failed test (not cured); a test
+  `cured` where the sponsor's cure fell short of the shortfall or of what may count; the sponsor's record
   clean (`no prior default`, `clean record`, `never defaulted`) where its breach history holds a
   default that cost lenders money.
 - An escalation memo names each reason it escalates for; a memo on an approval that asks for more
@@ -27,7 +28,7 @@ from typing import Any
 
 from adapters.credit.answers import answered_all
 from adapters.credit.models import CreditPackage, FundPolicy
-from envs.credit.diligence import prior_default
+from envs.credit.diligence import cured, in_default, prior_default
 from envs.credit.ratios import IncompleteTtm, exact, inputs_for
 
 NUMBER = r"(?P<num>-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\s*(?P<unit>x\b|%|bn\b|billion\b|mm\b|m\b|million\b|k\b|thousand\b)?"
@@ -59,6 +60,9 @@ CONTRADICTED: dict[str, re.Pattern[str]] = {
         r"\bin (?:full )?compliance\b|\bcompliant\b|\b(?:every|all)(?: covenant)? tests? (?:were |was )?passed\b"
         r"|\btests? (?:were |was )?(?:all )?passed\b|\bno (?:covenant )?breach(?:es)?\b",
         re.IGNORECASE,
+    ),
+    "cured": re.compile(
+        r"(?<!not )(?<!never )\bcured\b|\bcure (?:fixed|remedied|covered)|\bremedied\b", re.IGNORECASE
     ),
     "clean record": re.compile(
         r"\bno (?:prior |previous |payment )?defaults?\b|\bclean (?:track )?record\b|\bnever defaulted\b",
@@ -151,9 +155,16 @@ def missing_reason(text: str, reasons: list[Any]) -> str | None:
 
 def contradicted(text: str, package: CreditPackage) -> str | None:
     """A claim the memo makes that a delivered answer contradicts, or None."""
-    failed = [d for d in package.existing_debt if d.certificate is not None and not d.certificate.passed]
+    failed = [
+        d
+        for d in package.existing_debt
+        if d.certificate is not None and not (d.certificate.passed or cured(d))
+    ]
     if failed and (m := CONTRADICTED["compliance"].search(text)):
         return f"the memo says {m.group(0)!r}; the compliance certificate for {failed[0].debt_id} shows a failed test"
+    defaulted = in_default(package)
+    if defaulted and (m := CONTRADICTED["cured"].search(text)):
+        return f"the memo says {m.group(0)!r}; the certificate for {defaulted[0].debt_id} shows a test still failed"
     if prior_default(package.sponsor) and (m := CONTRADICTED["clean record"].search(text)):
         return f"the memo says {m.group(0)!r}; the sponsor's breach history holds a default that cost lenders money"
     return None
@@ -172,6 +183,7 @@ def stated_text(raw: Any) -> str:
         cert = d.get("certificate") if isinstance(d, Mapping) else None
         if isinstance(cert, Mapping):
             words += [" a waiver"] if cert.get("waived") else []
+            words += [" a cure"] if cert.get("cure_paid") else []
             d = {**d, "certificate": {k: v for k, v in cert.items() if k != "waived"}}
         debts.append(d)
     shown["existing_debt"] = debts

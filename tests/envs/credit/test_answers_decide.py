@@ -270,3 +270,49 @@ def test_the_reference_passes_and_its_memo_with_a_contradicted_claim_fails(kind:
         verdict = verifier.score(task, replay(DOMAINS.get("credit"), task, (*calls[:-1], lie)))
         failed += any(c.name == "content.credit.memo" and not c.passed for c in verdict.checks)
     assert failed >= 1
+
+
+CAPPED = Hand(debts=(LOAN.model_copy(update={"max_cure_amount": 0.6 * M}),))
+
+
+def _cured(paid: float) -> BorrowerAnswer:
+    # Tested at 5.0x on 9.0m of debt and 1.5m of EBITDA: 1.8m of EBITDA passes, a 0.3m cure is needed.
+    cert = ComplianceCertificate(
+        debt_id="D-3",
+        period_end=date(2025, 3, 31),
+        outstanding=2.0 * M,
+        passed=False,
+        leverage_level=5.0,
+        covenant_debt=9.0 * M,
+        covenant_ebitda=1.5 * M,
+        cure_paid=paid,
+    )
+    return BorrowerAnswer(item="compliance_certificates", available=True, text="Cure", certificates=(cert,))
+
+
+@pytest.mark.parametrize(
+    ("hand", "paid", "classes"),
+    [
+        (CAPPED, 0.3 * M, ("approve",)),
+        (CAPPED, 0.299 * M, ("decline",)),
+        (
+            replace(CAPPED, debts=(LOAN.model_copy(update={"max_cure_amount": 0.25 * M}),)),
+            0.4 * M,
+            ("decline",),
+        ),
+        (CERTIFIED, 0.5 * M, ("decline",)),
+    ],
+    ids=["covers_the_shortfall", "short_by_a_thousand", "larger_than_the_documents_permit", "no_cure_right"],
+)
+def test_a_cure_cures_only_as_far_as_it_counts_and_covers_the_shortfall(
+    hand: Hand, paid: float, classes: tuple[str, ...]
+) -> None:
+    assert _assess(hand, _cured(paid)).classes == classes
+
+
+def test_a_memo_saying_a_short_cure_cured_the_test_fails() -> None:
+    memo = "Recommendation: approve. The sponsor's equity cured the missed test."
+    for paid, fails in ((0.2 * M, True), (0.3 * M, False)):
+        p = package(replace(CAPPED, answers=(_cured(paid),)), "PKG-D5")
+        found = evidence_problem(_world(p), {"package_id": p.package_id, "memo": memo})
+        assert (found is not None) is fails, found
