@@ -389,7 +389,7 @@ def _qoe_restates_and_cures() -> CreditPackage:
 def _answers_that_decide() -> CreditPackage:
     """A bank loan that stays with maintenance covenants, a sponsor new to the fund, and a
     concentrated book whose largest contract ends before maturity; the certificate certifies more
-    principal than the debt schedule (and a waived miss), the breach history holds a default that
+    principal than the debt schedule (and a miss the sponsor cured), the breach history holds a default that
     cost lenders money, and the largest customer has given notice."""
     base = _package("PKG-1009", "Orchard Valley Dairies", _calendar_periods(2_400_000.0), 38_000_000.0)
     loan = ExistingDebt(
@@ -401,20 +401,25 @@ def _answers_that_decide() -> CreditPackage:
         rate_pct=8.0,
         annual_principal=150_000.0,
         maintenance_covenants=True,
+        max_cure_amount=500_000.0,
     )
     answers = (
         BorrowerAnswer(
             item="compliance_certificates",
             available=True,
-            text="Compliance certificate for 2025Q3 attached: the leverage test was missed and waived for a fee; "
-            "the certified principal includes the accordion drawn in August.",
+            text="Compliance certificate for 2025Q3 attached: the leverage test was missed and the sponsor paid in "
+            "an equity cure; the certified principal includes the accordion drawn in August.",
             certificates=(
+                # Tested at 4.5x on 13.5m of debt and 2.8m of EBITDA: a 0.2m cure is needed, 0.25m paid.
                 ComplianceCertificate(
                     debt_id="D-2",
                     period_end=date(2025, 9, 30),
                     outstanding=4_500_000.0,
                     passed=False,
-                    waived=True,
+                    leverage_level=4.5,
+                    covenant_debt=13_500_000.0,
+                    covenant_ebitda=2_800_000.0,
+                    cure_paid=250_000.0,
                 ),
             ),
         ),

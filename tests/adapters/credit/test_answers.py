@@ -7,7 +7,7 @@ from adapters.credit import args as a
 from adapters.credit.logic import apply
 from adapters.credit.sandbox import seed_world
 from envs.credit.assess import after_answers, ask_first, assess, decide
-from envs.credit.diligence import prior_default
+from envs.credit.diligence import cure_needed, cured, prior_default
 from envs.credit.ratios import exact, inputs_for
 
 
@@ -81,7 +81,8 @@ def test_certificates_breach_history_and_a_customer_notice_change_the_deal_syste
     assert set(items) <= set(ask_first(before, world.policy, world.today))
     after = _ask(world, *items, package_id="PKG-1009").packages["PKG-1009"]  # type: ignore[attr-defined]
     loan = next(d for d in after.existing_debt if d.debt_id == "D-2")
-    assert loan.certificate is not None and loan.certificate.waived and loan.outstanding == 4_500_000.0
+    assert loan.certificate is not None and loan.outstanding == 4_500_000.0
+    assert cured(loan) and cure_needed(loan) == 200_000  # 13.5m / 4.5x - 2.8m; 0.25m paid, 0.5m may count
     assert after.sponsor.breach_history is not None and prior_default(after.sponsor)
     assert after.borrower.largest_customer_contract is not None
     # The certified principal adds 1.5m of debt; the customer's 0.9m of EBITDA comes off.
