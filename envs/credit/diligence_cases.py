@@ -95,7 +95,7 @@ def certificate_decides(
         outstanding=outstanding,
         currency=facility.currency,
         rate_pct=round(rng.uniform(*data["rate_pct"]), 1),
-        annual_principal=round(outstanding * 0.05, -3),
+        annual_principal=round(outstanding * data["amortisation_share"], -3),
         maintenance_covenants=True,
         max_cure_amount=cap,
     )
@@ -111,13 +111,15 @@ def certificate_decides(
     # The certified test: below the level when it passed; else short by `needed`, against the cap.
     needed = cap * rng.uniform(*data["needed_of_cap"]["capped" if finding == "cure_capped" else "within"])
     tested_debt = (
-        round(ebitda * level * rng.uniform(0.6, 0.9), -3) if passed else round((ebitda + needed) * level, -3)
+        round(ebitda * level * rng.uniform(*data["passing_test_of_level"]), -3)
+        if passed
+        else round((ebitda + needed) * level, -3)
     )
     exact_needed = max(tested_debt / level - ebitda, 0.0)
     paid = {
-        "cured": math.ceil(exact_needed * rng.uniform(1.02, 1.1) / 1000) * 1000,
-        "cure_short": math.floor(exact_needed * rng.uniform(0.5, 0.8) / 1000) * 1000,
-        "cure_capped": math.ceil(exact_needed * rng.uniform(1.02, 1.1) / 1000) * 1000,
+        "cured": math.ceil(exact_needed * rng.uniform(*data["paid_of_needed"]["covers"]) / 1000) * 1000,
+        "cure_short": math.floor(exact_needed * rng.uniform(*data["paid_of_needed"]["short"]) / 1000) * 1000,
+        "cure_capped": math.ceil(exact_needed * rng.uniform(*data["paid_of_needed"]["covers"]) / 1000) * 1000,
     }.get(finding, 0)
     certificate = ComplianceCertificate(
         debt_id=debt.debt_id,
