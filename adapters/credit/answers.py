@@ -1,6 +1,8 @@
 """What a borrower's answer changes in the package: a delivered period joins it (or, restated,
 replaces the period of the same label), a quality-of-earnings report restates bridge lines (by id),
-a sources-and-uses table is attached. The sim and the sandbox
+a sources-and-uses table is attached, a compliance certificate attaches to its debt and replaces
+the outstanding principal with the certified one, the sponsor's breach history joins the sponsor,
+and the largest customer's contract joins the borrower. The sim and the sandbox
 both apply answers through `answered`, so the world they hold after a request is the same."""
 
 from __future__ import annotations
@@ -32,6 +34,22 @@ def answered(package: CreditPackage, answer: BorrowerAnswer) -> CreditPackage:
         )
     if answer.sources_and_uses is not None:
         update["sources_and_uses"] = answer.sources_and_uses
+    if answer.certificates:
+        certified = {c.debt_id: c for c in answer.certificates}
+        update["existing_debt"] = tuple(
+            d.model_copy(
+                update={"certificate": certified[d.debt_id], "outstanding": certified[d.debt_id].outstanding}
+            )
+            if d.debt_id in certified
+            else d
+            for d in package.existing_debt
+        )
+    if answer.breach_history is not None:
+        update["sponsor"] = package.sponsor.model_copy(update={"breach_history": answer.breach_history})
+    if answer.customer_contract is not None:
+        update["borrower"] = package.borrower.model_copy(
+            update={"largest_customer_contract": answer.customer_contract}
+        )
     return package.model_copy(update=update) if update else package
 
 

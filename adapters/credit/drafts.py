@@ -26,7 +26,10 @@ from typing import Any, get_args
 from adapters.credit.models import (
     AddBack,
     BorrowerAnswer,
+    BreachRecord,
+    ComplianceCertificate,
     CreditPackage,
+    CustomerContract,
     EbitdaBridge,
     ExistingDebt,
     FinancialPeriod,
@@ -157,7 +160,8 @@ def _changed_file(
     answer: BorrowerAnswer, ok: Sequence[RecordedCall], asked: dict[str, int], bridge: dict[str, Any]
 ) -> BorrowerAnswer:
     """`answer` with what it changed in the file as the episode read it after the request: the
-    bridge lines it restated, the sources-and-uses table it delivered."""
+    bridge lines it restated, the sources-and-uses table, the certificates on the debt table, the
+    sponsor's breach history and the largest customer's contract it delivered."""
     if not answer.available or answer.item not in asked:
         return answer
     at = asked[answer.item]
@@ -176,6 +180,21 @@ def _changed_file(
         table = (later or {}).get("sources_and_uses")
         if table:
             answer = answer.model_copy(update={"sources_and_uses": SourcesAndUses.model_validate(table)})
+    if answer.item == "compliance_certificates":
+        debts = (_read_after(ok, at, "get_existing_debt") or {}).get("debts", [])
+        certified = tuple(
+            ComplianceCertificate.model_validate(d["certificate"]) for d in debts if d.get("certificate")
+        )
+        answer = answer.model_copy(update={"certificates": certified})
+    if answer.item in ("breach_history", "customer_contracts"):
+        later = _read_after(ok, at, "get_package")
+        if later is not None and answer.item == "breach_history":
+            history = later["sponsor"].get("breach_history")
+            records = None if history is None else tuple(BreachRecord.model_validate(r) for r in history)
+            answer = answer.model_copy(update={"breach_history": records})
+        elif later is not None and later["borrower"].get("largest_customer_contract"):
+            contract = CustomerContract.model_validate(later["borrower"]["largest_customer_contract"])
+            answer = answer.model_copy(update={"customer_contract": contract})
     return answer
 
 

@@ -31,6 +31,61 @@ AddBackCategory = Literal[
     "equity_cure",
 ]
 PackageStatus = Literal["open", "information_requested", "recommended", "escalated"]
+ContractStatus = Literal["renewed", "notice_given", "in_negotiation"]
+BreachKind = Literal["covenant_breach", "payment_default"]
+
+
+class BreachRecord(Contract):
+    """One event in a sponsor's breach history (its portfolio companies' loans)."""
+
+    company: str
+    """The portfolio company."""
+    year: int
+    """Year of the event."""
+    kind: BreachKind
+    """A failed covenant test, or a missed payment (a default)."""
+    resolution: str
+    """How it ended, in words (`amended for a fee`, `restructured`, `repaid in full`)."""
+    lenders_repaid_in_full: bool
+    """Whether the lenders got all their money back; a default with a loss to lenders counts as
+    the sponsor's prior default."""
+
+
+class CustomerContract(Contract):
+    """The largest customer's contract, as the customer-contract answer delivers it."""
+
+    customer: str
+    """The customer."""
+    status: ContractStatus
+    """Renewed past the facility's maturity, notice of non-renewal given, or still being negotiated."""
+    ends: date
+    """When the contract ends (the renewed term's end once renewed)."""
+    ebitda_contribution: float = Field(ge=0)
+    """TTM EBITDA the customer contributes, in the borrower's reporting currency (what underwriting
+    takes off when the customer has given notice)."""
+
+
+class ComplianceCertificate(Contract):
+    """The latest compliance certificate under an existing debt."""
+
+    debt_id: str
+    """The instrument it certifies."""
+    period_end: date
+    """Quarter end of the test."""
+    outstanding: float = Field(ge=0)
+    """Principal outstanding certified at the test date (the debt table's figure is replaced by it)."""
+    passed: bool
+    """Whether every covenant of the instrument passed."""
+    waived: bool = False
+    """Whether the lenders waived a failed test."""
+    leverage_level: float | None = Field(default=None, gt=0)
+    """The instrument's maximum total leverage covenant, as certified."""
+    covenant_debt: float | None = Field(default=None, ge=0)
+    """Debt the leverage test was computed on."""
+    covenant_ebitda: float | None = None
+    """EBITDA the leverage test was computed on."""
+    cure_paid: float = Field(default=0.0, ge=0)
+    """Sponsor equity paid in to cure a failed leverage test (counted as EBITDA for that test only)."""
 
 
 class Sponsor(Contract):
@@ -44,6 +99,11 @@ class Sponsor(Contract):
     """Whether a company this sponsor controlled has defaulted on a loan from this fund or its peers."""
     default_note: str | None = None
     """What the prior default was, when there was one."""
+    record_on_file: bool = True
+    """Whether the fund holds the sponsor's track record; a sponsor new to the fund is asked for
+    its breach history before any decision."""
+    breach_history: tuple[BreachRecord, ...] | None = None
+    """The sponsor's breach history once delivered (empty: none); None: not received."""
 
 
 class Borrower(Contract):
@@ -61,6 +121,10 @@ class Borrower(Contract):
     """Month the current fiscal year ends in (1-12)."""
     largest_customer_share_pct: float = Field(ge=0, le=100)
     """Share of TTM revenue from the single largest customer, in percent."""
+    largest_customer_contract_ends: date | None = None
+    """When the largest customer's contract ends, as the package states it (None: not stated)."""
+    largest_customer_contract: CustomerContract | None = None
+    """The largest customer's contract once delivered (renewal, notice, negotiation)."""
 
 
 class IncomeStatement(Contract):
@@ -239,6 +303,12 @@ class ExistingDebt(Contract):
     """Scheduled principal a year."""
     refinanced: bool = False
     """Whether the proposed facility repays it at closing."""
+    maintenance_covenants: bool = False
+    """Whether the instrument carries maintenance covenants its lender tests each quarter."""
+    certificate: ComplianceCertificate | None = None
+    """Its latest compliance certificate once delivered."""
+    max_cure_amount: float | None = Field(default=None, ge=0)
+    """The most one equity cure may count under the instrument's documents (None: no cure right)."""
 
 
 class FundPolicy(Contract):
@@ -314,6 +384,12 @@ class BorrowerAnswer(Contract):
     """Bridge lines the answer restates (a quality-of-earnings report), replacing those of the same id."""
     sources_and_uses: SourcesAndUses | None = None
     """The sources-and-uses table the answer delivers."""
+    certificates: tuple[ComplianceCertificate, ...] = ()
+    """Compliance certificates under existing debt (each replaces its debt's outstanding)."""
+    breach_history: tuple[BreachRecord, ...] | None = None
+    """The sponsor's breach history the answer delivers (empty: none)."""
+    customer_contract: CustomerContract | None = None
+    """The largest customer's contract the answer delivers."""
 
 
 class CreditPackage(Contract):

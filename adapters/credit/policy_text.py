@@ -13,9 +13,17 @@ def policy_rules(p: FundPolicy) -> list[str]:
         "trailing twelve months (missing_quarter), a trailing twelve months ending more than a quarter plus "
         f"{p.reporting_lag_days} days before today (latest_quarter), or debt flagged refinanced with no sources "
         "and uses (sources_and_uses), or an unsupported add-back whose support would change the decision "
-        "(quality_of_earnings); if it is still to follow, make no decision. Decide on the file as the answers "
+        "(quality_of_earnings), or existing debt that stays and carries maintenance covenants without its "
+        "latest certificate (compliance_certificates), a sponsor whose record is not on file (breach_history), "
+        "or a customer above the concentration limit whose contract ends before the facility matures "
+        "(customer_contracts); if it is still to follow, make no decision. Decide on the file as the answers "
         "leave it: a quality-of-earnings report may support a line, tie it to less, find it recurring or "
-        "restate a quarter.",
+        "restate a quarter; a certificate's principal replaces the debt table's.",
+        "A compliance certificate under debt that stays showing a failed test its lenders have not waived is a "
+        "default at closing: decline. A default in the sponsor's breach history that cost its lenders money is "
+        "a prior default (a covenant reset, or a default repaid in full, is not). A largest customer that has "
+        "given notice of non-renewal leaves: take its EBITDA contribution off (no concentration condition "
+        "then); one whose renewal is still being negotiated: escalate (customer_concentration).",
         "Debt flagged refinanced is retired only as far as the sources and uses repay it; the rest stays in debt.",
         "Compute every figure on the latest four quarters, pro forma for the facility (debt after closing: "
         "the facility, the drawn revolver and the existing debt it does not refinance), in the facility currency.",

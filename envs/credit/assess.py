@@ -16,6 +16,15 @@ from adapters.credit.models import AddBack, CreditPackage, FundPolicy
 from adapters.credit.records import ConditionKind, DecisionClass, EscalationReason, Figures, InformationItem
 from envs.credit.addbacks import judge
 from envs.credit.covenants import breached, cures_beyond_policy, restructured_amount, thin
+from envs.credit.diligence import (
+    certificates_due,
+    contract_due,
+    customer_leaving,
+    history_due,
+    in_default,
+    prior_default,
+    renewal_open,
+)
 from envs.credit.ratios import (
     Inputs,
     exact,
@@ -73,6 +82,13 @@ def ask_first(package: CreditPackage, policy: FundPolicy, today: date) -> tuple[
         items.append("sources_and_uses")
     if qoe_decides(package, policy):
         items.append("quality_of_earnings")
+    # Answers only the borrower can give, on which the decision turns (`envs.credit.diligence`).
+    if certificates_due(package):
+        items.append("compliance_certificates")
+    if history_due(package.sponsor):
+        items.append("breach_history")
+    if contract_due(package, policy, today):
+        items.append("customer_contracts")
     return tuple(items)
 
 
@@ -106,7 +122,7 @@ def may_ask(package: CreditPackage, policy: FundPolicy) -> tuple[InformationItem
         items.append("customer_contracts")
     if any(not a.supported and not a.recurring for a in package.bridge.addbacks):
         items += ["addback_support", *(() if qoe_decides(package, policy) else ("quality_of_earnings",))]
-    if package.sponsor.prior_default:
+    if prior_default(package.sponsor) or not package.sponsor.record_on_file:
         items.append("breach_history")
     if any(not d.refinanced for d in package.existing_debt):
         items.append("compliance_certificates")
@@ -123,7 +139,7 @@ def after_answers(package: CreditPackage, items: tuple[InformationItem, ...]) ->
 def assess(package: CreditPackage, policy: FundPolicy, today: date) -> Assessment:
     """The acceptable classes for `package` under `policy`."""
     items = ask_first(package, policy, today)
-    optional = may_ask(package, policy)
+    optional = tuple(i for i in may_ask(package, policy) if i not in items)
     answers = {a.item: a for a in package.answers}
     if any(not (answers.get(i) and answers[i].available) for i in items):
         return Assessment(classes=("request_information",), ask_first=items, may_ask=optional, flags=items)
@@ -148,6 +164,9 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
             escalation_reasons=("non_positive_ebitda",),
             flags=("non_positive_ebitda", *only),
         )
+    if in_default(package):
+        # A failed, unwaived test under debt that stays: a default at closing.
+        return replace(base, classes=("decline",), flags=("existing_debt_in_default",))
     if e.total_leverage > q(policy.decline_total_leverage) or e.interest_coverage < q(
         policy.decline_interest_coverage
     ):
@@ -176,8 +195,15 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
         reasons.append("leverage_above_policy")
     if thin(e, facility, policy):
         reasons.append("thin_covenant_headroom")
-    if package.sponsor.prior_default:
+    if prior_default(package.sponsor):
         reasons.append("sponsor_prior_default")
+    # A customer that has given notice leaves the book (its EBITDA is already off); one whose
+    # renewal is still open goes to the committee, not to a concentration limit.
+    concentrated = package.borrower.largest_customer_share_pct > policy.max_customer_share_pct and not (
+        customer_leaving(package.borrower)
+    )
+    if concentrated and renewal_open(package.borrower):
+        reasons.append("customer_concentration")
     if reasons:
         escalate: tuple[DecisionClass, ...] = ("escalate", "decline") if dependent else ("escalate",)
         return replace(base, classes=escalate, escalation_reasons=tuple(reasons), flags=tuple(reasons))
@@ -196,7 +222,7 @@ def decide(package: CreditPackage, policy: FundPolicy, items: tuple[InformationI
         conditions.append("tighter_covenant")
     if package.term_sheet.covenant_lite:
         alternatives.append("covenant_lite")
-    if package.borrower.largest_customer_share_pct > policy.max_customer_share_pct:
+    if concentrated:
         conditions.append("concentration_limit")
         alternatives.append("customer_concentration")
     if not conditions:

@@ -17,6 +17,7 @@ from adapters.credit.models import BorrowerAnswer, CreditPackage, Currency, Fina
 from envs.credit.assess import Assessment, assess
 from envs.credit.calendar import period_bounds
 from envs.credit.cures import cure_rights
+from envs.credit.diligence_cases import breach_history_decides, certificate_decides, customer_contract_decides
 from envs.credit.qoe import qoe_decides
 from envs.credit.traps import set_trap, with_addback
 from envs.credit.worldgen import TODAY, Knobs, draw
@@ -266,6 +267,9 @@ EDGE: dict[str, Callable[[CreditPackage, random.Random], CreditPackage]] = {
     "currency_mismatch": currency_mismatch,
     "qoe_decides": qoe_decides,
     "cure_rights": cure_rights,
+    "certificate_decides": certificate_decides,
+    "breach_history_decides": breach_history_decides,
+    "customer_contract_decides": customer_contract_decides,
 }
 """The held-out edge families by name."""
 EDGE_BASES = (BASE[0], BASE[0], BASE[1], BASE[6])
@@ -273,7 +277,12 @@ EDGE_BASES = (BASE[0], BASE[0], BASE[1], BASE[6])
 BASES_BY_KIND: dict[str, tuple[Recipe, ...]] = {"qoe_decides": (BASE[1], BASE[6])}
 """Families drawn from their own bases: a quality-of-earnings report decides only where support
 would carry leverage under a policy level."""
-ASKS_FIRST: dict[str, str] = {"qoe_decides": "quality_of_earnings"}
+ASKS_FIRST: dict[str, str] = {
+    "qoe_decides": "quality_of_earnings",
+    "certificate_decides": "compliance_certificates",
+    "breach_history_decides": "breach_history",
+    "customer_contract_decides": "customer_contracts",
+}
 """Families whose package must make policy ask for an item first (else it is drawn again)."""
 
 
@@ -286,6 +295,9 @@ def edge_case(
         package, _ = base_case(recipe, rng, package_id, policy)
         package = EDGE[kind](package, rng)
         found = assess(package, policy, TODAY)
-        if kind not in ASKS_FIRST or ASKS_FIRST[kind] in found.ask_first:
+        # Every item policy asks for first has an answer (delivered or to follow): the deal system
+        # says "nothing further" to an item the borrower was never given an answer for.
+        answered = all(any(a.item == i for a in package.answers) for i in found.ask_first)
+        if answered and (kind not in ASKS_FIRST or ASKS_FIRST[kind] in found.ask_first):
             return package, found
     raise RuntimeError(f"edge family {kind} found no package in {ATTEMPTS} draws")

@@ -17,6 +17,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from adapters.credit.models import Covenant, Facility, FundPolicy
+from envs.credit.cures import leverage_cure
 from envs.credit.ratios import Exact, Inputs, exact, q
 
 
@@ -62,8 +63,8 @@ def cure_amount(e: Exact, covenant: Covenant) -> Fraction:
     level = q(covenant.level)
     free = e.adjusted_ebitda - e.capex_and_taxes
     needed = {
-        "max_total_leverage": e.total_debt / level - e.adjusted_ebitda,
-        "max_senior_leverage": e.senior_debt / level - e.adjusted_ebitda,
+        "max_total_leverage": leverage_cure(e.total_debt, e.adjusted_ebitda, level),
+        "max_senior_leverage": leverage_cure(e.senior_debt, e.adjusted_ebitda, level),
         "min_interest_coverage": level * e.interest - e.adjusted_ebitda,
         "min_fccr": level * e.debt_service - free,
         "min_liquidity": level - e.liquidity,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from fractions import Fraction
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,12 @@ DATA = Path(__file__).with_name("cures.json")
 def _data() -> dict[str, Any]:
     found: dict[str, Any] = json.loads(DATA.read_text())
     return found
+
+
+def leverage_cure(debt: Fraction, ebitda: Fraction, level: Fraction) -> Fraction:
+    """The EBITDA (sponsor cash counted as EBITDA for the test) that brings debt / EBITDA down to
+    `level`; 0 when the test passes."""
+    return max(debt / level - ebitda, Fraction(0))
 
 
 def cure_rights(p: CreditPackage, rng: random.Random) -> CreditPackage:

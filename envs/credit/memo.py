@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from adapters.credit.models import CreditPackage, FundPolicy
+from adapters.credit.models import CreditPackage, ExistingDebt, FundPolicy
 from adapters.credit.records import ConditionKind, Figures, InformationItem
+from envs.credit.diligence import cure_counted, cure_needed, cured, prior_default
 
 ITEM_WORDS: dict[str, str] = {
     "restatement_reconciliation": "a reconciliation of the restated figures to those first reported",
@@ -70,6 +71,69 @@ def condition(
     return {"kind": kind, "detail": detail, "value": value}
 
 
+def _certified(d: ExistingDebt) -> str:
+    """What a certificate shows, in words (with the cure, as it counts, against the cure needed)."""
+    c = d.certificate
+    assert c is not None
+    if c.passed:
+        return "every test passed"
+    if c.waived:
+        return "a missed test the lenders waived"
+    needed = cure_needed(d)
+    if c.cure_paid > 0 and needed is not None:
+        counted = float(cure_counted(d))
+        paid = f"sponsor equity of {money(d.currency, c.cure_paid)} paid in"
+        need = f"{money(d.currency, float(needed))} needed"
+        if cured(d):
+            return f"a missed leverage test, cured: {paid}, {need}"
+        if counted < c.cure_paid:
+            return (
+                f"a missed leverage test: {paid}, of which only {money(d.currency, counted)} may count under "
+                f"its documents, short of the {need}; a default under debt that stays"
+            )
+        return f"a missed leverage test: {paid}, short of the {need}; a default under debt that stays"
+    return "a missed test the lenders have not waived, a default under debt that stays"
+
+
+def diligence(package: CreditPackage) -> list[str]:
+    """What the answers received establish, as the memo states it (certificates, the sponsor's
+    breach history, the largest customer's contract)."""
+    lines = []
+    for d in package.existing_debt:
+        c = d.certificate
+        if c is None:
+            continue
+        lines.append(
+            f"Compliance certificate for the {d.lender} loan at {c.period_end.isoformat()}: {_certified(d)}; "
+            f"principal outstanding {money(d.currency, c.outstanding)}."
+        )
+    history = package.sponsor.breach_history
+    if history is not None:
+        events = "; ".join(
+            f"{r.company} {r.year}, {r.kind.replace('_', ' ')}, {r.resolution}" for r in history
+        )
+        verdict = (
+            "a prior default that cost lenders money"
+            if prior_default(package.sponsor)
+            else "no loss to lenders"
+        )
+        lines.append(f"Sponsor breach history: {events or 'none'} ({verdict}).")
+    contract = package.borrower.largest_customer_contract
+    if contract is not None:
+        words = {
+            "renewed": f"is renewed to {contract.ends.isoformat()}",
+            "notice_given": (
+                f"has given notice to end its contract on {contract.ends.isoformat()}; its contribution of "
+                f"{money(package.borrower.reporting_currency, contract.ebitda_contribution)} to earnings is taken off"
+            ),
+            "in_negotiation": (
+                f"has a contract ending {contract.ends.isoformat()}, terms for a further term still being negotiated"
+            ),
+        }[contract.status]
+        lines.append(f"The largest customer, {contract.customer}, {words}.")
+    return lines
+
+
 def memo(package: CreditPackage, f: Figures, decision: str, why: str) -> str:
     """The credit memo: the figures relied on, the covenant headroom, the decision and why."""
     ccy = package.term_sheet.facility.currency
@@ -85,5 +149,6 @@ def memo(package: CreditPackage, f: Figures, decision: str, why: str) -> str:
         lines.append(f"Covenant headroom: {rows}.")
     else:
         lines.append("Covenant headroom: none to measure, the terms are covenant-lite.")
+    lines += diligence(package)
     lines.append(f"Recommendation: {decision.replace('_', ' ')}. {why}")
     return " ".join(lines)

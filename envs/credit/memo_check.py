@@ -8,6 +8,14 @@ in the package.
   right, `4.30x` is not); liquidity likewise, as an amount.
 - Facts a memo may state only when the package holds them: a waiver, a renewal, a cure (a cure
   right on the term sheet counts), an amendment, a committee's approval. A denial (`no waiver`, `not renewed`) states nothing.
+  What an answer establishes is read from its structure, not its words: a waiver only from a
+  certificate whose failed test was waived, a renewal only from a renewed customer contract (an
+  answer's text such as `will not renew` grants nothing).
+- Claims an answer contradicts: the existing debt in compliance (`in compliance`, `every test
+  passed`, `no breach`) where a delivered certificate shows a failed test (not cured); a test
+  `cured` where the sponsor's cure fell short of the shortfall or of what may count; the sponsor's record
+  clean (`no prior default`, `clean record`, `never defaulted`) where its breach history holds a
+  default that cost lenders money.
 - An escalation memo names each reason it escalates for; a memo on an approval that asks for more
   equity cites the FCCR that decides it.
 """
@@ -20,6 +28,7 @@ from typing import Any
 
 from adapters.credit.answers import answered_all
 from adapters.credit.models import CreditPackage, FundPolicy
+from envs.credit.diligence import cured, in_default, prior_default
 from envs.credit.ratios import IncompleteTtm, exact, inputs_for
 
 NUMBER = r"(?P<num>-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)\s*(?P<unit>x\b|%|bn\b|billion\b|mm\b|m\b|million\b|k\b|thousand\b)?"
@@ -46,6 +55,21 @@ FACTS: dict[str, re.Pattern[str]] = {
     "amendment": re.compile(r"\bamend(?:ment|ments|ed)?\b", re.IGNORECASE),
     "committee approval": re.compile(r"\b(?:committee|IC)\b[^.]{0,25}\bapprov", re.IGNORECASE),
 }
+CONTRADICTED: dict[str, re.Pattern[str]] = {
+    "compliance": re.compile(
+        r"\bin (?:full )?compliance\b|\bcompliant\b|\b(?:every|all)(?: covenant)? tests? (?:were |was )?passed\b"
+        r"|\btests? (?:were |was )?(?:all )?passed\b|\bno (?:covenant )?breach(?:es)?\b",
+        re.IGNORECASE,
+    ),
+    "cured": re.compile(
+        r"(?<!not )(?<!never )\bcured\b|\bcure (?:fixed|remedied|covered)|\bremedied\b", re.IGNORECASE
+    ),
+    "clean record": re.compile(
+        r"\bno (?:prior |previous |payment )?defaults?\b|\bclean (?:track )?record\b|\bnever defaulted\b",
+        re.IGNORECASE,
+    ),
+}
+"""Claims a memo may not make where an answer shows the opposite."""
 DENIAL = re.compile(r"\b(?:no|not|nor|without|never|absent|neither)\b[^.]*$", re.IGNORECASE)
 DENIAL_REACH = 40
 """How far before a fact word a denial may stand (same sentence)."""
@@ -129,6 +153,43 @@ def missing_reason(text: str, reasons: list[Any]) -> str | None:
     return None
 
 
+def contradicted(text: str, package: CreditPackage) -> str | None:
+    """A claim the memo makes that a delivered answer contradicts, or None."""
+    failed = [
+        d
+        for d in package.existing_debt
+        if d.certificate is not None and not (d.certificate.passed or cured(d))
+    ]
+    if failed and (m := CONTRADICTED["compliance"].search(text)):
+        return f"the memo says {m.group(0)!r}; the compliance certificate for {failed[0].debt_id} shows a failed test"
+    defaulted = in_default(package)
+    if defaulted and (m := CONTRADICTED["cured"].search(text)):
+        return f"the memo says {m.group(0)!r}; the certificate for {defaulted[0].debt_id} shows a test still failed"
+    if prior_default(package.sponsor) and (m := CONTRADICTED["clean record"].search(text)):
+        return f"the memo says {m.group(0)!r}; the sponsor's breach history holds a default that cost lenders money"
+    return None
+
+
+def stated_text(raw: Any) -> str:
+    """What the package states, for the facts a memo may cite: the package less the borrower's
+    answers (their words grant nothing; what they deliver is in the package's structure), with a
+    certificate's waiver and a renewed contract in words."""
+    if not isinstance(raw, Mapping):
+        return str(raw)
+    shown = {k: v for k, v in raw.items() if k not in ("answers", "received_answers")}
+    debts = []
+    words = []
+    for d in shown.get("existing_debt", []) or []:
+        cert = d.get("certificate") if isinstance(d, Mapping) else None
+        if isinstance(cert, Mapping):
+            words += [" a waiver"] if cert.get("waived") else []
+            words += [" a cure"] if cert.get("cure_paid") else []
+            d = {**d, "certificate": {k: v for k, v in cert.items() if k != "waived"}}
+        debts.append(d)
+    shown["existing_debt"] = debts
+    return str(shown) + "".join(words)
+
+
 def cure_rights_text(raw: Any) -> str:
     """The package's equity cure rights in words (its fields name them `equity_cures`), so a memo
     may state a cure right the term sheet grants."""
@@ -167,7 +228,14 @@ def evidence_problem(world: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     computed = computed_figures(world, package_id)
     liquidity = computed.pop("liquidity", None)
     raw = world.get("packages", {}).get(package_id, "")
-    package_text = str(raw) + cure_rights_text(raw)
+    claim = None
+    if isinstance(raw, Mapping):
+        # The file as every answer leaves it (as the figures are computed).
+        package = CreditPackage.model_validate(raw)
+        package = answered_all(package, tuple(a.item for a in package.answers))
+        raw = package.model_dump(mode="json")
+        claim = contradicted(text, package)
+    package_text = stated_text(raw) + cure_rights_text(raw)
     conditions = arguments.get("conditions") or []
     kinds = {c.get("kind") for c in conditions if isinstance(c, Mapping)}
     if "more_equity" in kinds and not cited_multiples(text, RATIO_NAMES["fixed_charge_coverage"]):
@@ -177,5 +245,6 @@ def evidence_problem(world: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
         wrong_ratio(text, computed)
         or wrong_liquidity(text, liquidity)
         or invented_fact(text, package_text)
+        or claim
         or (missing_reason(text, reasons) if isinstance(reasons, list) else None)
     )

@@ -4,7 +4,7 @@ Every ratio is on the trailing twelve months (the latest four consecutive quarte
 for the facility, in the facility's currency:
 - adjusted EBITDA = reported TTM EBITDA + accepted add-backs (judged by `addbacks.judge`: read by
   description and history; projected synergies only up to the policy's cap as a percentage of
-  reported EBITDA);
+  reported EBITDA) - the EBITDA of a largest customer that has given notice of non-renewal;
 - total (senior) leverage = debt after closing (senior debt after closing) / adjusted EBITDA;
 - interest coverage = adjusted EBITDA / pro forma cash interest;
 - FCCR = (adjusted EBITDA - capex - cash taxes) / (cash interest + scheduled principal);
@@ -40,6 +40,7 @@ from adapters.credit.models import (
 from adapters.credit.records import CovenantHeadroom, Figures
 from envs.credit.addbacks import judge
 from envs.credit.calendar import month_end, shift
+from envs.credit.diligence import lost_ebitda
 from envs.credit.refinancing import remaining
 
 NOT_MEANINGFUL = 99.0
@@ -62,6 +63,8 @@ class Inputs:
     fx_to_facility: dict[str, float]
     policy: FundPolicy
     sources_and_uses: SourcesAndUses | None = None
+    lost_ebitda: float = 0.0
+    """EBITDA of a customer that has given notice, in the bridge's currency (taken off)."""
 
     def fx(self, currency: str) -> Fraction:
         """Rate into the facility currency, exactly as written."""
@@ -85,6 +88,7 @@ def inputs_for(package: CreditPackage, policy: FundPolicy) -> Inputs:
         fx_to_facility=dict(package.fx_to_facility),
         policy=policy,
         sources_and_uses=package.sources_and_uses,
+        lost_ebitda=lost_ebitda(package.borrower),
     )
 
 
@@ -178,7 +182,8 @@ def exact(inputs: Inputs) -> Exact:
         )
 
     reported = ttm("income", "ebitda")
-    ebitda = reported + exact_addbacks(inputs.bridge, inputs.policy) * inputs.fx(inputs.bridge.currency)
+    adjustments = exact_addbacks(inputs.bridge, inputs.policy) - q(inputs.lost_ebitda)
+    ebitda = reported + adjustments * inputs.fx(inputs.bridge.currency)
     facility = inputs.term_sheet.facility
     # A refinanced debt is retired only as far as the sources and uses repay it.
     kept = [(d, share) for d, share in remaining(inputs.debts, inputs.sources_and_uses) if share > 0]

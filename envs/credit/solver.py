@@ -97,10 +97,12 @@ def analyst(item: WorkItem, prefer: DecisionClass | None = None) -> Script:
             if period is None:
                 return None
             delivered.append(FinancialPeriod.model_validate(period["period"]))
-        # Answers change the file: the debt table and the bridge are read again after them.
+        # Answers change the file: the overview (borrower and sponsor facts), the debt table and
+        # the bridge are read again after them.
+        pkg = yield from desk.read("get_package", package_id=package_id)
         debt = yield from desk.read("get_existing_debt", package_id=package_id)
         bridge = yield from desk.read("get_ebitda_bridge", package_id=package_id)
-        if debt is None or bridge is None:
+        if pkg is None or debt is None or bridge is None:
             return None
         # A delivered period joins the file; a restated one replaces the period of its label.
         fresh = {p.label for p in delivered}
@@ -108,7 +110,10 @@ def analyst(item: WorkItem, prefer: DecisionClass | None = None) -> Script:
             update={
                 "periods": (*(p for p in package.periods if p.label not in fresh), *delivered),
                 "sources_and_uses": _table(debt),
+                "existing_debt": tuple(ExistingDebt.model_validate(d) for d in debt["debts"]),
                 "bridge": EbitdaBridge.model_validate(bridge["bridge"]),
+                "borrower": Borrower.model_validate(pkg["borrower"]),
+                "sponsor": Sponsor.model_validate(pkg["sponsor"]),
             }
         )
     assessment = decide(package, policy, items)

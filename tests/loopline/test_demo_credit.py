@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from adapters.credit.tools import ESCALATE, RECORD
 from adapters.credit.work_items import work_item_problem
+from envs.credit.cases import BASE, EDGE
 from envs.credit.demo import breaches, later_outcome, queue_world, training_vocabulary, work_queue
 from envs.domain import DOMAINS
 from schemas import WorkItem
@@ -14,7 +15,7 @@ from schemas import WorkItem
 def test_the_queue_holds_one_package_per_recipe_and_edge_family_with_pdf_tables_among_them() -> None:
     world = queue_world()
     items = work_queue(world)
-    assert len(items) == len(world.packages) == 19
+    assert len(items) == len(world.packages) == len(BASE) + len(EDGE) == 22
     assert all(work_item_problem(item) is None for item in items)
     sources = {p.source for package in world.packages.values() for p in package.periods}
     assert sources == {"workbook", "pdf_table"}

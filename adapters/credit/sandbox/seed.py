@@ -1,6 +1,8 @@
-"""The sandbox deal system's built-in world: six packages that between them carry every way a
+"""The sandbox deal system's built-in world: nine packages that between them carry every way a
 package arrives (workbooks and PDF tables, another reporting currency, a restatement, a missing
-quarter, a change of fiscal year end, covenant-lite terms, a sponsor with a prior default, a loss).
+quarter, a change of fiscal year end, covenant-lite terms, a sponsor with a prior default, a loss,
+answers that change the file: sources and uses, quality of earnings, certificates, a sponsor's
+breach history, the largest customer's contract).
 
 Hand-built and deterministic, so the conformance suite and the sandbox start from the same world;
 the training environments draw their own worlds (`envs.credit`).
@@ -15,10 +17,13 @@ from adapters.credit.models import (
     BalanceSheet,
     Borrower,
     BorrowerAnswer,
+    BreachRecord,
     CashFlowStatement,
+    ComplianceCertificate,
     Covenant,
     CreditPackage,
     Currency,
+    CustomerContract,
     EbitdaBridge,
     ExistingDebt,
     Facility,
@@ -42,6 +47,7 @@ SEED_PACKAGES = (
     "PKG-1006",
     "PKG-1007",
     "PKG-1008",
+    "PKG-1009",
 )
 
 
@@ -380,6 +386,84 @@ def _qoe_restates_and_cures() -> CreditPackage:
     )
 
 
+def _answers_that_decide() -> CreditPackage:
+    """A bank loan that stays with maintenance covenants, a sponsor new to the fund, and a
+    concentrated book whose largest contract ends before maturity; the certificate certifies more
+    principal than the debt schedule (and a miss the sponsor cured), the breach history holds a default that
+    cost lenders money, and the largest customer has given notice."""
+    base = _package("PKG-1009", "Orchard Valley Dairies", _calendar_periods(2_400_000.0), 38_000_000.0)
+    loan = ExistingDebt(
+        debt_id="D-2",
+        lender="Fenwick Bank",
+        seniority="senior_secured",
+        outstanding=3_000_000.0,
+        currency="USD",
+        rate_pct=8.0,
+        annual_principal=150_000.0,
+        maintenance_covenants=True,
+        max_cure_amount=500_000.0,
+    )
+    answers = (
+        BorrowerAnswer(
+            item="compliance_certificates",
+            available=True,
+            text="Compliance certificate for 2025Q3 attached: the leverage test was missed and the sponsor paid in "
+            "an equity cure; the certified principal includes the accordion drawn in August.",
+            certificates=(
+                # Tested at 4.5x on 13.5m of debt and 2.8m of EBITDA: a 0.2m cure is needed, 0.25m paid.
+                ComplianceCertificate(
+                    debt_id="D-2",
+                    period_end=date(2025, 9, 30),
+                    outstanding=4_500_000.0,
+                    passed=False,
+                    leverage_level=4.5,
+                    covenant_debt=13_500_000.0,
+                    covenant_ebitda=2_800_000.0,
+                    cure_paid=250_000.0,
+                ),
+            ),
+        ),
+        BorrowerAnswer(
+            item="breach_history",
+            available=True,
+            text="Breach history attached: one portfolio company missed an interest payment and was restructured.",
+            breach_history=(
+                BreachRecord(
+                    company="Cinder Packaging",
+                    year=2021,
+                    kind="payment_default",
+                    resolution="restructured; the lenders wrote off 35% of the loan",
+                    lenders_repaid_in_full=False,
+                ),
+            ),
+        ),
+        BorrowerAnswer(
+            item="customer_contracts",
+            available=True,
+            text="Customer contracts attached: the largest customer will not renew when its term ends.",
+            customer_contract=CustomerContract(
+                customer="Castlegate Retail",
+                status="notice_given",
+                ends=date(2026, 6, 30),
+                ebitda_contribution=900_000.0,
+            ),
+        ),
+    )
+    return base.model_copy(
+        update={
+            "existing_debt": (*base.existing_debt, loan),
+            "sponsor": Sponsor(sponsor_id="S-9", name="Larkspur Equity", record_on_file=False),
+            "borrower": base.borrower.model_copy(
+                update={
+                    "largest_customer_share_pct": 41.0,
+                    "largest_customer_contract_ends": date(2026, 6, 30),
+                }
+            ),
+            "answers": answers,
+        }
+    )
+
+
 def seed_world() -> World:
     """The built-in world of the credit sandbox (and of the conformance suite)."""
     eur = _calendar_periods(1_800_000.0, currency="EUR", source="pdf_table")
@@ -406,6 +490,7 @@ def seed_world() -> World:
         ),
         _answers_change_the_file(),
         _qoe_restates_and_cures(),
+        _answers_that_decide(),
     ]
     packages[1] = packages[1].model_copy(update={"bridge": _bridge(7_300_000.0, "EUR", synergy=2_000_000.0)})
     return World(today=TODAY, packages={p.package_id: p for p in packages})

@@ -79,7 +79,11 @@ class Hand:
         ("min_interest_coverage", 2.0),
     )
     customer_share: float = 12.0
+    customer_contract_ends: date | None = None
+    """When the largest customer's contract ends, as the package states it."""
     prior_default: bool = False
+    record_on_file: bool = True
+    """Whether the fund holds the sponsor's track record (else its breach history is asked for)."""
     restated: tuple[int, date, float] | None = None
     """(quarter index, restated on, EBITDA as first reported)."""
     drop_quarter: int | None = None
@@ -184,12 +188,14 @@ def package(h: Hand, package_id: str) -> CreditPackage:
             reporting_currency=h.currency,
             fiscal_year_end_month=12,
             largest_customer_share_pct=h.customer_share,
+            largest_customer_contract_ends=h.customer_contract_ends,
         ),
         sponsor=Sponsor(
             sponsor_id="S-X",
             name="Expert Capital",
             prior_default=h.prior_default,
             default_note="A 2020 portfolio company defaulted on its unitranche" if h.prior_default else None,
+            record_on_file=h.record_on_file,
         ),
         periods=(*years, *quarters),
         bridge=bridge,

@@ -44,6 +44,8 @@ def _hand(raw: dict[str, Any]) -> Hand:
             fields[key] = SourcesAndUses.model_validate(value)
         elif key in ("springing", "cures"):
             fields[key] = tuple((m, v) for m, v in value)
+        elif key == "customer_contract_ends":
+            fields[key] = date.fromisoformat(value)
         elif key == "restated":
             fields[key] = (value[0], date.fromisoformat(value[1]), value[2] * M)
         elif key != "answers":

@@ -6,7 +6,8 @@ from __future__ import annotations
 from adapters.credit import args as a
 from adapters.credit.logic import apply
 from adapters.credit.sandbox import seed_world
-from envs.credit.assess import after_answers, decide
+from envs.credit.assess import after_answers, ask_first, assess, decide
+from envs.credit.diligence import cure_needed, cured, prior_default
 from envs.credit.ratios import exact, inputs_for
 
 
@@ -71,3 +72,21 @@ def test_a_quality_of_earnings_report_that_restates_a_quarter_replaces_it_in_the
         - exact(inputs_for(before, world.policy)).adjusted_ebitda
     )
     assert gain == 400_000
+
+
+def test_certificates_breach_history_and_a_customer_notice_change_the_deal_systems_file() -> None:
+    world = seed_world()
+    before = world.packages["PKG-1009"]
+    items = ("compliance_certificates", "breach_history", "customer_contracts")
+    assert set(items) <= set(ask_first(before, world.policy, world.today))
+    after = _ask(world, *items, package_id="PKG-1009").packages["PKG-1009"]  # type: ignore[attr-defined]
+    loan = next(d for d in after.existing_debt if d.debt_id == "D-2")
+    assert loan.certificate is not None and loan.outstanding == 4_500_000.0
+    assert cured(loan) and cure_needed(loan) == 200_000  # 13.5m / 4.5x - 2.8m; 0.25m paid, 0.5m may count
+    assert after.sponsor.breach_history is not None and prior_default(after.sponsor)
+    assert after.borrower.largest_customer_contract is not None
+    # The certified principal adds 1.5m of debt; the customer's 0.9m of EBITDA comes off.
+    e0, e1 = exact(inputs_for(before, world.policy)), exact(inputs_for(after, world.policy))
+    assert e1.total_debt - e0.total_debt == 1_500_000 and e0.adjusted_ebitda - e1.adjusted_ebitda == 900_000
+    found = assess(before, world.policy, world.today)
+    assert found.classes[0] == "escalate" and "sponsor_prior_default" in found.escalation_reasons

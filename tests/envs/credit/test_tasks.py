@@ -8,6 +8,7 @@ from envs.catalog import generate, task_set_names
 from envs.credit.cases import EDGE
 from envs.credit.tasks import generate_base, generate_edge
 from envs.validate import validate_task
+from schemas.tools import ToolCall
 
 CLASSES = {"approve", "approve_with_conditions", "decline", "request_information", "escalate"}
 
@@ -34,7 +35,11 @@ def test_every_gold_replays_to_full_reward_and_doing_nothing_scores_zero() -> No
 def test_a_task_where_policy_allows_two_decisions_carries_a_gold_for_each() -> None:
     two = [t for t in generate_edge(0, 2) if sum(tag.startswith("class:") for tag in t.tags) == 2]
     assert two and all(len(t.alternative_solutions) == 1 for t in two)
-    assert all(t.gold_solution[-1].name != t.alternative_solutions[0][-1].name for t in two)
+
+    def move(call: ToolCall) -> tuple[str, object]:
+        return call.name, call.arguments.get("decision")
+
+    assert all(move(t.gold_solution[-1]) != move(t.alternative_solutions[0][-1]) for t in two)
 
 
 def test_the_task_sets_are_offered_by_name() -> None:
