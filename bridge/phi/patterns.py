@@ -39,12 +39,16 @@ _NAME = (
 )
 """A name: initials, up to four words with particles between them, and a given name after a comma."""
 _TITLE = r"(?i:mr|mrs|ms|miss|mx|dr|sr|sra|mme)"
-_ROLE = (
-    r"(?i:mr|mrs|ms|miss|mx|dr|sr|sra|mme|patient|pt|member|subscriber|guarantor|borrower|"
-    r"co-?signer|dependent|insured|beneficiary|daughter|son|wife|husband|spouse|mother|father|mom|"
-    r"dad|sister|brother|grand(?:mother|father|son|daughter)|aunt|uncle|niece|nephew|guardian|"
-    r"caregiver|parent|partner|fianc[ée]e?|widow(?:er)?|name\s+of|named|c/o)"
+_RELATIONS = (
+    r"patient|pt|member|subscriber|guarantor|borrower|co-?signer|dependent|insured|beneficiary|daughter|"
+    r"son|wife|husband|spouse|mother|father|mom|dad|sister|brother|grand(?:mother|father|son|daughter)|"
+    r"aunt|uncle|niece|nephew|guardian|caregiver|parent|partner|fianc[ée]e?|widow(?:er)?|name\s+of|named|c/o"
 )
+_SENTENCE_START = r"(?:^|(?<=[.;:!?(\n]\s)|(?<=\n))"
+_ROLE = rf"(?:{_TITLE}|(?:{_RELATIONS})|{_SENTENCE_START}(?=[A-Z])(?i:{_RELATIONS}))"
+"""A title anywhere; a role or relation in lower case, or capitalised where a sentence starts
+(`Guarantor Dmitri Volkov`), never mid-sentence, where it is a title's word (`Advance Beneficiary
+Notice`, `Member Services`)."""
 _ID_LABEL = (
     r"(?:member|subscriber|beneficiary|policy|insurance|health\s+plan|medicare|medicaid|"
     r"medical\s+record|MRN|account|acct|patient|chart|license|licence|certificate|device|serial|"

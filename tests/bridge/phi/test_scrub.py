@@ -52,3 +52,8 @@ def test_patterns_find_old_ages_npis_and_cities_but_not_an_id_label_before_digit
     text = "94-year-old, age 91, NPI 1437185907, Sausalito, CA 94965; Payer ID 60054; aged 45"
     found = {text[s:e] for s, e in merge_spans(find_spans(text))}
     assert found == {"94-year-old", "91", "1437185907", "Sausalito", "94965"}
+
+
+def test_a_role_word_capitalised_mid_sentence_is_a_title_word_not_a_name_before() -> None:
+    for text in ("the Advance Beneficiary Notice (CMS-R-131) was signed", "call Member Services Monday"):
+        assert [text[s:e] for s, e, kind in find_spans(text) if kind == "name"] == [], text
