@@ -2,9 +2,10 @@
 
 Every value the recorder tokenised at a PHI-marked position (and every leaf of an undeclared key)
 is learned here. A value with a digit (an id, a phone number, a date) matches with or without the
-separators people put in (`1EG4-TE5-MK72`, `(217) 555 0143`); a value of words (a name, a city, a
-street) matches case-insensitively with any punctuation or spacing between its words. ISO dates
-are also learned in their US and spelled-out forms. Values under three letters or digits (a
+separators people put in (`1EG4-TE5-MK72`, `(217) 555 0143`, a phone number with or without its
+country code); a value of words (a name, a city, a street) matches case-insensitively, with or
+without its accents, with any punctuation or spacing between its words. ISO dates are also
+learned in their US and spelled-out forms. Values under three letters or digits (a
 gender, a state) are not learned: on their own they identify nobody and would match everywhere.
 """
 
@@ -15,6 +16,8 @@ import re
 from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import Any
+
+from bridge.phi.spelling import fold
 
 MIN_CHARS = 3
 _SEPARATORS = r"[\s().\-/_,]*"
@@ -47,12 +50,23 @@ def _date_forms(text: str) -> list[str]:
         f"{day:%B} {day.day}, {day.year}",
         f"{day.day} {day:%B} {day.year}",
         f"{day:%b} {day.day}, {day.year}",
+        f"{day.day:02d} {day:%b} {day.year}",
+        f"{day.day} {day:%b} {day.year}",
     ]
+
+
+def _phone_forms(text: str) -> list[str]:
+    digits = "".join(_ALNUM.findall(text))
+    if not digits.isdigit():
+        return []
+    if len(digits) == 11 and digits.startswith("1"):
+        return [digits[1:]]
+    return ["1" + digits] if len(digits) == 10 else []
 
 
 def _pattern(value: str) -> str | None:
     """The regex of one value in its usual forms; None when it is too short to learn."""
-    chunks = _ALNUM.findall(value)
+    chunks = _ALNUM.findall(fold(value))
     chars = "".join(chunks)
     if len(chars) < MIN_CHARS:
         return None
@@ -74,7 +88,7 @@ class KnownPhi:
         """Remember every string or integer inside `value` (a scalar, a dict, a list)."""
         for text in leaves(value):
             text = text.strip()
-            forms = [text, *(_date_forms(text) if _ISO_DATE.match(text) else [])]
+            forms = [text, *(_date_forms(text) if _ISO_DATE.match(text) else []), *_phone_forms(text)]
             fresh = {form for form in forms if form not in self._values}
             if fresh:
                 self._values |= fresh
@@ -92,7 +106,8 @@ class KnownPhi:
             if not patterns:
                 return []
             self._compiled = re.compile("|".join(patterns), re.IGNORECASE)
-        return [(m.start(), m.end(), "known") for m in self._compiled.finditer(text) if m.end() > m.start()]
+        folded = fold(text)  # the same length as `text`: a match is at the same place in both
+        return [(m.start(), m.end(), "known") for m in self._compiled.finditer(folded) if m.end() > m.start()]
 
 
 _TOKEN = re.compile(r"phi_[0-9a-f]{16}")

@@ -2,7 +2,8 @@
 
 The policy is data (bridge/phi/fields.toml, shipped with the package): per event type, a path into
 the event's JSON data and its class (`literal`, `id:<shape>`, `code:<shape>`, `tool`, `text`,
-`data`); the shapes as regular expressions; the stopwords names are not learned by. The guard
+`data`); the shapes as regular expressions; the stopwords names are not learned by, the particles
+that join the name word after them, the transliterations of letters. The guard
 (`bridge.phi.guard`) applies it; the file's header explains each class.
 """
 
@@ -10,7 +11,8 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -34,10 +36,12 @@ class Rule:
 
 @dataclass(frozen=True)
 class FieldPolicy:
-    """Per event type, path → rule; and the stopwords of name matching."""
+    """Per event type, path → rule; and the stopwords, particles and transliterations of name matching."""
 
     events: dict[str, dict[str, Rule]]
     stopwords: frozenset[str]
+    particles: frozenset[str] = frozenset()
+    transliterations: Mapping[str, str] = field(default_factory=dict)
 
     def rules(self, event_type: str) -> dict[str, Rule]:
         """The rules of `event_type`; empty for a type the policy does not name (every string of
@@ -56,8 +60,13 @@ class FieldPolicy:
             events[event_type] = {
                 path: _rule(spec, shapes, f"{event_type} {path}") for path, spec in paths.items()
             }
-        stopwords = frozenset(str(w).casefold() for w in doc.get("names", {}).get("stopwords", ()))
-        return cls(events, stopwords)
+        names = doc.get("names", {})
+        stopwords = frozenset(str(w).casefold() for w in names.get("stopwords", ()))
+        particles = frozenset(str(w).casefold() for w in names.get("particles", ()))
+        spelled = {str(k): str(v) for k, v in names.get("transliterations", {}).items()}
+        if any(len(letter) != 1 for letter in spelled):
+            raise FieldPolicyError(f"a transliteration is of one letter: {sorted(spelled)}")
+        return cls(events, stopwords, particles, spelled)
 
     @classmethod
     def load(cls, path: Path | None = None) -> FieldPolicy:

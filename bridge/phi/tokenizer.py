@@ -48,7 +48,10 @@ class PhiTokenizer:
     def __init__(self, keys: PhiKeys, vault: PhiVault, *, stopwords: frozenset[str] | None = None) -> None:
         self._keys = keys
         self._vault = vault
-        self._stopwords = default_policy().stopwords if stopwords is None else stopwords
+        policy = default_policy()
+        self._stopwords = policy.stopwords if stopwords is None else stopwords
+        self._particles = policy.particles
+        self._transliterations = policy.transliterations
         self._directories: dict[str, PhiDirectory] = {}
         self._tenant_keys: dict[str, bytes] = {}
         # The same patient recurs in every call of an episode: remembering recent scalar tokens
@@ -140,7 +143,9 @@ class PhiTokenizer:
         """The PHI values `tenant`'s episodes showed at PHI-marked positions, in this process."""
         found = self._directories.get(tenant)
         if found is None:
-            found = self._directories.setdefault(tenant, PhiDirectory(self._stopwords))
+            found = self._directories.setdefault(
+                tenant, PhiDirectory(self._stopwords, self._particles, self._transliterations)
+            )
         return found
 
     def store(self, tenant: str, raw_by_token: Mapping[str, Any]) -> None:

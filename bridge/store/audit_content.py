@@ -7,7 +7,8 @@ checkpoint, and projections against a rebuild.
   every row's column must equal the hash recomputed from its content.
 - **Unsigned growth**: a stream of a producer that checkpoints (the bridge, the detector) may hold
   events past its newest checkpointed head only while they can be in flight: read from the event
-  topic, and written less than `lag_s` ago. Others were appended around the producer (its
+  topic (and, when the topic was read, held by it: `bridge.store.audit_topic`), and written less
+  than `lag_s` ago. Others were appended around the producer (its
   checkpoints never saw them), or the producer stopped checkpointing. A stream such a producer
   never checkpointed at all is the same.
 - **Projections**: the read side is rebuilt from the archive into a scratch database and compared
@@ -26,6 +27,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from bridge.store.archive import SqlEventArchive
+from bridge.store.audit_topic import TopicRecord
 from bridge.store.tables import ARCHIVE_TABLE, PROJECTION_TABLES
 from schemas.chain import hash_structured
 
@@ -54,14 +56,16 @@ def audit_unsigned_growth(
     *,
     lag_s: float,
     now: datetime | None = None,
+    topic: TopicRecord | None = None,
 ) -> list[str]:
     """Events of streams written by a `checkpointing` source past their newest checkpointed head
     (`heads`) that cannot be in flight: archived with no position on the event topic (written
-    around the stream worker), or written more than `lag_s` before `now`."""
+    around the stream worker), with a position the read `topic` does not hold the event at any
+    offset of, or written more than `lag_s` before `now`."""
     sources, at = set(checkpointing), now or datetime.now(UTC)
     a = ARCHIVE_TABLE
     query = (
-        sa.select(a.c.episodeid, a.c.seq, a.c.source, a.c.structured, a.c.kafka_topic)
+        sa.select(a.c.episodeid, a.c.seq, a.c.source, a.c.event_id, a.c.structured, a.c.kafka_topic)
         .where(a.c.source.in_(sorted(sources)))
         .order_by(a.c.episodeid, a.c.seq)
     )
@@ -79,6 +83,14 @@ def audit_unsigned_growth(
             written = _time(json.loads(row.structured).get("time"))
             if row.kafka_topic is None:
                 why = "and it never came through the event topic (written around the stream worker)"
+            elif (
+                topic is not None
+                and row.kafka_topic == topic.topic
+                and not topic.holds(row.source, row.event_id)
+            ):
+                why = f"and {topic.topic} does not hold it (a faked topic position)"
+            elif topic is not None and row.kafka_topic != topic.topic:
+                why = f"and it names {row.kafka_topic}, not the event topic {topic.topic}"
             elif written is None or (at - written).total_seconds() > lag_s:
                 why = f"and it is older than the allowed lag of {lag_s:g} s"
             else:

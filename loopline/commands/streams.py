@@ -15,6 +15,7 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
+    from bridge.store.audit_topic import TopicRecord
     from bridge.streams import StreamsConfig
 
 console = Console()
@@ -275,18 +276,20 @@ def verify(
     skip: Annotated[
         list[str] | None,
         typer.Option(
-            help="Leave out a check by name: checkpoints, checkpoint-topic, signatures or projections (a "
-            "weaker audit, asked for; the hash chains and stored hashes always run)."
+            help="Leave out a check by name: checkpoints, checkpoint-topic, event-topic, signatures or "
+            "projections (a weaker audit, asked for; the hash chains and stored hashes always run)."
         ),
     ] = None,
 ) -> None:
     """Audit the archive: every stream's hash chain and every stored hash against its content; every
     signed checkpoint a prefix of its stream, and no stream grown past its newest checkpoint beyond
     the lag; every event signed by its producer and within its scope; the projections against a
-    rebuild. What cannot be checked (no key, no checkpoint) is a finding. Exit 1 on any."""
+    rebuild; the archive against the event topic (LOOPLINE_EVENTS_TOPIC: every position it names
+    holds its event, every event there is archived or dead-lettered). What cannot be checked (no
+    key, no checkpoint, no broker) is a finding. Exit 1 on any."""
     from bridge.audit.checkpoints import CheckpointError, public_key
     from bridge.store import SqlEventArchive
-    from loopline.streams.audit import SKIPPABLE, AnchoredCheckpoints, run_audit
+    from loopline.streams.audit import SKIPPABLE, AnchoredCheckpoints, EventTopic, run_audit
     from loopline.streams.event_keys import checkpoint_public_file
     from loopline.streams.settings import StreamsSettings
 
@@ -312,6 +315,16 @@ def verify(
             settings.kafka.bootstrap_servers, topic, settings.kafka.client_config("consumer")
         ),
     )
+    kafka = settings.kafka
+    events = EventTopic(
+        f"{settings.events_topic} at {kafka.bootstrap_servers}",
+        lambda: _read_event_topic(
+            kafka.bootstrap_servers,
+            settings.events_topic,
+            settings.dlq_topic,
+            kafka.client_config("consumer"),
+        ),
+    )
     outcome = run_audit(
         archive,
         checkpoint_dirs=checkpoints or [settings.streams_checkpoint_dir],
@@ -321,6 +334,7 @@ def verify(
         skip=frozenset(skip or ()),
         now=None if at is None else (at if at.tzinfo else at.replace(tzinfo=UTC)),
         anchors=anchors,
+        events=events,
     )
     for label, line in outcome.findings:
         err_console.print(f"[red]{label}:[/] {line}", highlight=False, soft_wrap=True)
@@ -346,6 +360,27 @@ def _read_anchored(bootstrap_servers: str, topic: str, client: dict[str, Any]) -
         return list(anchored_checkpoints(bootstrap_servers, topic, extra=client))
     except KafkaException as exc:
         raise CheckpointError(str(exc)) from None
+
+
+def _read_event_topic(bootstrap_servers: str, topic: str, dlq: str, client: dict[str, Any]) -> TopicRecord:
+    """All `topic` still keeps, and the dead letters on `dlq` (none when it does not exist);
+    `TopicUnreadable` when the broker or `topic` cannot be read."""
+    from confluent_kafka import KafkaException
+
+    from bridge.store.audit_topic import TopicRecord
+    from bridge.streams.topic_reader import read_topic
+    from loopline.streams.audit import TopicUnreadable
+
+    try:
+        messages = [(m.partition, m.offset, m.value, m.headers) for m in read_topic(
+            bootstrap_servers, topic, idle_timeout_s=3, extra=client)]  # fmt: skip
+    except KafkaException as exc:
+        raise TopicUnreadable(str(exc)) from None
+    try:
+        dead = [m.headers for m in read_topic(bootstrap_servers, dlq, idle_timeout_s=3, extra=client)]
+    except KafkaException:
+        dead = []  # no dead-letter topic: nothing was dead-lettered (a deleted one fails closed)
+    return TopicRecord.read(topic, messages, dead)
 
 
 @audit_app.command()

@@ -25,8 +25,9 @@ from bridge.audit.event_keys import EventKeyError, Keyring, load_keyring
 from bridge.store import SqlEventArchive, audit_archive
 from bridge.store.audit import audit_macs, verified_checkpoints
 from bridge.store.audit_content import audit_hash_columns, audit_projections, audit_unsigned_growth
+from bridge.store.audit_topic import TopicRecord, audit_topic
 
-SKIPPABLE = frozenset({"checkpoints", "checkpoint-topic", "signatures", "projections"})
+SKIPPABLE = frozenset({"checkpoints", "checkpoint-topic", "event-topic", "signatures", "projections"})
 DEFAULT_LAG_S = 300.0
 """How long an event may stand past its producer's newest checkpoint (the bridge checkpoints every
 60 s by default, and once more when it stops)."""
@@ -39,6 +40,19 @@ class AnchoredCheckpoints:
 
     where: str
     read: Callable[[], list[dict[str, Any]]]
+
+
+class TopicUnreadable(RuntimeError):
+    """The event topic (or the broker) could not be read."""
+
+
+@dataclass(frozen=True)
+class EventTopic:
+    """The event topic the archive was written from: where, and a reader of all it still keeps
+    and of its dead letters (raising `TopicUnreadable`)."""
+
+    where: str
+    read: Callable[[], TopicRecord]
 
 
 @dataclass
@@ -80,11 +94,14 @@ def run_audit(
     skip: frozenset[str] = frozenset(),
     now: datetime | None = None,
     anchors: AnchoredCheckpoints | None = None,
+    events: EventTopic | None = None,
 ) -> AuditOutcome:
     """Every check over `archive` but those named in `skip` (of `SKIPPABLE`; the hash chains and
     stored hashes always run). Key files that are missing, checkpoint folders without checkpoints
     and `anchors` that cannot be read are findings (`not checked`). `anchors`: where checkpoint
-    documents are anchored off the host (their Kafka topic), checked with the files."""
+    documents are anchored off the host (their Kafka topic), checked with the files. `events`: the
+    event topic, which the archive is checked against, and without which an event past its
+    producer's newest checkpoint counts as in flight on its stored position alone."""
     unknown = skip - SKIPPABLE
     if unknown:
         raise ValueError(
@@ -96,9 +113,15 @@ def run_audit(
     out.add("broken", [str(b) for b in report.breaks])
     out.add("edited", audit_hash_columns(archive))
     out.checked += ["hash chains", "stored hashes against content"]
+    topic = None
+    if events is not None and "event-topic" not in skip:
+        topic = _event_topic(out, events)
+        if topic is not None:
+            out.add("topic", audit_topic(archive, topic))
+            out.checked.append(f"the archive against the {len(topic.events)} event(s) on {events.where}")
     if "checkpoints" not in skip:
         anchored = [] if anchors is None or "checkpoint-topic" in skip else _anchored(out, anchors)
-        _checkpoints(out, archive, checkpoint_dirs, checkpoint_keys, lag_s, now, anchored)
+        _checkpoints(out, archive, checkpoint_dirs, checkpoint_keys, lag_s, now, anchored, topic)
     keyring = None if "signatures" in skip else _keyring(out, event_keys)
     if keyring is not None:
         out.add("not a producer's", audit_macs(archive, keyring))
@@ -120,6 +143,14 @@ def _anchored(out: AuditOutcome, anchors: AnchoredCheckpoints) -> list[dict[str,
     return docs
 
 
+def _event_topic(out: AuditOutcome, events: EventTopic) -> TopicRecord | None:
+    try:
+        return events.read()
+    except TopicUnreadable as exc:
+        out.add("not checked", [f"event topic: cannot read {events.where}: {exc}"])
+        return None
+
+
 def _keyring(out: AuditOutcome, event_keys: Keyring | Path) -> Keyring | None:
     if isinstance(event_keys, Keyring):
         return event_keys
@@ -138,6 +169,7 @@ def _checkpoints(
     lag_s: float,
     now: datetime | None,
     anchored: Sequence[Mapping[str, Any]],
+    topic: TopicRecord | None,
 ) -> None:
     try:
         trusted = read_checkpoint_keys(keys) if isinstance(keys, Path) else list(keys)
@@ -165,6 +197,7 @@ def _checkpoints(
             findings.setdefault(str(finding), str(finding))
     out.add("missing", list(findings.values()))
     out.add(
-        "unsigned", audit_unsigned_growth(archive, verified.newest, verified.sources, lag_s=lag_s, now=now)
+        "unsigned",
+        audit_unsigned_growth(archive, verified.newest, verified.sources, lag_s=lag_s, now=now, topic=topic),
     )
     out.checked.append(f"{len(docs)} checkpoint(s): prefixes, and growth past them within {lag_s:g} s")

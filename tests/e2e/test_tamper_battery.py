@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
+from confluent_kafka import Producer
 from pydantic import SecretStr
 from typer.testing import CliRunner
 
@@ -26,7 +27,8 @@ from loopline.cli import app
 from loopline.streams.event_keys import checkpoint_key_file, ensure_keys, public_file, role_file
 from schemas import EpisodeChain, WorkItem
 from schemas.chain import hash_structured
-from schemas.codec import from_structured, to_structured
+from schemas.codec import from_structured, to_kafka, to_structured
+from schemas.envelope import Event
 from schemas.events import OutcomeObserved, PolicyRef
 from tests.bridge.streams.broker import WorkerProcess, wait_until
 from tests.conftest import StackHandle
@@ -39,14 +41,22 @@ EPISODES = 6
 Tamper = Callable[[sa.Engine, EventKey], None]
 
 
-@pytest.fixture(scope="module")
-def recorded(
-    stack: StackHandle, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[Path, Path, Path]]:
-    """(archive file, keys folder, checkpoints folder) of a clean run."""
+def _worker(stack: StackHandle, url: str, topic: str, keys: Path, work: Path) -> WorkerProcess:
+    return WorkerProcess(
+        stack.bootstrap_servers, url, topic, topic.replace(".events.", ".dlq."), work / "worker.log", group=topic,
+        env_extra={
+            "LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)),
+            "LOOPLINE_DETECTOR_KEY_FILE": str(role_file("detector", keys)),
+            "LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE": str(checkpoint_key_file("detector", keys)),
+            "LOOPLINE_STREAMS_CHECKPOINT_DIR": str(work / "checkpoints"),
+        },
+    )  # fmt: skip
+
+
+def _record(stack: StackHandle, work: Path) -> tuple[Path, Path, Path]:
+    """(archive file, keys folder, checkpoints folder) of a clean run on a topic of its own."""
     from loopline.kafka.topics import ensure_topics
 
-    work = tmp_path_factory.mktemp("tamper")
     keys = stack.state_dir / "keys" if stack.state_dir is not None else work / "keys"
     if stack.state_dir is None:
         ensure_keys(keys)  # an external stack: what `loopline up` would have made
@@ -59,15 +69,7 @@ def recorded(
     db, checkpoints = work / "archive.db", work / "checkpoints"
     url = f"sqlite:///{db}"
     SqlEventArchive(url).create_schema()
-    worker = WorkerProcess(
-        stack.bootstrap_servers, url, topic, dlq, work / "worker.log", group=topic,
-        env_extra={
-            "LOOPLINE_EVENT_KEYS_FILE": str(public_file(keys)),
-            "LOOPLINE_DETECTOR_KEY_FILE": str(role_file("detector", keys)),
-            "LOOPLINE_STREAMS_CHECKPOINT_KEY_FILE": str(checkpoint_key_file("detector", keys)),
-            "LOOPLINE_STREAMS_CHECKPOINT_DIR": str(checkpoints),
-        },
-    )  # fmt: skip
+    worker = _worker(stack, url, topic, keys, work)
     capture = CaptureService.open(
         CaptureConfig(
             tenant="acme", source=SOURCE, outbox_path=work / "outbox.db", vault_url=f"sqlite:///{work / 'vault.db'}",
@@ -94,7 +96,13 @@ def recorded(
         worker.stop()
         archive.engine.dispose()
     ANCHORS[db] = (stack.bootstrap_servers, topic)
-    yield db, keys, checkpoints
+    return db, keys, checkpoints
+
+
+@pytest.fixture(scope="module")
+def recorded(stack: StackHandle, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
+    """(archive file, keys folder, checkpoints folder) of a clean run."""
+    return _record(stack, tmp_path_factory.mktemp("tamper"))
 
 
 ANCHORS: dict[Path, tuple[str, str]] = {}
@@ -156,21 +164,33 @@ def _rewrite(engine: sa.Engine, key: EventKey, *, column: bool) -> None:
                          {"k": key_id, "m": mac, "id": doc["id"]})  # fmt: skip
 
 
-def _append(engine: sa.Engine, key: EventKey, *, topic: str | None) -> None:
-    """A validly chained and signed outcome, as a holder of the bridge's key would append it."""
+def _forged(engine: sa.Engine) -> Event:
+    """The next event of a recorded stream, validly chained: an outcome a forger would add."""
     stream = _streams(engine)[2]
     tail = _docs(engine, stream)[-1]
     chain = EpisodeChain(stream, tenant="acme", source=SOURCE, next_seq=int(tail["seq"]) + 1,  # type: ignore[call-overload]
                          prevhash=str(tail["hash"]))  # fmt: skip
-    event = chain.append(
+    return chain.append(
         OutcomeObserved(kind="paid", item_id="CLM-1", amount="999999.00", observed_at=datetime.now(UTC))  # type: ignore[arg-type]
     )
+
+
+def _append(engine: sa.Engine, key: EventKey, *, topic: str | None) -> None:
+    """A validly chained and signed outcome, as a holder of the bridge's key would append it;
+    `topic`: a faked position on that topic (`OWN`: the one the archive was written from)."""
+    event = _forged(engine)
     record = ArchiveRecord.of(event, mac=key.stamp(to_structured(event)))
+    if topic == OWN:
+        with engine.connect() as conn:
+            topic = str(conn.execute(sa.text("SELECT max(kafka_topic) FROM event_archive")).scalar_one())
     if topic is not None:  # a forger who also fakes a topic position
         record = ArchiveRecord(
             event, record.structured, topic=topic, partition=0, offset=10**9, mac=record.mac
         )
     SqlEventArchive(str(engine.url)).append([record])
+
+
+OWN = "the archive's own event topic"
 
 
 def _sql(*statements: str) -> Tamper:
@@ -206,6 +226,10 @@ CASES: dict[str, tuple[Tamper, str, tuple[str, ...]]] = {
     "an appended, re-signed event with a faked topic position, audited after the lag": (
         lambda e, k: _append(e, k, topic="loopline.events.v1"), "unsigned_growth",
         ("--at", (datetime.now(UTC) + timedelta(hours=1)).isoformat())),
+    "an appended, re-signed event with a position faked on another topic, audited within the lag": (
+        lambda e, k: _append(e, k, topic="loopline.events.v1"), "unsigned_growth", ()),
+    "an appended, re-signed event with a position faked on the event topic, audited within the lag": (
+        lambda e, k: _append(e, k, topic=OWN), "topic_position_faked", ()),
     "a tail deleted after the newest checkpoint": (
         _sql("DELETE FROM event_archive WHERE episodeid = :e AND seq >= 2"), "tail_truncated", ()),
     "an episode deleted, projections too": (
@@ -232,6 +256,7 @@ def test_the_untouched_archive_passes_the_default_audit(recorded: tuple[Path, Pa
     code, out = _audit(*recorded)
     assert code == 0, out
     assert "producer signatures and scopes" in out and "projections against a rebuild" in out
+    assert f"the archive against the {EPISODES * 4 + 3 + 1} event(s) on test.tamper." in out
     assert "checkpoint(s): prefixes" in out
 
 
@@ -306,3 +331,44 @@ def test_with_the_checkpoint_files_gone_the_plain_audit_still_names_a_deleted_ta
     kind = "tail_truncated" if last > 0 else "stream_deleted"  # an edge case is one event
     assert code == 1 and f"stream {stream}: {kind}" in out, out
     assert "not checked" not in out, out
+
+
+def test_an_event_appended_through_the_topic_and_deleted_within_the_lag_is_named(
+    stack: StackHandle, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A holder of the bridge's key (and of a producer's access to the broker) produces a re-signed
+    event; the real worker archives it; the forger deletes it again, projections restored, before
+    any checkpoint covered it. The archive is as it was, so the checkpoints cannot see it: the
+    event topic still holds it, and the plain audit names it."""
+    work = tmp_path_factory.mktemp("appended")
+    db, keys, checkpoints = _record(stack, work)
+    before = work / "before.db"
+    shutil.copy(db, before)
+    url = f"sqlite:///{db}"
+    engine = sa.create_engine(url)
+    try:
+        event = _forged(engine)
+    finally:
+        engine.dispose()
+    key = load_keyring(role_file("bridge", keys)).signing_key(SOURCE)
+    record = to_kafka(event)
+    producer = Producer(stack.kafka.client_config("producer"))
+    topic = ANCHORS[db][1]
+    producer.produce(
+        topic, record.value, record.key, headers=[*record.headers, *key.headers_for(to_structured(event))]
+    )
+    assert producer.flush(10) == 0
+    worker = _worker(stack, url, topic, keys, work)
+    archive = SqlEventArchive(url)
+    try:
+        wait_until(
+            lambda: archive.count(source=SOURCE) == EPISODES * 4 + 4, "the forged event archived", worker
+        )
+    finally:
+        worker.stop()
+        archive.engine.dispose()
+    shutil.copy(before, db)  # deleted again, and every projection as it was
+    code, out = _audit(db, keys, checkpoints, "--skip", "event-topic")
+    assert code == 0, out  # what the checkpoints alone can say: nothing is missing
+    code, out = _audit(db, keys, checkpoints)
+    assert code == 1 and f"deleted_from_archive: {topic} holds event {event.id}" in out, out

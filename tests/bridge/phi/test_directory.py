@@ -6,6 +6,7 @@ import pytest
 
 from bridge.phi.directory import PhiDirectory, date_digit_forms
 from bridge.phi.policy import default_policy
+from bridge.phi.scrub import merge_spans
 
 
 def found(directory: PhiDirectory, text: str) -> set[str]:
@@ -27,7 +28,7 @@ def directory() -> PhiDirectory:
         ("see A. Khan today", {"A. Khan"}),
         ("filed by Khan A. yesterday", {"Khan A."}),
         ("queue aisha_khan", {"aisha", "khan"}),
-        ("member acm100234 and ACM 100234", {"acm100234", "ACM 100234"}),
+        ("member acm100234 and ACM 100234", {"acm100234", "ACM 100234", "100234"}),  # and its digits alone
         ("born 1975/11/02 or 11/02/1975 or 19751102", {"1975/11/02", "11/02/1975", "19751102"}),
         ("call 312.555.0198", {"312.555.0198"}),
         ("mail to Peoria", {"Peoria"}),
@@ -65,3 +66,42 @@ def test_a_phi_marked_document_does_not_make_its_words_phi() -> None:
     directory = PhiDirectory()
     directory.learn("Letter of medical necessity for the operative procedure")
     assert not directory.hit("not_medically_necessary medical necessity")
+
+
+@pytest.fixture
+def names() -> PhiDirectory:
+    policy = default_policy()
+    known = PhiDirectory(policy.stopwords, policy.particles, policy.transliterations)
+    known.learn({"name": "María José Hernández-López", "guarantor": "Hans-Jürgen Müller"})
+    known.learn({"name": "Ana Lucía van der Berg", "other": "Siobhán O'Connell-Murphy"})
+    known.learn({"member": "MR-556102", "birth": "1968-03-14", "phone": "+1 646 555 0123"})
+    return known
+
+
+@pytest.mark.parametrize(
+    ("text", "hits"),
+    [
+        ("MARIA JOSE HERNANDEZ-LOPEZ called", {"MARIA JOSE HERNANDEZ-LOPEZ"}),
+        ("Hans-Juergen Mueller signed", {"Hans", "Juergen Mueller"}),
+        ("mom Sofia van der Berg paid", {"Sofia van der Berg"}),  # a relative's given name, particles
+        ("billed to Vanderberg today", {"Vanderberg"}),
+        ("Siobhan OConnell Murphy", {"Siobhan OConnell", "Murphy"}),
+        ("S. O'Connell-Murphy", {"S. O'Connell", "Murphy"}),
+        ("Berg, Ana was seen", {"Berg, Ana"}),
+        ("mrn 556102 and account HERN031468-0048213", {"556102", "HERN031468-0048213"}),
+        ("born 14-MAR-1968", {"14-MAR-1968"}),
+        ("call 6465550123", {"6465550123"}),
+    ],
+)
+def test_names_are_found_across_accents_transliterations_particles_and_given_names(
+    names: PhiDirectory, text: str, hits: set[str]
+) -> None:
+    assert {text[s:e] for s, e in merge_spans(names.spans(text))} == hits
+
+
+def test_a_known_number_is_not_found_across_separators_in_an_amount(names: PhiDirectory) -> None:
+    assert found(names, "paid $556,102 for CPT 99213, call ref 20260302-4471 at 1968") == set()
+
+
+def test_a_lowercase_word_before_a_name_is_not_taken_for_a_given_name(names: PhiDirectory) -> None:
+    assert found(names, "called berg today; spoke to Berg") == {"berg", "Berg"}

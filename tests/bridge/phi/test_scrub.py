@@ -27,10 +27,33 @@ def test_a_known_iso_date_is_found_in_its_us_and_spelled_forms() -> None:
 
 def test_patterns_find_each_class_and_leave_claim_ids_and_codes_alone() -> None:
     text = "CLM-1001 denied CO-16 for $120.00; call 217-555-0143, SSN 123-45-6789, 17 Elm Street, IL 62704"
-    found = {text[s:e] for s, e, _ in find_spans(text)}
+    found = {text[s:e] for s, e in merge_spans(find_spans(text))}  # spans may overlap
     assert found == {"217-555-0143", "123-45-6789", "17 Elm Street", "62704"}
 
 
 def test_overlapping_spans_become_one_replacement() -> None:
     assert merge_spans([(5, 9, "a"), (0, 6, "b"), (12, 14, "c"), (14, 15, "d")]) == [(0, 9), (12, 15)]
     assert scrub_text("", None, fake) == ""
+
+
+def test_patterns_find_names_after_roles_and_titles_in_any_script_and_order() -> None:
+    for text, name in [
+        ("Called pt Ms. Li about the bill", "Li"),
+        ("Wife Nguyễn Thị Lan signed the ABN", "Nguyễn Thị Lan"),
+        ("Patient: Chen, Mei-Ling  DOB: 1991", "Chen, Mei-Ling"),
+        ("dependent is the spouse, Ingrid Halvorsen.", "Ingrid Halvorsen"),
+        ("Guarantor Dmitri Volkov, SSN on file", "Dmitri Volkov"),
+    ]:
+        spans = {text[s:e] for s, e, kind in find_spans(text) if kind == "name"}
+        assert name in spans, (text, spans)
+
+
+def test_patterns_find_old_ages_npis_and_cities_but_not_an_id_label_before_digits() -> None:
+    text = "94-year-old, age 91, NPI 1437185907, Sausalito, CA 94965; Payer ID 60054; aged 45"
+    found = {text[s:e] for s, e in merge_spans(find_spans(text))}
+    assert found == {"94-year-old", "91", "1437185907", "Sausalito", "94965"}
+
+
+def test_a_role_word_capitalised_mid_sentence_is_a_title_word_not_a_name_before() -> None:
+    for text in ("the Advance Beneficiary Notice (CMS-R-131) was signed", "call Member Services Monday"):
+        assert [text[s:e] for s, e, kind in find_spans(text) if kind == "name"] == [], text
