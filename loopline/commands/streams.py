@@ -15,7 +15,6 @@ import typer
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from bridge.store.audit_topic import TopicRecord
     from bridge.streams import StreamsConfig
 
 console = Console()
@@ -289,7 +288,7 @@ def verify(
     key, no checkpoint, no broker) is a finding. Exit 1 on any."""
     from bridge.audit.checkpoints import CheckpointError, public_key
     from bridge.store import SqlEventArchive
-    from loopline.streams.audit import SKIPPABLE, AnchoredCheckpoints, EventTopic, run_audit
+    from loopline.streams.audit import SKIPPABLE, run_audit, topic_sources
     from loopline.streams.event_keys import checkpoint_public_file
     from loopline.streams.settings import StreamsSettings
 
@@ -308,22 +307,11 @@ def verify(
         raise _fail(str(exc)) from None
     if set(skip or ()) - SKIPPABLE:
         raise _fail(f"--skip takes {', '.join(sorted(SKIPPABLE))}")
-    topic = checkpoint_topic or settings.checkpoint_topic()
-    anchors = AnchoredCheckpoints(
-        f"{topic} at {settings.kafka.bootstrap_servers}",
-        lambda: _read_anchored(
-            settings.kafka.bootstrap_servers, topic, settings.kafka.client_config("consumer")
-        ),
-    )
-    kafka = settings.kafka
-    events = EventTopic(
-        f"{settings.events_topic} at {kafka.bootstrap_servers}",
-        lambda: _read_event_topic(
-            kafka.bootstrap_servers,
-            settings.events_topic,
-            settings.dlq_topic,
-            kafka.client_config("consumer"),
-        ),
+    anchors, events = topic_sources(
+        settings.kafka,
+        settings.events_topic,
+        settings.dlq_topic,
+        checkpoint_topic or settings.checkpoint_topic(),
     )
     outcome = run_audit(
         archive,
@@ -347,40 +335,6 @@ def verify(
     console.print(f"checked: {'; '.join(outcome.checked)}", highlight=False)
     if outcome.skipped:
         console.print(f"[yellow]not checked (skipped): {', '.join(outcome.skipped)}[/]", highlight=False)
-
-
-def _read_anchored(bootstrap_servers: str, topic: str, client: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every checkpoint document on `topic`; `CheckpointError` when the broker or topic cannot be read."""
-    from confluent_kafka import KafkaException
-
-    from bridge.audit.anchor import anchored_checkpoints
-    from bridge.audit.checkpoints import CheckpointError
-
-    try:
-        return list(anchored_checkpoints(bootstrap_servers, topic, extra=client))
-    except KafkaException as exc:
-        raise CheckpointError(str(exc)) from None
-
-
-def _read_event_topic(bootstrap_servers: str, topic: str, dlq: str, client: dict[str, Any]) -> TopicRecord:
-    """All `topic` still keeps, and the dead letters on `dlq` (none when it does not exist);
-    `TopicUnreadable` when the broker or `topic` cannot be read."""
-    from confluent_kafka import KafkaException
-
-    from bridge.store.audit_topic import TopicRecord
-    from bridge.streams.topic_reader import read_topic
-    from loopline.streams.audit import TopicUnreadable
-
-    try:
-        messages = [(m.partition, m.offset, m.value, m.headers) for m in read_topic(
-            bootstrap_servers, topic, idle_timeout_s=3, extra=client)]  # fmt: skip
-    except KafkaException as exc:
-        raise TopicUnreadable(str(exc)) from None
-    try:
-        dead = [m.headers for m in read_topic(bootstrap_servers, dlq, idle_timeout_s=3, extra=client)]
-    except KafkaException:
-        dead = []  # no dead-letter topic: nothing was dead-lettered (a deleted one fails closed)
-    return TopicRecord.read(topic, messages, dead)
 
 
 @audit_app.command()

@@ -64,7 +64,7 @@ from loopline.kafka.settings import KafkaSettings
 from loopline.kafka.topics import ensure_topics
 from loopline.stack import down, kafka_settings, up
 from loopline.stack.settings import StackSettings
-from loopline.streams.audit import run_audit
+from loopline.streams.audit import run_audit, topic_sources
 from loopline.streams.event_keys import (
     checkpoint_key_file,
     checkpoint_public_file,
@@ -242,11 +242,14 @@ def run_pipeline(
     reader = SqlEpisodeReader(archive.engine)
     result.edge_cases = len(reader.list_edge_cases(limit=1000))
     keys = workdir / "keys"
-    audit = run_audit(  # what `loopline audit verify` with the run's keys and checkpoints runs
+    checkpoint_topic, event_topic = topic_sources(kafka, result.topic, dlq, anchors)
+    audit = run_audit(  # what `loopline audit verify` with the run's keys, checkpoints and topics runs
         archive,
         checkpoint_dirs=[workdir / "checkpoints"],
         checkpoint_keys=checkpoint_public_file(keys),
         event_keys=public_file(keys),
+        anchors=checkpoint_topic,
+        events=event_topic,
     )
     result.audit_ok = audit.ok
     result.seconds = time.monotonic() - started

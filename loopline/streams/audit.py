@@ -26,6 +26,7 @@ from bridge.store import SqlEventArchive, audit_archive
 from bridge.store.audit import audit_macs, verified_checkpoints
 from bridge.store.audit_content import audit_hash_columns, audit_projections, audit_unsigned_growth
 from bridge.store.audit_topic import TopicRecord, audit_topic
+from loopline.kafka.settings import KafkaSettings
 
 SKIPPABLE = frozenset({"checkpoints", "checkpoint-topic", "event-topic", "signatures", "projections"})
 DEFAULT_LAG_S = 300.0
@@ -201,3 +202,51 @@ def _checkpoints(
         audit_unsigned_growth(archive, verified.newest, verified.sources, lag_s=lag_s, now=now, topic=topic),
     )
     out.checked.append(f"{len(docs)} checkpoint(s): prefixes, and growth past them within {lag_s:g} s")
+
+
+def topic_sources(
+    kafka: KafkaSettings, events_topic: str, dlq_topic: str, checkpoint_topic: str
+) -> tuple[AnchoredCheckpoints, EventTopic]:
+    """The checkpoint topic and the event topic (with its dead letters) on `kafka`'s broker, as the
+    audit reads them: what `loopline audit verify` checks by default, and the demo too."""
+    client = kafka.client_config("consumer")
+    servers = kafka.bootstrap_servers
+    anchors = AnchoredCheckpoints(
+        f"{checkpoint_topic} at {servers}", lambda: _read_anchored(servers, checkpoint_topic, client)
+    )
+    events = EventTopic(
+        f"{events_topic} at {servers}", lambda: _read_event_topic(servers, events_topic, dlq_topic, client)
+    )
+    return anchors, events
+
+
+def _read_anchored(bootstrap_servers: str, topic: str, client: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every checkpoint document on `topic`; `CheckpointError` when the broker or topic cannot be read."""
+    from confluent_kafka import KafkaException
+
+    from bridge.audit.anchor import anchored_checkpoints
+    from bridge.audit.checkpoints import CheckpointError
+
+    try:
+        return list(anchored_checkpoints(bootstrap_servers, topic, extra=client))
+    except KafkaException as exc:
+        raise CheckpointError(str(exc)) from None
+
+
+def _read_event_topic(bootstrap_servers: str, topic: str, dlq: str, client: dict[str, Any]) -> TopicRecord:
+    """All `topic` still keeps, and the dead letters on `dlq` (none when it does not exist);
+    `TopicUnreadable` when the broker or `topic` cannot be read."""
+    from confluent_kafka import KafkaException
+
+    from bridge.streams.topic_reader import read_topic
+
+    try:
+        messages = [(m.partition, m.offset, m.value, m.headers) for m in read_topic(
+            bootstrap_servers, topic, idle_timeout_s=3, extra=client)]  # fmt: skip
+    except KafkaException as exc:
+        raise TopicUnreadable(str(exc)) from None
+    try:
+        dead = [m.headers for m in read_topic(bootstrap_servers, dlq, idle_timeout_s=3, extra=client)]
+    except KafkaException:
+        dead = []  # no dead-letter topic: nothing was dead-lettered (a deleted one fails closed)
+    return TopicRecord.read(topic, messages, dead)
