@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,7 @@ import torch
 from adapters.chat import Message, arguments_text
 from training.chat import ChatReply, ChatToolCall
 from training.structured.batch import decide
+from training.structured.decisions import Decision
 from training.structured.features import encode
 from training.structured.model import StructuredPolicyModel
 from training.structured.observe import observe
@@ -34,6 +35,9 @@ class StructuredPolicy:
         self.model = model.eval()
         self.vocab = vocab
         self._name = name
+        self.on_decision: Callable[[Decision], None] | None = None
+        """Told every step's choice (the observation, what was allowed, the template and items), as
+        policy-gradient training needs to score the actions it took."""
         self.sample(temperature, seed)
 
     def sample(self, temperature: float, seed: int) -> None:
@@ -52,11 +56,12 @@ class StructuredPolicy:
         obs = observe(messages, tools)
         offered = set(obs.offered)
         allowed = [("final" in t) or (t.get("tool") in offered) for t in self.vocab.templates]
+        encoded = encode(obs, self.vocab)
         with torch.inference_mode():
             try:
                 chosen, picks = decide(
                     self.model,
-                    encode(obs, self.vocab),
+                    encoded,
                     self.vocab.templates,
                     allowed,
                     temperature=self.temperature,
@@ -64,6 +69,8 @@ class StructuredPolicy:
                 )
             except ValueError as exc:
                 return ChatReply(content=f"no action fits: {exc}")
+        if self.on_decision is not None:
+            self.on_decision(Decision(encoded, tuple(allowed), chosen, tuple(picks)))
         tool, arguments = realize(self.vocab.templates[chosen], [obs.items[i].value for i in picks])
         if tool is None:
             return ChatReply(content=str(arguments))

@@ -11,6 +11,7 @@ from loopline.commands.train.bootstrap import bootstrap
 from loopline.commands.train.dataset import dataset
 from loopline.commands.train.evaluate import eval_, gate, report
 from loopline.commands.train.export import export
+from loopline.commands.train.grpo import grpo
 from loopline.commands.train.rft import rft
 from loopline.commands.train.sft import sft
 
@@ -22,4 +23,5 @@ app.command("eval")(eval_)
 app.command()(gate)
 app.command()(report)
 app.command()(rft)
+app.command()(grpo)
 app.command()(export)
