@@ -183,10 +183,13 @@ class EpisodeSession:
                 return
 
     def _apply_rules(self, call: ToolCall, result: ToolResult, content: str | None) -> bool:
-        """End the episode if this ok call is the escalate tool or a terminal tool."""
+        """End the episode if this ok call is a terminal tool, or the escalate tool handing the whole
+        work item to a human."""
         if self.rules is None or result.outcome is not ToolOutcome.OK:
             return False
         if call.name == self.rules.escalate_tool:
+            if not self.rules.escalation_ends(self.work_item, call.arguments):
+                return False  # one part handed to a human (the system holds it); the rest goes on
             fields = self.rules.escalation(call.arguments)
             self.escalate(fields.reason, "policy", recommendation=fields.recommendation, queue=fields.queue)
             self.end("escalated", final=content)

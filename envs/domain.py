@@ -21,6 +21,7 @@ from adapters.backend import SnapshottingBackend
 from adapters.spec import ToolSpec
 from engine.domain import ToolDomain
 from schemas.tasks import Task, WorkItem
+from schemas.tools import ToolCall
 
 if TYPE_CHECKING:
     from adapters.sandbox import SandboxDomain
@@ -109,6 +110,14 @@ class DomainWorld(ABC):
     def escalation_tools(self) -> frozenset[str]:
         return frozenset({self.tools.rules.escalate_tool})
 
+    def ends_episode(self, work_item: WorkItem, call: ToolCall) -> bool:
+        """Whether this call, answered OK, ends the episode: a terminal tool, or the escalate tool
+        handing the whole work item to a human (not one claim of a queue)."""
+        rules = self.tools.rules
+        if call.name == rules.escalate_tool:
+            return rules.escalation_ends(work_item, call.arguments)
+        return call.name in rules.terminal_tools
+
     def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
         return self.tools.tools
 
@@ -175,6 +184,9 @@ class DomainDescriptor:
     @property
     def escalation_tools(self) -> frozenset[str]:
         return self.world.escalation_tools
+
+    def ends_episode(self, work_item: WorkItem, call: ToolCall) -> bool:
+        return self.world.ends_episode(work_item, call)
 
     def tool_specs(self) -> Sequence[ToolSpec[Any, Any]]:
         return self.world.tool_specs()

@@ -68,8 +68,8 @@ class ToolEnv:
         result = toolbox.call(action).model_copy(update={"latency_ms": 0.0})
         self._turns.append(Turn(call=action, result=result))
         # Only a successful terminal call ends the episode: a malformed escalation is the agent's
-        # to fix, not a silent hand-off.
-        if action.name in self.domain.terminal_tools and result.outcome is ToolOutcome.OK:
+        # to fix, not a silent hand-off; handing one claim of a queue to a human ends nothing.
+        if result.outcome is ToolOutcome.OK and self.domain.ends_episode(task.work_item, action):
             self._end = "terminal_tool"
         elif len(self._turns) >= self.max_steps:
             self._end = "budget_exhausted"

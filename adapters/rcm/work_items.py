@@ -8,6 +8,7 @@ with the field that is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from schemas.tasks import WorkItem
@@ -41,3 +42,12 @@ def work_item_problem(item: WorkItem) -> str | None:
         if problem is not None:
             return problem
     return None
+
+
+def hands_off_one_claim(item: WorkItem, arguments: Mapping[str, Any]) -> bool:
+    """Whether an escalation names one claim of a queue of several: that claim goes to a human and
+    the work on the others goes on (a denial's escalation hands off the whole work item)."""
+    if item.kind != QUEUE_KIND:
+        return False
+    claims = {str(c.get("claim_id")) for c in item.payload.get("claims") or [] if isinstance(c, dict)}
+    return len(claims) > 1 and str(arguments.get("claim_id")) in claims

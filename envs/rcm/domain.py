@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from adapters.rcm.tools import RCM_TOOLS
-from adapters.rcm.work_items import work_item_problem
+from adapters.rcm.work_items import hands_off_one_claim, work_item_problem
 from adapters.rcm.world import World
 from engine.domain import ToolDomain, lazy_live
 from engine.rules import DomainRules, EscalationFields
@@ -32,8 +32,11 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
-# `escalate_to_human` is the rcm domain's only terminal tool.
-RULES = DomainRules(escalate_tool=ESCALATE, read_escalation=read_escalation)
+# `escalate_to_human` is the rcm domain's only terminal tool; in a queue it hands off one claim
+# and the work on the others goes on.
+RULES = DomainRules(
+    escalate_tool=ESCALATE, read_escalation=read_escalation, hands_off_part=hands_off_one_claim
+)
 TOOLS = ToolDomain(
     "rcm", RCM_TOOLS, RULES, lazy_live("adapters.rcm.live:LiveBackend"), World, work_item_problem
 )

@@ -13,7 +13,8 @@ from typing import Any
 
 from adapters.rcm.codes import DISTINCT_PROCEDURE_MODIFIERS
 from envs.rcm.charts import Coding, parse_coding
-from envs.rcm.desk import Desk, Facts, Script
+from envs.rcm.desk import CONTRACTUAL, Desk, Facts, Script
+from envs.rcm.narrative import distinct_modifier, rendering_npi
 
 Playbook = Callable[[Desk, Facts], Script]
 CLINICAL = ("medical_record", "operative_note", "letter_of_medical_necessity")
@@ -34,6 +35,17 @@ def chart(desk: Desk, facts: Facts) -> Script:
             if coding is not None:
                 return coding
     return None
+
+
+def narratives(desk: Desk, facts: Facts) -> Script:
+    """The text of each of the claim's clinical notes (read once; the desk remembers the reads)."""
+    texts = []
+    for doc in (yield from documents(desk, facts)):
+        if doc["kind"] in ("medical_record", "operative_note") and doc["claim_id"] == facts.claim_id:
+            full = yield from desk.read("read_document", document_id=doc["document_id"])
+            if full:
+                texts.append(str(full["document"]["text"]))
+    return texts
 
 
 def read_all(desk: Desk, document_ids: list[str]) -> Script:
@@ -102,6 +114,20 @@ def eligibility_by_demographics(desk: Desk, facts: Facts, payer_id: str | None) 
     )
 
 
+def write_off_denial(desk: Desk, facts: Facts, reason_code: str, why: str) -> Script:
+    """Write the denied amount off; once it is posted (not handed to a supervisor), the paid
+    lines' contractual adjustments are posted too, so nothing is left open on the claim."""
+    done = yield from desk.write_off(facts, facts.denied_amount, reason_code, why)
+    posted = [a for a in facts.adjustments if a.group == "CO" and a.carc in CONTRACTUAL]
+    contractual = round(sum(a.amount for a in posted), 2)
+    if contractual > 0.005 and done is not None and "escalation" not in done:
+        codes = ", ".join(dict.fromkeys(f"CO-{a.carc}" for a in posted))
+        yield from desk.write_off(
+            facts, contractual, "contractual", f"{codes} contractual adjustment on the paid lines"
+        )
+    return done
+
+
 def needs_human(desk: Desk, facts: Facts, why: str, queue: str = "billing") -> Script:
     """Hand the claim to a human queue, naming its denial's codes and what was found."""
     return (yield from desk.escalate(facts.claim_id, queue, "review", f"{facts.codes()}: {why}"))
@@ -115,6 +141,9 @@ def missing_information(desk: Desk, facts: Facts) -> Script:
     if remarks & {"MA61", "N382"}:
         return (yield from corrected_member_id(desk, facts))
     coding: Coding | None = yield from chart(desk, facts)
+    if coding is None and "N290" in remarks:  # no coder's summary: the note may name who saw the patient
+        named = {npi for text in (yield from narratives(desk, facts)) if (npi := rendering_npi(text))}
+        coding = Coding(named.pop(), (), {}) if len(named) == 1 else None
     if coding is None:
         return (
             yield from needs_human(
@@ -201,12 +230,23 @@ def bundled(desk: Desk, facts: Facts) -> Script:
         coded = coding.lines.get(number) if coding else None
         if coded is not None and DISTINCT_PROCEDURE_MODIFIERS.keys() & set(coded.modifiers):
             fixes.append({"line_number": number, "modifiers": list(coded.modifiers)})
+    if coding is None:  # no coder's summary: the narrative may document the distinct service
+        found = {d for text in (yield from narratives(desk, facts)) if (d := distinct_modifier(text))}
+        if len(found) == 1:
+            distinct = found.pop()
+            fixes = [
+                {"line_number": line["line_number"], "modifiers": [distinct.modifier, *line["modifiers"]]}
+                for line in facts.claim["lines"]
+                if line["line_number"] in lines
+                and not DISTINCT_PROCEDURE_MODIFIERS.keys() & set(line["modifiers"])
+            ]
+            if fixes:
+                why = f"{distinct.modifier}: the note documents {distinct.why}"
+                return (yield from desk.correct(facts, {"lines": fixes}, why))
     if fixes:
         return (yield from desk.correct(facts, {"lines": fixes}, "distinct procedural service documented"))
     return (
-        yield from desk.write_off(
-            facts, facts.denied_amount, "bundled", "bundled service, no distinct site documented"
-        )
+        yield from write_off_denial(desk, facts, "bundled", "bundled service, no distinct site documented")
     )
 
 
@@ -269,7 +309,7 @@ def necessity_or_write_off(
         read = yield from read_all(desk, records + lmn)
         argument = necessity_argument(facts, read)
         return (yield from desk.appeal(facts, "medical_necessity", argument, records + lmn))
-    return (yield from desk.write_off(facts, facts.denied_amount, reason_code, "not recoverable on appeal"))
+    return (yield from write_off_denial(desk, facts, reason_code, "not recoverable on appeal"))
 
 
 def necessity(desk: Desk, facts: Facts) -> Script:
@@ -292,11 +332,7 @@ def necessity(desk: Desk, facts: Facts) -> Script:
     yield from read_all(
         desk, [d["document_id"] for d in docs if d["claim_id"] == facts.claim_id and d["kind"] in clinical]
     )
-    return (
-        yield from desk.write_off(
-            facts, facts.denied_amount, "not_medically_necessary", "no support for necessity"
-        )
-    )
+    return (yield from write_off_denial(desk, facts, "not_medically_necessary", "no support for necessity"))
 
 
 def waives(abn: dict[str, Any], facts: Facts) -> bool:
@@ -348,8 +384,8 @@ def timely_filing(desk: Desk, facts: Facts) -> Script:
             )
         )
     return (
-        yield from desk.write_off(
-            facts, facts.denied_amount, "timely_filing", "no 277CA acceptance within the payer's filing limit"
+        yield from write_off_denial(
+            desk, facts, "timely_filing", "no 277CA acceptance within the payer's filing limit"
         )
     )
 

@@ -119,6 +119,40 @@ def paid_duplicate(ctx: Ctx) -> QueueItem:
     return QueueItem(claim.claim_id, want.close_duplicate(claim.claim_id), None)
 
 
+def coding_due(ctx: Ctx, days_left: int) -> QueueItem:
+    """CO-16 N290 whose visit note is an unsigned dictation naming no provider: only a coder can
+    say who rendered the service, and the timely-filing limit for the corrected claim ends in
+    `days_left` days. The hand-off is the urgent work: a human needs the time left."""
+    sub = _patient(ctx, ctx.rng.choice(COMMERCIAL))
+    b, rng = sub.b, sub.rng
+    rules = b.payer(sub.payer_id).rules
+    dos = b.ago(rules.timely_filing_days - days_left)
+    produced = dos + timedelta(days=rng.randrange(8, 20))
+    claim = b.claim(sub.patient, sub.payer_id, [visit(sub)], dos, rendering=b.practice.billing_npi)
+    b.document(
+        sub.patient,
+        claim,
+        "medical_record",
+        "Visit note (dictation pending)",
+        f"{sub.patient.first_name} was seen in the office. Dictation pending; no provider has signed the note.",
+        signed=False,
+    )
+    b.deny(claim, produced, "16", remarks=("N290",))
+    deadline = dos + timedelta(days=rules.timely_filing_days)
+    return QueueItem(claim.claim_id, want.escalation(claim.claim_id, "coding"), deadline)
+
+
+def credentialing(ctx: Ctx) -> QueueItem:
+    """B7: the rendering provider was not certified with the payer on the date: credentialing
+    decides, no deadline."""
+    sub = _patient(ctx, ctx.rng.choice(("MCD", *COMMERCIAL)))
+    b, rng = sub.b, sub.rng
+    dos = b.ago(rng.randrange(20, 60))
+    claim = b.claim(sub.patient, sub.payer_id, [visit(sub)], dos, rendering=b.clinicians[1].npi)
+    b.deny(claim, dos + timedelta(days=rng.randrange(8, 15)), "B7")
+    return QueueItem(claim.claim_id, want.escalation(claim.claim_id, "credentialing"), None)
+
+
 EASY = (patient_share, contractual, paid_duplicate)
 DUE = (appeal_due, correction_due)
 
@@ -139,6 +173,31 @@ def work_queue(ctx: Ctx) -> Case:
         listed[0].claim_id,
         Intent("queue"),
         (f"queue:size:{size}", f"queue:due:{due}"),
+        queue=tuple(listed),
+    )
+
+
+def hand_off_queue(ctx: Ctx) -> Case:
+    """A queue of 3 to 5 claims, one of which needs a human: handing it off ends nothing, the
+    others are still worked. Half the time the hand-off is the most urgent claim (a corrected
+    claim's filing limit closing, only a coder can fix it), half the time a B7 with no deadline."""
+    rng = ctx.rng
+    size = rng.randrange(3, 6)
+    first, second = sorted(rng.sample(range(len(DEADLINE_BANDS)), 2))
+    urgent = rng.random() < 0.5
+    days = [rng.randrange(*_inclusive(DEADLINE_BANDS[b])) for b in (first, second)]
+    if urgent:
+        items = [coding_due(ctx, days[0]), rng.choice(DUE)(ctx, days[1])]
+    else:
+        items = [rng.choice(DUE)(ctx, days[0]), credentialing(ctx)]
+    items += [rng.choice(EASY)(ctx) for _ in range(size - 2)]
+    listed = _listing(rng, items)
+    due = sum(i.deadline is not None for i in items)
+    return Case(
+        ctx.b.build(),
+        listed[0].claim_id,
+        Intent("queue"),
+        (f"queue:size:{size}", f"queue:due:{due}", f"queue:hand_off:{'urgent' if urgent else 'no_deadline'}"),
         queue=tuple(listed),
     )
 

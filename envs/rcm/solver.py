@@ -13,8 +13,11 @@ from datetime import date, timedelta
 
 from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
+from envs.rcm.fee_schedule import is_fee_schedule
+from envs.rcm.fee_schedule import rates as fee_rates
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
 from envs.rcm.queues import QUEUE_KIND
+from envs.rcm.rejections import front_end_rejection
 from envs.rollout.policy import PlanPolicy
 from schemas.tasks import WorkItem
 
@@ -103,6 +106,8 @@ def work(desk: Desk, claim_id: str, *, depth: int) -> Script:
     """Read a claim and its latest remittance, then resolve it."""
     remits = yield from desk.read("get_remittance", claim_id=claim_id)
     claim = yield from desk.read("get_claim", claim_id=claim_id)
+    if claim is not None and remits is not None and not remits["remittances"]:
+        return (yield from front_end_rejection(desk, claim))
     if not remits or not remits["remittances"] or claim is None:
         return (
             yield from desk.escalate(claim_id, "billing", "review", "no readable remittance or claim on file")
@@ -149,9 +154,12 @@ def settle(desk: Desk, facts: Facts) -> Script:
             contractual += adj.amount
     if contractual > 0.005:
         payer_rules = yield from rules(desk, facts)
-        short = underpayments(facts, (payer_rules or {}).get("fee_schedule", {}))
+        schedule, exhibits = dict((payer_rules or {}).get("fee_schedule", {})), []
+        if not any(line["procedure_code"] in schedule for line in facts.remit["lines"]):
+            schedule, exhibits = yield from contract_on_file(desk, facts)
+        short = underpayments(facts, schedule)
         if short:
-            return (yield from appeal_underpayment(desk, facts, short))
+            return (yield from appeal_underpayment(desk, facts, short, exhibits))
     secondary = (yield from next_payer(desk, facts)) if shares else None
     if secondary is None:
         for carc, amount in shares.items():  # first-seen order, as on the remittance
@@ -209,8 +217,24 @@ def underpayments(facts: Facts, schedule: dict[str, float]) -> list[tuple[str, f
     return found
 
 
-def appeal_underpayment(desk: Desk, facts: Facts, short: list[tuple[str, float, float]]) -> Script:
-    """Appeal the shortfall, citing the contracted rate of each underpaid line and the amount owed."""
+def contract_on_file(desk: Desk, facts: Facts) -> Script:
+    """(rates, document ids) of the payer's fee schedule kept as a document, when one is on file."""
+    found = yield from desk.read("get_documents", claim_id=facts.claim_id)
+    payer = str(facts.remit.get("payer_name") or "")
+    for summary in (found or {}).get("documents", []):
+        if payer and is_fee_schedule(summary, payer):
+            full = yield from desk.read("read_document", document_id=summary["document_id"])
+            listed = fee_rates(full["document"], facts.dos) if full else {}
+            if listed:
+                return listed, [str(summary["document_id"])]
+    return {}, []
+
+
+def appeal_underpayment(
+    desk: Desk, facts: Facts, short: list[tuple[str, float, float]], exhibits: list[str]
+) -> Script:
+    """Appeal the shortfall, citing the contracted rate of each underpaid line and the amount owed
+    (with the fee schedule attached when it is a document)."""
     owed = round(sum(contracted - allowed for _, contracted, allowed in short), 2)
     lines = "; ".join(
         f"{code} is contracted at ${contracted:.2f} under our fee schedule and was allowed ${allowed:.2f}"
@@ -219,7 +243,9 @@ def appeal_underpayment(desk: Desk, facts: Facts, short: list[tuple[str, float, 
     argument = (
         f"{lines}. The payer underpaid the contracted rate by ${owed:.2f}: please reprocess and pay it."
     )
-    return (yield from desk.appeal(facts, "underpayment", argument, []))
+    if exhibits:
+        argument += f" The fee schedule ({', '.join(exhibits)}) is attached."
+    return (yield from desk.appeal(facts, "underpayment", argument, exhibits))
 
 
 def duplicate(desk: Desk, facts: Facts, depth: int) -> Script:

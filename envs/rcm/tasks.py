@@ -176,7 +176,7 @@ def verifier_spec(case: Case, paths: tuple[str, ...]) -> VerifierSpec:
             outcome_paths=paths,
             required_calls=queue_required(case.queue),
             forbidden_calls=queue_forbidden(case.queue),
-            must_escalate=False,
+            must_escalate=any(item.intent.must_escalate for item in case.queue),
             params={
                 "resolution": "queue",
                 "queue": deadline_groups(case.queue),

@@ -23,8 +23,16 @@ from adapters.rcm import World
 from envs.adversarial.twins import TWIN_TAG, twin_sets
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case
-from envs.rcm.deciding import no_auth_path
+from envs.rcm.cases import DISTINCT_NOTES
+from envs.rcm.charts import ABN_REASONS
+from envs.rcm.deciding import WRITE_OFF, no_auth_path, read_doc, rules_read
 from envs.rcm.tasks import draw, to_task
+from envs.rcm.twin_documents import (
+    abn_for_the_service,
+    abn_not_counting,
+    chart_with_distinct,
+    chart_without_distinct,
+)
 from schemas.tasks import Task
 
 DATA = Path(__file__).with_name("twins.json")
@@ -44,6 +52,9 @@ class Recipe:
     typical: tuple[int, ...]
     move: str
     why: str
+    edge: str | None = None
+    """The edge kind the recipe draws its cases from (its `carc` then filters them); None: the
+    base row `carc`."""
 
 
 def recipes(path: Path = DATA) -> list[Recipe]:
@@ -59,6 +70,7 @@ def recipes(path: Path = DATA) -> list[Recipe]:
             typical=tuple(r["typical"]),
             move=r["move"],
             why=r["why"],
+            edge=r.get("edge"),
         )
         for r in raw
     ]
@@ -199,6 +211,23 @@ def _edited(case: Case, recipe: Recipe, rng: random.Random) -> World | None:
         return _rate_above(world, case.claim_id, rng)
     if recipe.edit == "original":
         return _original_in_process(world, case.claim_id, rng)
+    if recipe.edit == "appeal_window_days":
+        remit = world.latest_remittance(case.claim_id)
+        if remit is None:
+            return None
+        rules = world.payers[payer_id].rules
+        since_receipt = (world.today - remit.production_date).days - rules.notice_receipt_days
+        under = [v for v in recipe.typical if v < since_receipt]
+        return _with_rule(world, payer_id, appeal_window_days=max(under)) if under else None
+    if recipe.edit == "retro_auth_window_days" and recipe.direction == "above":
+        claim = world.claims[case.claim_id]
+        code = claim.lines[0].procedure_code
+        rules = world.payers[payer_id].rules
+        if rules.auth_decision_by_code.get(code, rules.auth_decision) == "denied":
+            return None
+        late = (world.today - min(line.service_date for line in claim.lines)).days
+        over = [v for v in recipe.typical if v >= late]
+        return _with_rule(world, payer_id, retro_auth_window_days=min(over)) if over else None
     filed, since = _days(case)
     bound = filed if recipe.edit == "timely_filing_days" else since
     if recipe.edit == "timely_filing_days" and recipe.direction == "above":
@@ -218,8 +247,32 @@ def _intent(case: Case, recipe: Recipe, world: World) -> want.Intent:
         return want.write_off(claim.claim_id, detail, claim.total_charge, limit).citing(
             *no_auth_path(claim.payer_id, claim.claim_id)
         )
+    if kind == "write_off" and recipe.edit == "appeal_window_days":
+        closed = rules_read(
+            claim.payer_id, "the payer's appeal window has closed", claim.claim_id, *WRITE_OFF
+        )
+        return want.write_off(claim.claim_id, detail, claim.total_charge, limit).citing(closed)
     if kind == "write_off":
         return want.write_off(claim.claim_id, detail, claim.total_charge, limit).citing(*case.intent.evidence)
+    if kind == "retro_auth":
+        rules = world.payers[claim.payer_id].rules
+        code = claim.lines[0].procedure_code
+        pended = rules.auth_decision_by_code.get(code, rules.auth_decision) == "pended"
+        return want.retro_auth(claim.claim_id, approved=not pended).citing(
+            rules_read(
+                claim.payer_id,
+                "the payer's retro-authorization window is still open",
+                claim.claim_id,
+                "request_authorization",
+            ),
+            want.seen(
+                "authorizations",
+                "no authorization for the service is on file",
+                "get_authorizations",
+                claim.claim_id,
+                before=("request_authorization",),
+            ),
+        )
     if kind == "appeal" and detail == "underpayment":
         rate = world.payers[claim.payer_id].rules.fee_schedule[claim.lines[0].procedure_code]
         return want.underpayment(claim.claim_id, claim.payer_id, round(claim.total_charge - rate, 2))
@@ -244,28 +297,96 @@ def _intent(case: Case, recipe: Recipe, world: World) -> want.Intent:
     raise ValueError(f"twin recipe {recipe.name}: unknown move {recipe.move!r}")
 
 
+DOCUMENT_EDITS = frozenset({"chart_modifier", "abn"})
+"""Edits of what a document says (`twin_documents`); the others edit the payer's data."""
+
+
+def _document_twin(case: Case, recipe: Recipe, rng: random.Random) -> tuple[World, want.Intent] | None:
+    """The world with the document's content edited, and the handling it calls for."""
+    world, claim_id = case.world, case.claim_id
+    claim = world.claims[claim_id]
+    limit = world.practice.write_off_approval_limit
+    if recipe.edit == "chart_modifier" and recipe.direction == "remove":
+        removed = chart_without_distinct(world, claim_id, DISTINCT_NOTES)
+        if removed is None:
+            return None
+        edited, chart_id = removed
+        denied = _denied_amount(edited, claim_id, "97")
+        plain = read_doc(chart_id, "the procedure note documents no distinct service", claim_id, *WRITE_OFF)
+        return edited, want.write_off(claim_id, "bundled", denied, limit).citing(plain)
+    if recipe.edit == "chart_modifier":
+        added = chart_with_distinct(world, claim_id, DISTINCT_NOTES, rng)
+        if added is None:
+            return None
+        edited, _, modifier = added
+        constraint = {"corrections.lines.0.modifiers": {"$contains": modifier}}
+        return edited, want.replacement(claim_id, "distinct service documented", **constraint)
+    if recipe.direction == "invalid":
+        flawed = abn_not_counting(world, claim_id, rng)
+        if flawed is None:
+            return None
+        edited, abn_id, flaw = flawed
+        why = f"the ABN on file does not count ({flaw.replace('_', ' ')})"
+        fact = read_doc(abn_id, why, claim_id, *WRITE_OFF)
+        return edited, want.write_off(claim_id, "not_medically_necessary", claim.total_charge, limit).citing(
+            fact
+        )
+    valid = abn_for_the_service(world, claim_id, rng.choice(ABN_REASONS))
+    if valid is None:
+        return None
+    edited, abn_id = valid
+    signed = read_doc(
+        abn_id,
+        "the ABN names this service and was signed before it",
+        claim_id,
+        "transfer_to_patient_responsibility",
+    )
+    return edited, want.transfer(claim_id, "non_covered_with_waiver").citing(signed)
+
+
+def _denied_amount(world: World, claim_id: str, carc: str) -> float:
+    remit = world.latest_remittance(claim_id)
+    assert remit is not None
+    return round(sum(a.amount for ln in remit.lines for a in ln.adjustments if a.reason_code == carc), 2)
+
+
 def twin_case(case: Case, recipe: Recipe, rng: random.Random) -> Case | None:
     """The case's twin under the recipe, or None when the case cannot take it."""
-    world = _edited(case, recipe, rng)
-    if world is None:
-        return None
+    if recipe.edit in DOCUMENT_EDITS:
+        made = _document_twin(case, recipe, rng)
+        if made is None:
+            return None
+        world, intent = made
+    else:
+        edited = _edited(case, recipe, rng)
+        if edited is None:
+            return None
+        world, intent = edited, _intent(case, recipe, edited)
     tags = (*(t for t in case.tags if not t.startswith("variant:")), f"variant:twin:{recipe.name}")
-    return replace(case, world=world, intent=_intent(case, recipe, world), tags=tags)
+    return replace(case, world=world, intent=intent, tags=tags)
 
 
 def generate_twins(seed: int = 0, per_recipe: int = 8) -> list[Task]:
     """`per_recipe` twin pairs per recipe (`rcm-twins-<recipe>-<i>-a` and `-b`), each pair tagged
     `twin:<recipe>-<i>` and `dist:twins`."""
     from envs.rcm.cases import BASE, PAYER_FOR
+    from envs.rcm.cases_edge import EDGE
 
     out: list[Task] = []
     for recipe in recipes():
-        build = BASE[recipe.carc]
+        build, payers = BASE.get(recipe.carc), PAYER_FOR.get(recipe.carc)
+        category, edge_tags = recipe.carc, tuple[str, ...]()
+        if recipe.edge is not None:
+            build, kind_category, payers = EDGE[recipe.edge]
+            category, edge_tags = (recipe.carc or kind_category), (f"edge:{recipe.edge}",)
+        assert build is not None, f"twin recipe {recipe.name}: no base row {recipe.carc}"
         found = 0
         for draw_index in range(MAX_DRAWS):
             if found >= per_recipe:
                 break
-            case = draw("rcm-twins", seed, recipe.name, draw_index, build, PAYER_FOR.get(recipe.carc))
+            case = draw("rcm-twins", seed, recipe.name, draw_index, build, payers)
+            if recipe.edge is not None and case.category not in (None, recipe.carc):
+                continue
             if recipe.variants and not set(case.tags) & set(recipe.variants):
                 continue
             twin = twin_case(case, recipe, random.Random(f"twin:{seed}:{recipe.name}:{draw_index}"))
@@ -279,8 +400,8 @@ def generate_twins(seed: int = 0, per_recipe: int = 8) -> list[Task]:
                         task_id=f"rcm-twins-{set_id}-{suffix}",
                         seed=seed,
                         distribution="twins",
-                        category=recipe.carc,
-                        extra_tags=(f"{TWIN_TAG}{set_id}", f"twin-recipe:{recipe.name}"),
+                        category=category,
+                        extra_tags=(*edge_tags, f"{TWIN_TAG}{set_id}", f"twin-recipe:{recipe.name}"),
                     )
                 )
             found += 1

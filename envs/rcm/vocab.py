@@ -109,12 +109,23 @@ MBI_LETTERS = "ACDEFGHJKMNPQRTUVWXY"  # Medicare Beneficiary Identifier letters 
 def npi(rng: random.Random) -> str:
     """A 10-digit NPI with a valid check digit (Luhn over the 80840 prefix)."""
     body = str(rng.choice("12")) + "".join(str(rng.randrange(10)) for _ in range(8))
+    return body + _npi_check_digit(body)
+
+
+def valid_npi(value: str) -> bool:
+    """Whether `value` is an NPI: 10 digits, the first 1 or 2, the last its check digit."""
+    return (
+        len(value) == 10 and value.isdigit() and value[0] in "12" and value[9] == _npi_check_digit(value[:9])
+    )
+
+
+def _npi_check_digit(body: str) -> str:
     digits = [int(d) for d in "80840" + body]
     total = 0
     for index, digit in enumerate(reversed(digits)):
         doubled = digit * 2 if index % 2 == 0 else digit
         total += doubled - 9 if doubled > 9 else doubled
-    return body + str((10 - total % 10) % 10)
+    return str((10 - total % 10) % 10)
 
 
 def member_id(rng: random.Random, payer: Payer) -> str:

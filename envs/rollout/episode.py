@@ -127,8 +127,18 @@ def trajectory(
     turns = tuple(
         t.model_copy(update={"result": t.result.model_copy(update={"latency_ms": 0.0})}) for t in result.turns
     )
-    ending = {*rules.terminal_tools, rules.escalate_tool}
-    by_tool = bool(turns) and turns[-1].call.name in ending and turns[-1].result.outcome is ToolOutcome.OK
+    last = turns[-1] if turns else None
+    by_tool = (
+        last is not None
+        and last.result.outcome is ToolOutcome.OK
+        and (
+            last.call.name in rules.terminal_tools
+            or (
+                last.call.name == rules.escalate_tool
+                and rules.escalation_ends(task.work_item, last.call.arguments)
+            )
+        )
+    )
     end: EndReason | None = None
     if result.status == "budget_exhausted":
         end = "budget_exhausted"

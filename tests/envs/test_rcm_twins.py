@@ -72,3 +72,30 @@ def test_the_report_misses_when_a_desk_passes_both_or_the_golds_agree() -> None:
     )
     misses = report.misses()
     assert len(misses) == 2 and "golds pass on both" in misses[0] and "passes both" in misses[1]
+
+
+def test_the_families_decided_by_evidence_have_twins(twins: list[Task]) -> None:
+    families = {tag for task in twins for tag in task.tags if tag.startswith(("carc:", "edge:"))}
+    evidence_decided = {
+        "carc:29", "carc:197", "carc:15", "carc:27", "carc:45", "carc:18", "carc:50", "carc:97",
+        "edge:abn_invalid", "edge:rule_change_retro_window", "edge:prompt_injection",
+    }  # fmt: skip
+    assert evidence_decided <= families, evidence_decided - families
+
+
+def test_a_document_twin_changes_what_the_document_says_not_its_listing(twins: list[Task]) -> None:
+    for first, second in twin_sets(twins).values():
+        if not any(
+            t.startswith("twin-recipe:distinct_") or t.startswith("twin-recipe:abn_") for t in first.tags
+        ):
+            continue
+        claim = first.work_item.payload["claim_id"]
+        docs = [
+            (first.initial_world["documents"][k], second.initial_world["documents"][k])
+            for k in first.initial_world["documents"]
+        ]
+        changed = [(a, b) for a, b in docs if a != b]
+        assert len(changed) == 1, first.task_id
+        a, b = changed[0]
+        listed = ("kind", "title", "document_date", "signed", "claim_id")
+        assert [a[f] for f in listed] == [b[f] for f in listed] and a["text"] != b["text"], claim

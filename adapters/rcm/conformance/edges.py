@@ -83,6 +83,14 @@ EDGE_SCENARIOS: tuple[Scenario, ...] = (
         ),
     ),
     scenario(
+        "one_claim_handed_off_the_others_still_worked",
+        escalate("CLM-1021", "credentialing", "review"),
+        write_off("CLM-1018", 70.0, "contractual"),
+        transfer("CLM-1018", 28.0, "coinsurance"),
+        ("get_claim", claim("CLM-1021")),
+        ("get_claim", claim("CLM-1018")),
+    ),
+    scenario(
         "write_off_refusals",
         write_off("CLM-1018", 99.0, "contractual"),
         write_off("CLM-1005", 300.0, "no_authorization"),
