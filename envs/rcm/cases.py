@@ -26,7 +26,7 @@ from envs.rcm.casekit import (
     visit,
 )
 from envs.rcm.charts import ABN_REASONS, abn_text, necessity_letter, timely_filing_proof
-from envs.rcm.deciding import contract_read, no_auth_path
+from envs.rcm.deciding import contract_read, no_auth_path, retro_auth_facts
 from envs.rcm.vocab import COMMERCIAL, NEEDS_AUTH, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 from envs.verifiers.evidence import VISIBLE_TAG
@@ -141,19 +141,7 @@ def authorization(ctx: Ctx, carc: str, *, on_file: bool = True) -> Case:
     elif variant == "retro":
         pended = b.payer(ctx.payer_id).rules.auth_decision_by_code.get(code) == "pended"
         intent = want.retro_auth(claim.claim_id, approved=not pended).citing(
-            want.rules_read(
-                ctx.payer_id,
-                "the payer's retro-authorization window is still open",
-                claim.claim_id,
-                "request_authorization",
-            ),
-            want.seen(
-                "authorizations",
-                "no authorization for the service is on file",
-                "get_authorizations",
-                claim.claim_id,
-                before=("request_authorization",),
-            ),
+            *retro_auth_facts(ctx.payer_id, claim.claim_id)
         )
         tags += ["auth:pended" if pended else "auth:approved"] + (
             ["deadline:retro_near"] if window - late <= 3 else []

@@ -45,6 +45,26 @@ def rules_read(payer_id: str, why: str, claim_id: str, *before: str) -> Deciding
     )
 
 
+def retro_auth_facts(payer_id: str, claim_id: str) -> tuple[DecidingFact, DecidingFact]:
+    """What makes a retro-authorization request right: the payer's retro window read open, and no
+    authorization for the service on file, both before the request."""
+    return (
+        rules_read(
+            payer_id,
+            "the payer's retro-authorization window is still open",
+            claim_id,
+            "request_authorization",
+        ),
+        seen(
+            "authorizations",
+            "no authorization for the service is on file",
+            "get_authorizations",
+            claim_id,
+            before=("request_authorization",),
+        ),
+    )
+
+
 WRITE_OFF = ("post_write_off", "escalate_to_human")
 """The writes that decide a write-off: posting it, or asking a supervisor to approve it."""
 

@@ -25,7 +25,7 @@ from envs.rcm import intents as want
 from envs.rcm.casekit import Case
 from envs.rcm.cases import DISTINCT_NOTES
 from envs.rcm.charts import ABN_REASONS
-from envs.rcm.deciding import WRITE_OFF, no_auth_path, read_doc, rules_read
+from envs.rcm.deciding import WRITE_OFF, no_auth_path, read_doc, retro_auth_facts, rules_read
 from envs.rcm.tasks import draw, to_task
 from envs.rcm.twin_documents import (
     abn_for_the_service,
@@ -259,19 +259,7 @@ def _intent(case: Case, recipe: Recipe, world: World) -> want.Intent:
         code = claim.lines[0].procedure_code
         pended = rules.auth_decision_by_code.get(code, rules.auth_decision) == "pended"
         return want.retro_auth(claim.claim_id, approved=not pended).citing(
-            rules_read(
-                claim.payer_id,
-                "the payer's retro-authorization window is still open",
-                claim.claim_id,
-                "request_authorization",
-            ),
-            want.seen(
-                "authorizations",
-                "no authorization for the service is on file",
-                "get_authorizations",
-                claim.claim_id,
-                before=("request_authorization",),
-            ),
+            *retro_auth_facts(claim.payer_id, claim.claim_id)
         )
     if kind == "appeal" and detail == "underpayment":
         rate = world.payers[claim.payer_id].rules.fee_schedule[claim.lines[0].procedure_code]

@@ -27,6 +27,7 @@ from loopline.commands.train.options import (
     parse_families,
     parse_seeds,
     progress_bar,
+    registry_or_exit,
 )
 
 if TYPE_CHECKING:
@@ -201,7 +202,6 @@ def gate(
     """Judge an evaluated adapter by the gate's rules; store the verdict with it and on its stream
     in the adapter registry. Exit 1 when stopped."""
     from loopline.card.evidence import REPO_CARD, CardError, card_evidence
-    from loopline.release.registry import PublishUnavailable, open_registry
     from training.gate import DEFAULT_RULES, GateRule, GateRules, judge
     from training.registry import adapter_folder, champion_cards, read_evaluation, store_verdict
 
@@ -228,11 +228,7 @@ def gate(
         except CardError as exc:
             console.print(f"[red]{exc}[/]")
             raise typer.Exit(2) from None
-    try:
-        registry = open_registry(state, db_url, publish)
-    except PublishUnavailable as exc:
-        console.print(f"[red]{exc}[/]")
-        raise typer.Exit(2) from None
+    registry = registry_or_exit(state, db_url, publish)
     verdict = judge(report, rules, cards=cards, champion_cards=champion_cards(registry, report.champion))
     try:
         store_verdict(folder, report, rules, verdict, registry)

@@ -27,6 +27,7 @@ from loopline.commands.train.options import (
     parse_families,
     parse_seeds,
     progress_bar,
+    registry_or_exit,
 )
 
 
@@ -56,7 +57,6 @@ def grpo(
     """GRPO of the structured policy on a task set: k rollouts per task per round through the
     environment, a LoRA adapter updated on group-relative advantages with a KL penalty to the
     base; resumes a killed run from its last round."""
-    from loopline.release.registry import PublishUnavailable, open_registry
     from training.data.sources import only_families
     from training.grpo import GrpoSettings
     from training.lora import LoraSettings
@@ -80,11 +80,7 @@ def grpo(
     except ValueError as exc:
         console.print(f"[red]{exc}[/]")
         raise typer.Exit(2) from None
-    try:
-        registry = open_registry(state, db_url, publish)
-    except PublishUnavailable as exc:
-        console.print(f"[red]{exc}[/]")
-        raise typer.Exit(2) from None
+    registry = registry_or_exit(state, db_url, publish)
     base = base_folder(state, base_model)
     if model_kind(base) != STRUCTURED:
         console.print(

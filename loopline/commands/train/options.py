@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 if TYPE_CHECKING:
     from training.data import LoadedTaskSet
+    from training.release.manager import ReleaseManager
 
 console = Console()
 
@@ -118,6 +119,18 @@ def base_folder(state: Path, base_model: Path | None) -> Path:
         )
         raise typer.Exit(2)
     return folder
+
+
+def registry_or_exit(state: Path, db_url: str | None, publish: bool) -> ReleaseManager:
+    """The release registry the command records in; one clear line and exit 2 when `--publish` is
+    asked for and cannot be honoured."""
+    from loopline.release.registry import PublishUnavailable, open_registry
+
+    try:
+        return open_registry(state, db_url, publish)
+    except PublishUnavailable as exc:
+        console.print(f"[red]{exc}[/]")
+        raise typer.Exit(2) from None
 
 
 def loop_bar(bar: Progress, job: TaskID, report: object) -> None:

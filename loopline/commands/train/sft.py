@@ -17,6 +17,7 @@ from loopline.commands.train.options import (
     console,
     loop_bar,
     progress_bar,
+    registry_or_exit,
     stage_bars,
 )
 
@@ -43,17 +44,13 @@ def sft(
 ) -> None:
     """LoRA supervised fine-tuning (peft) of the base model on a dataset; resumes a killed run. The
     finished adapter opens its stream in the adapter registry with `adapter.trained`."""
-    from loopline.release.registry import PublishUnavailable, open_registry
     from training.loop import LoopConfig
     from training.lora import LLAMA_TARGETS, LoraSettings
     from training.policies import STRUCTURED, model_kind
     from training.registry import adapters_root, record_trained
 
-    try:  # before training, so a registry that cannot publish costs no training time
-        registry = open_registry(state, db_url, publish)
-    except PublishUnavailable as exc:
-        console.print(f"[red]{exc}[/]")
-        raise typer.Exit(2) from None
+    # before training, so a registry that cannot publish costs no training time
+    registry = registry_or_exit(state, db_url, publish)
     base = base_folder(state, base_model)
     data = Path(dataset_name)
     if not (data / "manifest.json").is_file():
