@@ -133,3 +133,18 @@ def abn_for_the_service(world: World, claim_id: str, reason: str) -> tuple[World
         update={"procedure_codes": (code,), "noncoverage_reason": reason, "text": abn_text(code, reason)}
     )
     return _with_document(world, edited), abn.document_id
+
+
+def chart_without_coding(world: World, claim_id: str) -> tuple[World, str] | None:
+    """The world whose chart records no coding and names no provider (the note is still awaiting
+    the provider's completion): nothing on file tells what the claim should carry; with the
+    chart's id."""
+    chart = _chart(world, claim_id)
+    if chart is None or "Coding summary" not in chart.text:
+        return None
+    first = world.patients[world.claims[claim_id].patient_id].first_name
+    text = (
+        f"{first} was seen in the office. The note is awaiting the provider's completion: no services, "
+        "diagnoses or modifiers have been recorded yet."
+    )
+    return _with_document(world, chart.model_copy(update={"text": text})), chart.document_id

@@ -33,6 +33,7 @@ from envs.rcm.twin_documents import (
     chart_with_distinct,
     chart_without_distinct,
 )
+from envs.rcm.twin_edits import EDITS
 from schemas.tasks import Task
 
 DATA = Path(__file__).with_name("twins.json")
@@ -340,6 +341,12 @@ def _denied_amount(world: World, claim_id: str, carc: str) -> float:
 
 def twin_case(case: Case, recipe: Recipe, rng: random.Random) -> Case | None:
     """The case's twin under the recipe, or None when the case cannot take it."""
+    if recipe.edit in EDITS:
+        edited_case = EDITS[recipe.edit](case, rng, recipe.typical)
+        if edited_case is None:
+            return None
+        kept = tuple(t for t in edited_case.tags if not t.startswith("variant:"))
+        return replace(edited_case, tags=(*kept, f"variant:twin:{recipe.name}"))
     if recipe.edit in DOCUMENT_EDITS:
         made = _document_twin(case, recipe, rng)
         if made is None:
