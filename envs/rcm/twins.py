@@ -77,6 +77,11 @@ def recipes(path: Path = DATA) -> list[Recipe]:
     ]
 
 
+def untwinned(path: Path = DATA) -> dict[str, str]:
+    """Families (`edge:<kind>` or `carc:<row>`) no recipe can twin, and why, from the data file."""
+    return {u["family"]: u["why"] for u in json.loads(path.read_text()).get("untwinned", [])}
+
+
 def _days(case: Case) -> tuple[int, int]:
     """(days from service to the last 277CA acceptance, days from service to today)."""
     claim = case.world.claims[case.claim_id]
