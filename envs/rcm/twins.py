@@ -4,7 +4,9 @@ A twin is a generated case with one piece of evidence changed (a payer rule, the
 file): its work item, 835, claim and document list are the same as its sibling's, so every reading
 of the visible fields gives both the same answer, and a desk that answers both the same passes at
 most one. The recipes are data (`twins.json`: the base row, the variants a recipe applies to, the
-evidence it changes and the move the twin's evidence calls for); this module applies them.
+evidence it changes and the move the twin's evidence calls for); this module applies them, with
+the document edits of `twin_documents` and the edits of `twin_edits` (corrected claims, the right
+payer, dated rules, queues and the edge kinds whose evidence decides).
 
 Tasks of a twin set share the tag `twin:<set id>`; `twin_problems` checks that the golds differ:
 each task's gold, replayed on its twin, must fail there.
