@@ -1,7 +1,7 @@
 """The private-credit underwriting environment (`credit`): generator, reference analyst, verifier.
 
 `DOMAIN` is its descriptor (registered in pyproject.toml): the tools, sim and live backends, the
-`credit.v1` verifier, the `credit-base` and `credit-edge` task sets, the scripted baseline
+`credit.v1` verifier, the `credit-base`, `credit-edge` and `credit-twins` task sets, the scripted baseline
 policies, mutants and exploits, its good and bad outcome kinds, how its edge cases become tasks
 (`promotion.py`), its expert set and what the verifier card runs.
 """
@@ -18,6 +18,7 @@ from envs.credit.policies import BASELINES
 from envs.credit.promotion import PROMOTION
 from envs.credit.solver import REFERENCE, reference_plan
 from envs.credit.tasks import generate_base, generate_edge
+from envs.credit.twins import generate_twins
 from envs.credit.verifier import CREDIT_V1
 from envs.domain import CardParts, DomainDescriptor, Reference
 from envs.verifiers.outcome_kinds import OutcomeKinds
@@ -29,6 +30,10 @@ DOMAIN = DomainDescriptor(
         "credit-edge": (
             generate_edge,
             "ten credit edge families (the brief's eight, QoE answers, cure rights), 8 tasks each, held out",
+        ),
+        "credit-twins": (
+            generate_twins,
+            "counterfactual twins: packages alike but for the answer that decides, 8 pairs per family",
         ),
     },
     policies={"reference": (REFERENCE, "the reference analyst (gold solutions)"), **BASELINES},
@@ -60,5 +65,6 @@ __all__ = [
     "CreditDomain",
     "generate_base",
     "generate_edge",
+    "generate_twins",
     "reference_plan",
 ]
