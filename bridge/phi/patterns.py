@@ -239,6 +239,7 @@ _WORD = re.compile(
 
 def _named_again(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     words = {m.group() for s, e, kind in spans if kind == "name" for m in _WORD.finditer(text, s, e)}
+    words |= {part for word in words for part in word.split("-") if len(part) >= 3}  # `Quintanilla-Reyes`
     if not words:
         return []
     again = re.compile(
