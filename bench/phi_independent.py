@@ -1,6 +1,8 @@
 """Recall and precision of the PHI guard on a corpus written blind (bench/data/phi_independent.jsonl).
 
     .venv/bin/python bench/phi_independent.py     # prints a table, writes bench/results/phi_independent.json
+    .venv/bin/python bench/phi_independent.py --corpus bench/data/phi_independent2.jsonl \
+        --records bench/data/phi_independent2_records.json --out bench/results/phi_independent2.json
 
 The corpus (261 strings: revenue-cycle and credit-desk notes and fields, 478 labelled PHI spans,
 241 labelled negatives) and its 22 records (bench/data/phi_independent_records.json) were written
@@ -23,6 +25,7 @@ numbers, a provider's name: policy decides) count either way. Under two seconds.
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import sys
@@ -253,15 +256,27 @@ SETTINGS = {"guard": ("known", "world"), "episode_only": ("known",), "patterns_a
 """What the guard knows in each setting: the touched records, the other records of the world."""
 
 
-def main() -> None:
-    entries = [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
-    records: dict[str, dict[str, Any]] = json.loads(RECORDS.read_text())["records"]
+def _shown(path: Path) -> str:
+    """The path from the repository root when it is inside the repository."""
+    root, full = Path(__file__).resolve().parents[1], path.resolve()
+    return full.relative_to(root).as_posix() if full.is_relative_to(root) else str(path)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the labelled strings (JSON lines)")
+    parser.add_argument("--records", type=Path, default=RECORDS, help="the records the strings touch")
+    parser.add_argument("--out", type=Path, default=OUT, help="where the results are written")
+    args = parser.parse_args(argv)
+    entries = [json.loads(line) for line in args.corpus.read_text().splitlines() if line.strip()]
+    records: dict[str, dict[str, Any]] = json.loads(args.records.read_text())["records"]
     results: dict[str, Any] = {
         "corpus": {
             "strings": len(entries),
             "phi_spans": sum(s["label"] == "phi" for e in entries for s in e["spans"]),
             "negatives": sum(s["label"] == "negative" for e in entries for s in e["spans"]),
             "records": len(records),
+            "path": _shown(args.corpus),
         }
     }
     results |= measure(entries, records, SETTINGS["guard"])
@@ -270,7 +285,7 @@ def main() -> None:
         for name, knows in SETTINGS.items()
         if name != "guard"
     }
-    OUT.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
+    args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n")
     corpus = results["corpus"]
     print(f"{corpus['strings']} strings, {corpus['phi_spans']} PHI spans, {corpus['negatives']} negatives")
     for kind, row in results["by_kind"].items():

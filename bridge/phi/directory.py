@@ -54,6 +54,7 @@ _GIVEN_GAP = re.compile(r"^ $")
 _GIVEN_AFTER_GAP = re.compile(r"^, $")
 _ID_GLUE = re.compile(r"^[-_]$")
 _DIGIT_RUN = re.compile(r"\d+")
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
 MAX_JOINED_WORDS = 3
 """Up to this many adjacent words of a name are also learned written together (`vanderberg`)."""
 
@@ -129,6 +130,8 @@ class PhiDirectory:
         runs: set[str] = set()
         phrases: set[tuple[str, ...]] = set()
         for text in leaves(value):
+            if _EMAIL.fullmatch(text.strip()):
+                text = text.strip().partition("@")[0]  # a mailbox's name, not its domain (`gmail`, `com`)
             chunks = [c.casefold() for c in _CHUNK.findall(text)]
             joined = "".join(chunks)
             if any(c.isdigit() for c in joined):
@@ -171,6 +174,8 @@ class PhiDirectory:
             forms.add(joined)
         if joined.isdigit():
             forms.update(phone_forms(joined))
+            if len(joined.lstrip("0")) >= MIN_DIGITS_ONLY:
+                forms.add(joined.lstrip("0"))  # a number is written with or without its zero padding
         return forms
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
@@ -229,6 +234,10 @@ class PhiDirectory:
             text, chunks[last + 1], text[end : chunks[last + 1][0]], _GIVEN_AFTER_GAP
         ):
             end = chunks[last + 1][1]  # `Jackson, Tanya`
+        elif last + 1 < len(chunks) and self._given(
+            text, chunks[last + 1], text[end : chunks[last + 1][0]], _GIVEN_GAP
+        ):
+            end = chunks[last + 1][1]  # `Tran Thi Mai`, `Hernández Ruiz`: a name's next word
         return start, end
 
     def _given(self, text: str, chunk: tuple[int, int, str], gap: str, shape: re.Pattern[str]) -> bool:
@@ -265,8 +274,10 @@ class PhiDirectory:
                 if last > first and not _GAP.match(text[chunks[last - 1][1] : chunks[last][0]]):
                     break
                 joined += chunks[last][2]
-                if len(joined) > self._max_id:
+                # a number written with more zero padding than it was learned with
+                bare = joined.lstrip("0") if joined[:1] == "0" and joined.isdigit() else joined
+                if len(bare) > self._max_id:
                     break
-                if joined in self._ids:
+                if joined in self._ids or bare in self._ids:
                     found.append((chunks[first][0], chunks[last][1], "directory"))
         return found

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from bridge.phi.directory import PhiDirectory
 from bridge.phi.known import KnownPhi
-from bridge.phi.patterns import find_spans
+from bridge.phi.patterns import find_identifier_spans, find_spans
 from bridge.phi.policy import FieldPolicy, Rule, default_policy
 from bridge.phi.scrub import replace_spans
 from bridge.phi.tokenizer import PhiTokenizer
@@ -172,6 +172,8 @@ class EventGuard:
             # a date of service) only of the tenant's PHI-marked values: the episode's known values
             # also hold the leaves of undeclared keys, and a reason code an agent once sent
             # undeclared must not turn into a token in every later result.
+            # A bare value is still held to the shapes that are identifiers wherever they stand
+            # (an SSN, a phone number, an e-mail, a segment's name).
             if _SPACE.search(value) is not None:
                 return self._scrub(value, walk, patterns=True)
             return self._scrub(value, _Pass(None, walk), patterns=False)
@@ -209,8 +211,7 @@ class EventGuard:
         if key in self._clean:
             return []
         spans = self._directory.spans(text)
-        if patterns:
-            spans += find_spans(text)
+        spans += find_spans(text) if patterns else find_identifier_spans(text)
         if not spans:
             self._clean.add(key)
         return spans

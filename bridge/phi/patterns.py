@@ -30,41 +30,95 @@ before five digits is far more often an identifier's label (`Payer ID 60054`).""
 _STATES_BARE = _STATES.replace("ID|", "")
 _UPPER = "A-ZÀ-ÖØ-Þ\u0100-\u017f\u1e00-\u1eff"
 _LOWER = "a-zß-öø-ÿ\u0100-\u017f\u1e00-\u1eff"
-_NAME_WORD = rf"[{_UPPER}][{_LOWER}]*[{_UPPER}]?[{_LOWER}]+(?:['\u2019-][{_UPPER}]?[{_LOWER}]+)*"
-"""A capitalised name word: `Khan`, `Nguyễn`, `O'Brien`, `McDonald`, `Mensah-Bonsu`, `Li`."""
-_PARTICLE = r"(?:van|von|der|den|de|la|le|del|della|da|das|dos|du|di|st|y|al|el|bin|ibn)"
-_NAME = (
-    rf"(?:[A-Z]\.\s*)*{_NAME_WORD}(?:\s+(?:[A-Z]\.|{_PARTICLE}(?=\s)|{_NAME_WORD})){{0,3}}"
-    rf"(?:,\s+{_NAME_WORD}(?:\s+{_NAME_WORD})?)?"
+_NAME_WORD = rf"(?:[{_UPPER}]['\u2019])?[{_UPPER}][{_LOWER}]*[{_UPPER}]?[{_LOWER}]+(?:['\u2019-][{_UPPER}]?[{_LOWER}]+)*"
+"""A capitalised name word: `Khan`, `Nguyễn`, `O'Brien`, `D'Angelo`, `McDonald`, `Mensah-Bonsu`, `Li`."""
+_PARTICLE = (
+    r"(?i:van|von|der|den|de|la|le|del|della|da|das|dos|du|di|st|y|al|el|bin|bint|ibn|abu|ben|ter|ten|zu|"
+    r"o|\u00f3|n[i\u00ed]|nic|mac|mc|ua)"
 )
-"""A name: initials, up to four words with particles between them, and a given name after a comma."""
-_TITLE = r"(?i:mr|mrs|ms|miss|mx|dr|sr|sra|mme)"
+"""The short words between a name's words (`van der`, `bin`, the Irish `Ó` and `Ní`), in any case."""
+_SUFFIX = r"(?:\s+(?:Jr|Sr|II|III|IV|V)\b\.?)?"
+_NAME = (
+    rf"(?:[A-Z]\.\s*)*{_NAME_WORD}(?:\s+(?:[A-Z]\.|{_PARTICLE}(?=\s)|{_NAME_WORD})){{0,3}}{_SUFFIX}"
+    rf"(?:,\s+(?!(?:Esq|Jr|Sr|MD|DO|RN|NP|PA|PhD)\b){_NAME_WORD}(?:\s+{_NAME_WORD})?)?"
+)
+"""A name: initials, up to four words with particles between them, a suffix (`Jr.`, `III`), and a
+given name after a comma."""
+_TITLE = r"(?i:mr|mrs|ms|miss|mx|dr|sr|sra|mme|rev|prof)"
 _RELATIONS = (
     r"patient|pt|member|subscriber|guarantor|borrower|co-?signer|dependent|insured|beneficiary|daughter|"
     r"son|wife|husband|spouse|mother|father|mom|dad|sister|brother|grand(?:mother|father|son|daughter)|"
-    r"aunt|uncle|niece|nephew|guardian|caregiver|parent|partner|fianc[ée]e?|widow(?:er)?|name\s+of|named|c/o"
+    r"aunt|uncle|niece|nephew|guardian|caregiver|parent|partner|fianc[ée]e?|widow(?:er)?|name\s+of|named|c/o|"
+    r"attorney|lawyer|counsel|executor|executrix|heir|owner|founder|shareholder|principal|controller|"
+    r"caller|identified\s+as|on\s+behalf\s+of|estate\s+of|spoke\s+(?:to|with)|name\s+is|"
+    r"(?:last|first|given|family|maiden)\s+name|surname"
 )
+_OFFICERS = r"(?:CEO|CFO|COO|CTO|POA)"
+"""Officers' and agents' titles, written in capitals anywhere: the name after them is a person's."""
+_OPENERS = r"(?i:dear|re|attn)"
+"""A letter's or a record's opening words, before a name only where a line or sentence starts."""
 _SENTENCE_START = r"(?:^|(?<=[.;:!?(\n]\s)|(?<=\n))"
-_ROLE = rf"(?:{_TITLE}|(?:{_RELATIONS})|{_SENTENCE_START}(?=[A-Z])(?i:{_RELATIONS}))"
-"""A title anywhere; a role or relation in lower case, or capitalised where a sentence starts
+_ROLE = (
+    rf"(?:{_TITLE}|(?:{_RELATIONS})|{_OFFICERS}|{_SENTENCE_START}(?=[A-Z])(?i:{_RELATIONS})|"
+    rf"{_SENTENCE_START}{_OPENERS}|(?=[A-Z])(?i:{_RELATIONS})(?=:))"
+)
+"""A title anywhere; a role or relation in lower case, or capitalised where a sentence starts or as
+a label (`Patient:`)
 (`Guarantor Dmitri Volkov`), never mid-sentence, where it is a title's word (`Advance Beneficiary
 Notice`, `Member Services`)."""
 _ID_LABEL = (
     r"(?:member|subscriber|beneficiary|policy|insurance|health\s+plan|medicare|medicaid|"
     r"medical\s+record|MRN|account|acct|patient|chart|license|licence|certificate|device|serial|"
-    r"vehicle|VIN|plate)"
+    r"vehicle|VIN|plate|DL|driver'?s\s+licen[cs]e|passport|IBAN|national\s+id|ID\s+card)"
 )
+_CAPS_NAME = r"[A-Z]{2,}(?:['-][A-Z]{2,})*,\s*[A-Z]{2,}(?:-[A-Z]{2,})?(?:\s+[A-Z]\b)?"
+"""A name as systems of record print it: `KHAN, AISHA M`."""
+_AFTER_NAME = (
+    r"(?=\s*[,(]?\s*(?:MRN\b|DOB\b|D\.O\.B|dob\b|born\b|b\.\s*\d|SSN\b|MBI\b|ph\b|tel\b|cell\b|phone\b|"
+    r"email\b|"
+    r"Esq\b|CEO\b|CFO\b|COO\b|controller\b|founder\b|sole\s+shareholder\b|"
+    r"'s\s+(?:husband|wife|spouse|daughter|son|mother|father|sister|brother|balance|account)\b))"
+)
+_NOT_A_NAME = (
+    rf"(?!(?i:(?:{_RELATIONS}|{_ID_LABEL}|medicare|medicaid|home|work|primary|new|old|her|his|their|"
+    r"verified|confirmed|updated|no|on\s+file|the|payer|plan|provider|tax|group|claim|flag|merge|split)\b))"
+)
+"""A role, a label or a plain word is not the name before a label (`Guarantor phone`, `Medicare MBI`)."""
+"""What follows a person's name and nothing else: an identifier's label, an officer's title, a
+relative (`Faith Brown's husband`)."""
+_SPANISH_MONTH = (
+    r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
+)
+_SPELLED_AGE = (
+    r"\b(?:ninety|one\s+hundred(?:\s+and)?)(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?\b"
+    r"(?!\s+(?:days?|weeks?|months?|years?\s+(?:ago|from)|minutes?|percent|units?|dollars?|visits?|claims?))"
+)
+"""An age over 89 written out (`ninety-two`), not a period or a count (`ninety days`)."""
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
     ("url", re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)),
-    ("ip", re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?![\d.])")),
+    (
+        "url",  # a social profile without its scheme
+        re.compile(r"\b(?:facebook|instagram|linkedin|twitter|x|tiktok)\.com/[^\s<>\"',;]+", re.I),
+    ),
+    ("ip", re.compile(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\d|\.\d)")),
     ("ssn", re.compile(r"(?<![\w-])\d{3}[- .]\d{2}[- .]\d{4}(?![\w-])")),
     ("ssn", re.compile(r"\b(?:SSN|social\s+security(?:\s+(?:number|no\.?|#))?)\W{0,3}(?P<v>\d{9})\b", re.I)),
     (
+        "ssn",
+        re.compile(r"(?:\b[Xx]{3}|\*{3})[- ]?(?:[Xx]{2}|\*{2})[- ]?(?P<v>\d{4})\b"),
+    ),  # masked: the last four
+    ("ssn", re.compile(r"\bSSN\s+(?:ending(?:\s+in)?|last\s+(?:4|four))\W{0,3}(?P<v>\d{4})\b", re.I)),
+    (
         "phone",
-        re.compile(r"(?<![\w-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}(?![\w-])"),
+        re.compile(
+            r"(?<![\w-])(?:\+?1[\s.-]?)?(?:\(\d{3}\)\s?|\d{3}[\s.-])\d{3}[\s.-]\d{4}"
+            r"(?:\s*(?:ext\.?|x)\s*\d{1,5})?(?![\w-])",
+            re.I,
+        ),
     ),
+    ("phone", re.compile(r"(?<![\w+])\+(?!1[\s.-]?\d{3})[2-9]\d{0,2}(?:[\s.-]\d{1,5}){2,5}(?![\w-])")),
     (
         "phone",
         re.compile(r"\b(?:phone|tel|telephone|fax|cell|mobile)\W{0,3}(?P<v>\+?\d[\d\s().-]{8,}\d)", re.I),
@@ -74,7 +128,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("date", re.compile(rf"\b{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b", re.I)),
     ("date", re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+\d{{4}}\b", re.I)),
     ("date", re.compile(rf"\b\d{{1,2}}-{_MONTH}-(?:\d{{4}}|\d{{2}})\b", re.I)),
-    ("date", re.compile(r"(?<![\w.])(?:\d{1,2}\.\d{1,2}\.\d{4}|\d{4}[/.]\d{1,2}[/.]\d{1,2})(?![\w.])")),
+    ("date", re.compile(r"(?<![\w.])(?:\d{1,2}\.\d{1,2}\.\d{4}|\d{4}[/.]\d{1,2}[/.]\d{1,2})(?!\w|\.\d)")),
+    ("date", re.compile(rf"\b\d{{1,2}}\s+de\s+{_SPANISH_MONTH}\s+(?:de\s+|del\s+)?\d{{4}}\b", re.I)),
+    (
+        "date",
+        re.compile(r"\b(?:DOB|D\.O\.B\.?|born|birth\s*date|date\s+of\s+birth)\W{0,3}(?P<v>\d{8})\b", re.I),
+    ),
     (
         "member_id",  # Medicare Beneficiary Identifier, with or without its dashes
         re.compile(
@@ -83,10 +142,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("member_id", re.compile(r"\b[A-Z]{2,4}\d{6,12}[A-Z]?\b")),  # commercial payers: prefix + digits
+    ("member_id", re.compile(r"\b\d{9}[A-Z]\d?\b")),  # a Medicare claim number (HICN): nine digits, a suffix
     (
         "record_id",  # any id introduced as a member, record, account, licence or device number
         re.compile(
-            rf"\b{_ID_LABEL}\s*(?:id|ID|number|no\.?|num|#)?\s*[:#=]?\s*(?P<v>(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{{3,}})",
+            rf"\b{_ID_LABEL}s?\s*(?:id|ID|number|no\.?|num|#)?\s*[:#=]?\s*"
+            r"(?P<v>(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,})",
             re.I,
         ),
     ),
@@ -94,39 +155,73 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "address",
         re.compile(
             rf"\b\d{{1,6}}\s+(?:[A-Z0-9][A-Za-z0-9'.-]*\s+){{1,4}}(?i:{_STREET})\b\.?"
+            r"(?:\s+(?:N|S|E|W|NE|NW|SE|SW)\b)?"
             r"(?:,?\s+(?i:Apt|Apartment|Suite|Ste|Unit)\.?\s*[A-Za-z0-9-]+|\s*#\s*[A-Za-z0-9-]+)?"
+            r"(?:,?\s+(?:[A-Z][a-z]+|[A-Z]{3,})(?:\s(?:[A-Z][a-z]+|[A-Z]{3,})){0,2},?\s+"
+            rf"(?:(?:{_STATES})\s+)?\d{{5}}(?:-?\d{{4}})?\b)?"
         ),
     ),
     ("address", re.compile(r"\bP\.?\s?O\.?\s+Box\s+\d+\b", re.I)),
     (
         "zip",
         re.compile(
-            rf"(?:,\s*(?:{_STATES})|\b(?:{_STATES_BARE})|\b(?i:ZIP(?:\s+code)?:?))\s+(?P<v>\d{{5}}(?:-\d{{4}})?)\b"
+            rf"(?:,\s*(?:{_STATES})|\b(?:{_STATES_BARE})|\b(?i:ZIP(?:\s+code)?:?))\s+(?P<v>\d{{5}}(?:-?\d{{4}})?)\b"
         ),
     ),
     (
         "city",  # the words before a state's code and a ZIP code
         re.compile(
-            rf"(?P<v>\b[A-Z][a-z]+(?:\s[A-Z][a-z]+){{0,2}})(?:,\s*(?:{_STATES})|\s+(?:{_STATES_BARE}))"
-            r"\s+\d{5}(?:-\d{4})?\b"
+            rf"(?P<v>\b(?:[A-Z][a-z]+|[A-Z]{{3,}})(?:\s(?:[A-Z][a-z]+|[A-Z]{{3,}})){{0,2}})"
+            rf"(?:,\s*(?:{_STATES})|\s+(?:{_STATES_BARE}))\s+\d{{5}}(?:-?\d{{4}})?\b"
         ),
     ),
     (
         "name",  # a capitalised name after a title, a role or a relation (and a title after a role)
-        re.compile(rf"\b{_ROLE}\b[.:,]?\s+\(?(?:{_TITLE}\.?\s+)?(?P<v>{_NAME})"),
+        re.compile(rf"\b{_ROLE}\b(?:[.:,]?\s+|[:=])\(?(?:{_TITLE}\.?\s+)*(?P<v>{_NOT_A_NAME}{_NAME})"),
     ),
+    (
+        "name",  # a name before its label
+        re.compile(rf"(?<![\w.'-]){_NOT_A_NAME}(?P<v>{_NAME}|{_CAPS_NAME}){_AFTER_NAME}"),
+    ),
+    (
+        "name",  # two name words or more before an `ID` (one is a label's word: `Ins ID`, `Payer ID`)
+        re.compile(rf"(?<![\w.'-]){_NOT_A_NAME}(?P<v>{_NAME_WORD}(?:\s+{_NAME_WORD})+)(?=,?\s*\(?ID\b)"),
+    ),
+    (
+        "name",  # a nickname in quotes between a given name and a surname: `Catherine "Kit" Beaumont`
+        re.compile(
+            rf"(?:\b{_NAME_WORD}|\b(?:[A-Z]\.\s*)+)\s*[\"\u201c'(][A-Z][A-Za-z.]{{0,12}}[\"\u201d')]\s+{_NAME}"
+        ),
+    ),
+    (
+        "name",  # a whole value written `Surname, Given`
+        re.compile(
+            rf"^\s*(?P<v>(?:{_PARTICLE}\s+)*{_NAME_WORD}(?:[\s-]{_NAME_WORD})*,\s+{_NAME_WORD}(?:\s+[A-Z]\.?)?)\s*$"
+        ),
+    ),
+    # X12 and HL7 segments: a person's name and id in NM1 (entity type 1), the birth date in DMG,
+    # the patient's id, name, birth date and address in PID
+    ("name", re.compile(r"\bNM1\*[A-Z0-9]{2,3}\*1\*(?P<v>[^*~]+(?:\*[^*~]*){0,4})")),
+    ("record_id", re.compile(r"\bNM1\*[A-Z0-9]{2,3}\*1\*(?:[^*~]*\*){5}[A-Z0-9]{1,2}\*(?P<v>[^*~]+)")),
+    ("date", re.compile(r"\bDMG\*D8\*(?P<v>\d{8})")),
+    ("record_id", re.compile(r"\bPID\|(?:[^|\n]*\|){2}(?P<v>[^|^\n]+)")),
+    ("name", re.compile(r"\bPID\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
+    ("date", re.compile(r"\bPID\|(?:[^|\n]*\|){6}(?P<v>[^|\n]+)")),
+    ("address", re.compile(r"\bPID\|(?:[^|\n]*\|){10}(?P<v>[^|\n]+)")),
     (
         "age",
         re.compile(r"\b(?:9\d|1[01]\d)[- ](?:years?|yrs?)[- ]old\b|\b(?:9\d|1[01]\d)\s?(?:y/o|yo)\b", re.I),
     ),
     ("age", re.compile(r"\b(?:age[ds]?|aged)\W{1,3}(?P<v>9\d|1[01]\d)\b", re.I)),
+    ("age", re.compile(_SPELLED_AGE, re.I)),
     ("npi", re.compile(r"\bNPI\W{0,3}(?P<v>[12]\d{9})\b", re.I)),
 )
 """(class, pattern); a pattern with a group `v` marks only that group as PHI (the label stays)."""
 
 
 def find_spans(text: str) -> list[tuple[int, int, str]]:
-    """Every PHI span the patterns find in `text`: (start, end, class), possibly overlapping."""
+    """Every PHI span the patterns find in `text`: (start, end, class), possibly overlapping; a
+    name found once is found again where the same string names its words alone (`Aoife`)."""
     spans: list[tuple[int, int, str]] = []
     for kind, pattern in PATTERNS:
         for match in pattern.finditer(text):
@@ -134,4 +229,31 @@ def find_spans(text: str) -> list[tuple[int, int, str]]:
             start, end = match.span(group)
             if end > start:
                 spans.append((start, end, kind))
-    return spans
+    return spans + _named_again(text, spans)
+
+
+_WORD = re.compile(
+    rf"(?:[{_UPPER}]['\u2019])?[{_UPPER}][{_LOWER}]{{2,}}(?:['\u2019-][{_UPPER}]?[{_LOWER}]+)*"
+)
+
+
+def _named_again(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    words = {m.group() for s, e, kind in spans if kind == "name" for m in _WORD.finditer(text, s, e)}
+    words |= {part for word in words for part in word.split("-") if len(part) >= 3}  # `Quintanilla-Reyes`
+    if not words:
+        return []
+    again = re.compile(
+        r"(?<![\w'-])(?:" + "|".join(map(re.escape, sorted(words, key=len, reverse=True))) + r")(?![\w-])"
+    )
+    return [(m.start(), m.end(), "name") for m in again.finditer(text)]
+
+
+IDENTIFIER_CLASSES = frozenset({"email", "url", "ip", "ssn", "phone"})
+"""The classes whose shape alone is an identifier, wherever it stands: found in a bare value too."""
+
+
+def find_identifier_spans(text: str) -> list[tuple[int, int, str]]:
+    """The spans of `find_spans` whose class is an identifier by its shape, and the person's
+    fields of an X12 or HL7 segment: what a bare value (no space in it) is checked for."""
+    segment = "NM1*" in text or "PID|" in text or "DMG*" in text
+    return [s for s in find_spans(text) if s[2] in IDENTIFIER_CLASSES or (segment and s[2] != "member_id")]

@@ -85,7 +85,7 @@ def names() -> PhiDirectory:
         ("Hans-Juergen Mueller signed", {"Hans", "Juergen Mueller"}),
         ("mom Sofia van der Berg paid", {"Sofia van der Berg"}),  # a relative's given name, particles
         ("billed to Vanderberg today", {"Vanderberg"}),
-        ("Siobhan OConnell Murphy", {"Siobhan OConnell", "Murphy"}),
+        ("Siobhan OConnell Murphy", {"Siobhan OConnell Murphy"}),  # a name word runs on to the next
         ("S. O'Connell-Murphy", {"S. O'Connell", "Murphy"}),
         ("Berg, Ana was seen", {"Berg, Ana"}),
         ("mrn 556102 and account HERN031468-0048213", {"556102", "HERN031468-0048213"}),
@@ -105,3 +105,11 @@ def test_a_known_number_is_not_found_across_separators_in_an_amount(names: PhiDi
 
 def test_a_lowercase_word_before_a_name_is_not_taken_for_a_given_name(names: PhiDirectory) -> None:
     assert found(names, "called berg today; spoke to Berg") == {"berg", "Berg"}
+
+
+def test_a_mailbox_teaches_its_name_not_its_domain_and_numbers_match_with_their_zero_padding() -> None:
+    directory = PhiDirectory(default_policy().stopwords)
+    directory.learn({"email": "ines.barros@gmail.com", "mrn": "00418827", "account": "7720114"})
+    assert {"Ines Barros"} == {t for t in found(directory, "Ines Barros wrote from gmail.com") if " " in t}
+    assert not found(directory, "wrote from gmail.com")
+    assert found(directory, "mrn 418827, account 0007720114") == {"418827", "0007720114"}

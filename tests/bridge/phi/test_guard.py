@@ -216,3 +216,15 @@ def test_a_patient_of_the_world_snapshot_is_scrubbed_from_the_instructions_befor
                      system_prompt_hash="p", max_steps=5, max_seconds=60, world_snapshot=world)  # fmt: skip
     stored = json.dumps([e.model_dump(mode="json") for e in sink.events]).lower()
     assert "hopper" not in stored and "grace" not in stored and "CLM-9".lower() in stored
+
+
+def test_a_bare_value_is_held_to_the_shapes_that_identify_wherever_they_stand(guard: EventGuard) -> None:
+    result = {
+        "owner_ssn": "401-22-7183", "contact": "r.osei@example.org", "cell": "(608) 555-0131",
+        "nm1": "NM1*QC*1*OSEI*KOFI~", "service_date": "2026-03-02", "carc": "CO-45", "pcn": "BLUE25101600",
+    }  # fmt: skip
+    guarded = guard.guard(ToolReturned(call_id="c1", name="get_claim", result=result))
+    assert isinstance(guarded, ToolReturned)
+    raw = {k for k, v in guarded.result.items() if v == result[k]}
+    assert raw == {"service_date", "carc", "pcn"}  # a date, a code, a control number stay bare
+    assert guarded.result["nm1"].startswith("NM1*QC*1*phi_")

@@ -57,3 +57,51 @@ def test_patterns_find_old_ages_npis_and_cities_but_not_an_id_label_before_digit
 def test_a_role_word_capitalised_mid_sentence_is_a_title_word_not_a_name_before() -> None:
     for text in ("the Advance Beneficiary Notice (CMS-R-131) was signed", "call Member Services Monday"):
         assert [text[s:e] for s, e, kind in find_spans(text) if kind == "name"] == [], text
+
+
+def _found(text: str) -> set[str]:
+    return {text[s:e] for s, e in merge_spans(find_spans(text))}
+
+
+def test_names_are_found_before_their_labels_in_quotes_with_suffixes_and_again_alone() -> None:
+    for text, name in [
+        ("Amadou Diallo-Sy (MRN 88120) called", "Amadou Diallo-Sy"),
+        ("Escalation: Petra Lindqvist's husband paid", "Petra Lindqvist"),
+        ("Helga Brandt, CFO, sent the TTM", "Helga Brandt"),
+        ('owner Marcus "Max" Oberlin signed', 'Marcus "Max" Oberlin'),
+        ("attorney Rosa D'Amato, Esq.", "Rosa D'Amato"),
+        ("guarantor Rev. Dr. Elias Moorcroft III", "Elias Moorcroft III"),
+        ("Patient: Quinlan, Roisin", "Quinlan, Roisin"),
+    ]:
+        assert name in _found(text), (text, _found(text))
+    text = "niece Orla Keane called; talk only to Orla."
+    assert _found(text) == {"Orla Keane", "Orla"}
+    text = "her name is Ines Barros-Lima, previously Ines Barros"
+    assert _found(text) == {"Ines Barros-Lima", "Ines", "Barros"}
+
+
+def test_a_label_or_role_word_before_a_label_is_not_a_name() -> None:
+    for text in ("Guarantor phone on file", "Medicare MBI termed", "Payer ID 60054 Ins ID on file"):
+        assert [text[s:e] for s, e, kind in find_spans(text) if kind == "name"] == [], text
+
+
+def test_segments_spelled_ages_extensions_and_sentence_ends() -> None:
+    nm1 = "NM1*IL*1*OKORO*ADAEZE*N***MI*XKQ220019384~DMG*D8*19720611*F~"
+    assert {"OKORO*ADAEZE*N**", "XKQ220019384", "19720611"} <= _found(nm1)
+    pid = "PID|1||4471920^^^H^MR||FARAH^IDIL||19551230|F|||9 ASH CT^^ELGIN^IL^60120"
+    assert {"4471920", "FARAH^IDIL", "19551230", "9 ASH CT^^ELGIN^IL^60120"} <= _found(pid)
+    assert _found("she is ninety-four and lives alone") == {"ninety-four"}
+    assert _found("appeal within ninety days of the notice") == set()
+    assert _found("login from 10.20.30.41. Reset the password") == {"10.20.30.41"}
+    assert _found("work (312) 555-0107 ext 12 or +44 20 7946 0018") == {
+        "(312) 555-0107 ext 12",
+        "+44 20 7946 0018",
+    }
+    assert _found("SSN XXX-XX-7301; born 4 de julio de 1961, DOB 19610704") == {
+        "7301",
+        "4 de julio de 1961",
+        "19610704",
+    }
+    assert _found("mailed to 12 Birch Rd N, Apt 4, Dedham 02026 today") == {
+        "12 Birch Rd N, Apt 4, Dedham 02026"
+    }
