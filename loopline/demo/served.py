@@ -1,4 +1,4 @@
-"""A `ChatPolicy` that asks a served model over the OpenAI API (the official client), so the
+"""A `Policy` that asks a served model over the OpenAI API (the official client), so the
 environments can score episodes that `loopline serve-policy` served."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Any
 import openai
 
 from adapters.chat import Message
-from training.chat import ChatReply, ChatToolCall
+from engine import EpisodeView, PolicyReply, parse_arguments, written
+from schemas.events import PolicyRef, SamplingParams
 
 
 class ServedPolicy:
@@ -21,10 +22,16 @@ class ServedPolicy:
         self._model = model
 
     @property
-    def name(self) -> str:
-        return self._model
+    def ref(self) -> PolicyRef:
+        return PolicyRef(model=self._model, route="scripted")
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    @property
+    def sampling(self) -> SamplingParams:
+        return SamplingParams()
+
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
         done = self._client.chat.completions.create(
             model=self._model,
             messages=list(messages),  # type: ignore[arg-type]
@@ -32,8 +39,8 @@ class ServedPolicy:
         )
         message = done.choices[0].message
         calls = tuple(
-            ChatToolCall(c.id, c.function.name, c.function.arguments)
+            parse_arguments(c.id, c.function.name, c.function.arguments)
             for c in message.tool_calls or ()
             if c.type == "function"
         )
-        return ChatReply(content=message.content, tool_calls=calls)
+        return written(message.content, calls)

@@ -1,8 +1,9 @@
-"""`HFChatPolicy`: a local Hugging Face causal LM (and LoRA adapter) behind the chat interface."""
+"""`HFChatPolicy`: a local Hugging Face causal LM (and LoRA adapter) as the engine's `Policy`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,8 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
 
 from adapters.chat import Message
-from training.chat import ChatReply
+from engine import EpisodeView, PolicyReply, Usage
+from schemas.events import PolicyRef, SamplingParams
 from training.hf.template import parse_reply, template_messages
 
 
@@ -57,6 +59,14 @@ class HFChatPolicy:
     def name(self) -> str:
         return self._name
 
+    @property
+    def ref(self) -> PolicyRef:
+        return PolicyRef(model=self._name, route="scripted")
+
+    @property
+    def sampling(self) -> SamplingParams:
+        return SamplingParams()
+
     def prompt_ids(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> list[int]:
         """The token ids the model is given for this conversation."""
         ids: Any = self.tokenizer.apply_chat_template(
@@ -67,7 +77,10 @@ class HFChatPolicy:
         )
         return [int(i) for i in (ids["input_ids"] if hasattr(ids, "keys") else ids)]
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
+        """The next turn, decoded from `messages` alone (`view` is unused)."""
         prompt = self.prompt_ids(messages, tools)
         sampled = self.temperature > 0
         settings: dict[str, Any] = (
@@ -92,6 +105,4 @@ class HFChatPolicy:
         text = str(self.tokenizer.decode(new, skip_special_tokens=False))
         calls = sum(len(m.get("tool_calls") or ()) for m in messages if m.get("role") == "assistant")
         reply = parse_reply(text.replace(str(self.tokenizer.pad_token or "<pad>"), ""), call_index=calls + 1)
-        return ChatReply(
-            reply.content, reply.tool_calls, prompt_tokens=len(prompt), completion_tokens=len(new)
-        )
+        return replace(reply, usage=Usage(len(prompt), len(new)))
