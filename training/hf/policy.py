@@ -32,6 +32,8 @@ class HFChatPolicy:
         self.model.eval()
         self.tokenizer = tokenizer
         self._name = name
+        self.ref = PolicyRef(model=name, route="scripted")
+        self.sampling = SamplingParams()
         self.max_new_tokens = max_new_tokens
         self.sample(0.0, 0)
 
@@ -58,14 +60,6 @@ class HFChatPolicy:
     @property
     def name(self) -> str:
         return self._name
-
-    @property
-    def ref(self) -> PolicyRef:
-        return PolicyRef(model=self._name, route="scripted")
-
-    @property
-    def sampling(self) -> SamplingParams:
-        return SamplingParams()
 
     def prompt_ids(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> list[int]:
         """The token ids the model is given for this conversation."""

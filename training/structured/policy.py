@@ -36,6 +36,8 @@ class StructuredPolicy:
         self.model = model.eval()
         self.vocab = vocab
         self._name = name
+        self.ref = PolicyRef(model=name, route="scripted")
+        self.sampling = SamplingParams()
         self.on_decision: Callable[[Decision], None] | None = None
         """Told every step's choice (the observation, what was allowed, the template and items), as
         policy-gradient training needs to score the actions it took."""
@@ -51,14 +53,6 @@ class StructuredPolicy:
     @property
     def name(self) -> str:
         return self._name
-
-    @property
-    def ref(self) -> PolicyRef:
-        return PolicyRef(model=self._name, route="scripted")
-
-    @property
-    def sampling(self) -> SamplingParams:
-        return SamplingParams()
 
     def complete(
         self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
