@@ -31,7 +31,9 @@ def test_the_policy_answers_like_a_chat_model_with_one_tool_call(
     reply = policy.complete(row.messages[:2], row.tools)
     (call,) = reply.tool_calls
     assert call.name == "get_remittance" and call.call_id == "call-1"
-    assert json.loads(call.arguments_raw) == json.loads(row.messages[2]["tool_calls"][0]["function"]["arguments"])
+    assert json.loads(call.arguments_raw) == json.loads(
+        row.messages[2]["tool_calls"][0]["function"]["arguments"]
+    )
     assert assistant_message(reply)["tool_calls"][0]["type"] == "function"
 
 
