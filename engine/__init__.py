@@ -9,6 +9,7 @@ from engine.loop import run_episode
 from engine.memory import MemoryRecorder
 from engine.plan import Action, Finish, Plan, PlanPolicy, reply_to
 from engine.policy import EpisodeView, Policy, Turn
+from engine.prompt import written
 from engine.recorder import Recorder, RecorderFactory
 from engine.reply import (
     EscalationRequest,
@@ -62,4 +63,5 @@ __all__ = [
     "run_episode",
     "say",
     "world_snapshot",
+    "written",
 ]

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from engine.policy import EpisodeView, Turn
+from engine.prompt import with_raw
 from engine.reply import EscalationRequest, Message, PolicyReply
-from engine.scripted import act, call, say, with_raw
+from engine.scripted import act, call, say
 from schemas.base import Contract
 from schemas.events import PolicyRef, SamplingParams
 from schemas.tasks import WorkItem

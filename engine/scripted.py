@@ -13,6 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from engine.policy import EpisodeView
+from engine.prompt import with_raw
 from engine.reply import (
     EscalationRequest,
     Message,
@@ -106,14 +107,3 @@ def _from_list(replies: Sequence[PolicyReply]) -> Script:
         return pending.pop(0)
 
     return next_reply
-
-
-def with_raw(reply: PolicyReply) -> PolicyReply:
-    """The reply with `raw` as an OpenAI assistant message, so scripted and served replies record alike."""
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
-    if reply.tool_calls:
-        message["tool_calls"] = [
-            {"id": c.call_id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}}
-            for c in reply.tool_calls
-        ]
-    return replace(reply, raw=json.dumps(message, ensure_ascii=False))

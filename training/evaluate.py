@@ -14,10 +14,10 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine import Policy
 from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from schemas.tasks import Task
-from training.chat import ChatPolicy, EngineChatPolicy
 from training.data.sources import task_family, task_key
 
 
@@ -108,7 +108,7 @@ class EvalReport(BaseModel):
 
 
 def run_suite(
-    policy: ChatPolicy,
+    policy: Policy,
     suite: str,
     tasks: Sequence[Task],
     seeds: Sequence[int],
@@ -119,9 +119,7 @@ def run_suite(
     keys = [task_key(t) for t in tasks]
     trials = []
     for seed in seeds:
-        records = run_rollouts(
-            tasks, EngineChatPolicy(policy), config=RolloutConfig(seed=seed), on_record=on_record
-        )
+        records = run_rollouts(tasks, policy, config=RolloutConfig(seed=seed), on_record=on_record)
         trials += [
             Trial(
                 task_id=key,
@@ -133,7 +131,7 @@ def run_suite(
             )
             for key, task, r in zip(keys, tasks, records, strict=True)
         ]
-    return SuiteRun(suite=suite, policy=policy.name, trials=trials)
+    return SuiteRun(suite=suite, policy=policy.ref.model, trials=trials)
 
 
 def pair(candidate: SuiteRun, champion: SuiteRun, *, resamples: int = 2000, seed: int = 0) -> PairedSuite:

@@ -8,7 +8,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from training.chat import ChatPolicy
+from engine import Policy
 
 STRUCTURED = "loopline-structured"
 
@@ -22,8 +22,8 @@ def model_kind(folder: Path) -> str:
     return STRUCTURED if kind == STRUCTURED else "hf"
 
 
-def load_policy(base: Path, adapter: Path | None = None, *, name: str | None = None) -> ChatPolicy:
-    """The chat policy of a model folder (and adapter folder)."""
+def load_policy(base: Path, adapter: Path | None = None, *, name: str | None = None) -> Policy:
+    """The policy of a model folder (and adapter folder)."""
     if model_kind(base) == STRUCTURED:
         from training.structured.policy import load_structured_policy
 
@@ -33,7 +33,7 @@ def load_policy(base: Path, adapter: Path | None = None, *, name: str | None = N
     return HFChatPolicy.from_path(base, adapter, name=name)
 
 
-def policy_loader(base: Path) -> Callable[[Path | None, str], ChatPolicy]:
+def policy_loader(base: Path) -> Callable[[Path | None, str], Policy]:
     """(adapter folder or None, name) → policy, for a server: a Hugging Face base is loaded once
     and every adapter into it (peft multi-adapter, nothing merged); the structured policy, a small
     model, loads a copy per adapter."""

@@ -12,17 +12,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Protocol, runtime_checkable
 
+from engine import Policy
 from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from schemas.tools import ToolCall
-from training.chat import ChatPolicy, EngineChatPolicy
 from training.data.builder import DatasetSpec
 from training.data.sources import LoadedTaskSet, task_key
 
 
 @runtime_checkable
-class SamplingPolicy(ChatPolicy, Protocol):
-    """A chat policy that can decode at a temperature from a seeded generator."""
+class SamplingPolicy(Policy, Protocol):
+    """A policy that can decode at a temperature from a seeded generator."""
 
     def sample(self, temperature: float, seed: int) -> None:
         """Decode at `temperature` from here on (0 = greedy), seeded with `seed`."""
@@ -75,7 +75,7 @@ def sample_rollouts(
             policy.sample(settings.temperature, settings.seed + draw)
             records = run_rollouts(
                 tasks,
-                EngineChatPolicy(policy),
+                policy,
                 config=RolloutConfig(seed=settings.env_seed),
                 on_record=on_record,
             )

@@ -168,8 +168,8 @@ class ReviewNote(Contract):
     """The reason, in the reviewer's words."""
 
 
-class PromotionStatus(Contract):
-    """Where one draft stands."""
+class StageRecord(Contract):
+    """Where one draft's promotion stands, as its workflow knows it."""
 
     draft_id: str
     """The draft."""
@@ -193,6 +193,11 @@ class PromotionStatus(Contract):
     """Reminders sent to reviewers."""
     escalated: bool = False
     """Whether the review was escalated for taking too long."""
+
+
+class PromotionStatus(StageRecord):
+    """Where one draft stands: its workflow's record and what publishing it made."""
+
     task_id: str | None = None
     """The promoted task, once published."""
     task_set: str | None = None

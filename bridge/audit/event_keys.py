@@ -219,13 +219,12 @@ class Keyring:
 
 
 def _entry(key: VerifyingKey) -> dict[str, str]:
+    named = {"id": key.key_id, "source": key.source}
     if isinstance(key, PublicEventKey):
-        return {"id": key.key_id, "source": key.source, "alg": "ed25519",
-                "public": base64.b64encode(key.public_bytes).decode()}  # fmt: skip
+        return {**named, "alg": "ed25519", "public": base64.b64encode(key.public_bytes).decode()}
     if key.algorithm == "ed25519":
-        return {"id": key.key_id, "source": key.source, "alg": "ed25519",
-                "private": base64.b64encode(key.secret).decode()}  # fmt: skip
-    return {"id": key.key_id, "source": key.source, "secret": base64.b64encode(key.secret).decode()}
+        return {**named, "alg": "ed25519", "private": base64.b64encode(key.secret).decode()}
+    return {**named, "secret": base64.b64encode(key.secret).decode()}
 
 
 def _parse_entry(raw: Mapping[str, Any]) -> VerifyingKey:

@@ -16,6 +16,7 @@ from adapters.credit.tools import ESCALATE, RECORD, REQUEST
 from envs.contract import Trajectory
 from envs.credit.content import content_checks
 from envs.verifiers.standard import StandardVerifier
+from envs.verifiers.terminal import TerminalRules
 from schemas.tasks import Task
 from schemas.tools import ToolOutcome
 from schemas.verdicts import CheckResult
@@ -30,6 +31,15 @@ READS_BEFORE_DECIDING = (
     "get_existing_debt",
 )
 _NOT_ATTEMPTED = frozenset({"validation", "unknown_tool", "budget"})
+TERMINAL = TerminalRules(
+    domain="credit",
+    record="package_id",
+    writes=WRITES,
+    ends={RECORD: "its decision", ESCALATE: "its decision"},
+    after_end_name="nothing_after_decision",
+    after_end_kept="wrote nothing on a package after its decision",
+    not_attempted=_NOT_ATTEMPTED,
+)
 
 
 def _attempted(turn: object) -> bool:
@@ -79,40 +89,6 @@ def request_before_deciding(task: Task, trajectory: Trajectory) -> Iterable[Chec
     )
 
 
-def nothing_after_decision(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
-    """Fails on the first write to a package after its decision landed."""
-    decided: set[str] = set()
-    for turn in trajectory.turns:
-        package = str(turn.call.arguments.get("package_id", ""))
-        if turn.call.name in WRITES and _attempted(turn) and package in decided:
-            yield _check(
-                "outcome",
-                "nothing_after_decision",
-                False,
-                f"called {turn.call.name} on {package} after its decision",
-            )
-            return
-        if turn.call.name in DECISIONS and turn.result.outcome is ToolOutcome.OK:
-            decided.add(package)
-    yield _check("outcome", "nothing_after_decision", True, "wrote nothing on a package after its decision")
-
-
-def no_repeated_write(task: Task, trajectory: Trajectory) -> Iterable[CheckResult]:
-    """Fails on the first write refused after the same tool's write on the same package landed."""
-    landed: set[tuple[str, str]] = set()
-    for turn in trajectory.turns:
-        key = (turn.call.name, str(turn.call.arguments.get("package_id", "")))
-        error = turn.result.error
-        if turn.call.name in WRITES and error is not None and error.kind == "domain" and key in landed:
-            yield _check(
-                "outcome", "no_repeated_write", False, f"sent {key[0]} on {key[1]} again after it had landed"
-            )
-            return
-        if turn.result.outcome is ToolOutcome.OK:
-            landed.add(key)
-    yield _check("outcome", "no_repeated_write", True, "sent no write again after it had landed")
-
-
 def _check(kind: str, name: str, passed: bool, explanation: str) -> CheckResult:
     return CheckResult(name=f"{kind}.credit.{name}", kind=kind, passed=passed, explanation=explanation)
 
@@ -120,8 +96,8 @@ def _check(kind: str, name: str, passed: bool, explanation: str) -> CheckResult:
 RULES = (
     reads_before_deciding,
     request_before_deciding,
-    nothing_after_decision,
-    no_repeated_write,
+    TERMINAL.after_end,
+    TERMINAL.no_repeated_write,
     content_checks,
 )
 CREDIT_V1 = StandardVerifier(name="credit.v1", domain="credit", rules=RULES, outcome="spec", evidence=True)

@@ -68,9 +68,14 @@ def pass_rates(rows: Sequence[FamilyRates]) -> str:
         low = [100 * (r.value - r.interval[0]) for r in rates]
         high = [100 * (r.interval[1] - r.value) for r in rates]
         axes.barh(
-            [i + offset for i in range(len(rows))], values, height=0.38, color=colour, label=label,
-            xerr=[low, high], capsize=3,
-        )  # fmt: skip
+            [i + offset for i in range(len(rows))],
+            values,
+            height=0.38,
+            color=colour,
+            label=label,
+            xerr=[low, high],
+            capsize=3,
+        )
     axes.set_yticks(range(len(rows)), [r.family for r in rows])
     axes.set_xlim(0, 100)
     axes.set_xlabel("pass rate, % (95% Wilson interval)")

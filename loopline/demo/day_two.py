@@ -205,16 +205,27 @@ def serve_day(
 
         scorer = DayScorer([c.task for c in cases], live_world)
         settings = BridgeSettings(
-            state_dir=workdir / "bridge", live_url=live_url, db_url=production.db_url,
-            events_topic=production.topic, kafka=production.kafka, environment="dev", max_steps=40,
-            live_timeout_s=LIVE_TIMEOUT_S, domain=DOMAIN,
+            state_dir=workdir / "bridge",
+            live_url=live_url,
+            db_url=production.db_url,
+            events_topic=production.topic,
+            kafka=production.kafka,
+            environment="dev",
+            max_steps=40,
+            live_timeout_s=LIVE_TIMEOUT_S,
+            domain=DOMAIN,
             event_keys_file=role_file("bridge", production.keys),
             checkpoint_key_file=checkpoint_key_file("bridge", production.keys),
-            checkpoint_dir=production.checkpoints, checkpoint_topic=production.checkpoint_topic,
-            policy="openai", policy_base_url=f"{policy_url}/v1", policy_model=base_name,
-            policy_api_key=serving_key, release_db_url=release_db_url, release_check_s=0.5,
+            checkpoint_dir=production.checkpoints,
+            checkpoint_topic=production.checkpoint_topic,
+            policy="openai",
+            policy_base_url=f"{policy_url}/v1",
+            policy_model=base_name,
+            policy_api_key=serving_key,
+            release_db_url=release_db_url,
+            release_check_s=0.5,
             canary_secret=canary_secret,
-        )  # fmt: skip
+        )
         bridge = build_bridge(settings, scorer=scorer)
         archived_before = SqlEventArchive(production.db_url).count(source=settings.source)
         try:
@@ -300,10 +311,8 @@ def _wait_for_archive(bridge: Any, db_url: str, before: int, timeout_s: float = 
 def _observe(db_url: str, release_db_url: str, state: Path) -> str:
     """`loopline adapters observe` on the archive, as an operator's cron would run it; the cycle's
     workflow makes the decision (`--no-decide`)."""
-    command = [
-        sys.executable, "-m", "loopline.cli", "adapters", "observe", "--archive-url", db_url,
-        "--db-url", release_db_url, "--state", str(state), "--domain", DOMAIN, "--no-decide",
-    ]  # fmt: skip
+    command = [sys.executable, "-m", "loopline.cli", "adapters", "observe", "--no-decide", "--domain", DOMAIN]
+    command += ["--archive-url", db_url, "--db-url", release_db_url, "--state", str(state)]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     if done.returncode != 0:
         raise RuntimeError(

@@ -241,8 +241,8 @@ def _read_event_topic(bootstrap_servers: str, topic: str, dlq: str, client: dict
     from bridge.streams.topic_reader import read_topic
 
     try:
-        messages = [(m.partition, m.offset, m.value, m.headers) for m in read_topic(
-            bootstrap_servers, topic, idle_timeout_s=3, extra=client)]  # fmt: skip
+        read = read_topic(bootstrap_servers, topic, idle_timeout_s=3, extra=client)
+        messages = [(m.partition, m.offset, m.value, m.headers) for m in read]
     except KafkaException as exc:
         raise TopicUnreadable(str(exc)) from None
     try:

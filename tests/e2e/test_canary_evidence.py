@@ -7,7 +7,6 @@ hash of the canary id and the item id (printed on `episode.started`) does not pr
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,15 @@ import pytest
 from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
 from bridge.store import SqlEventArchive
+from engine import ScriptedPolicy, say
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.kafka.topics import ensure_topics
 from loopline.release.observe import observe_episodes, served_episodes
+from schemas.events import PolicyRef
 from tests.bridge.streams.broker import WorkerProcess, embedded_worker_keys, wait_until
 from tests.conftest import StackHandle
 from tests.loopline.gated import live_canary
-from training.chat import ChatReply
 from training.release.manager import ReleaseManager
 from training.serve.access import AccessKeys
 from training.serve.app import create_app
@@ -37,13 +37,11 @@ SECRET = "canary-secret-the-bridge-alone-holds"
 ROUTED, GATEWAY = 24, 12
 
 
-class _Done:
+def _done() -> ScriptedPolicy:
     """A model that closes every episode at once with a message."""
-
-    name = "done"
-
-    def complete(self, messages: Sequence[Any], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
-        return ChatReply(content="Reviewed; nothing to do.")
+    return ScriptedPolicy(
+        lambda _messages: say("Reviewed; nothing to do."), ref=PolicyRef(model="done", route="scripted")
+    )
 
 
 def _public_bucket(canary_id: str, item_id: str) -> float:
@@ -93,7 +91,7 @@ def test_gateway_episodes_never_count_for_the_champion_and_the_bucket_needs_the_
     release_url, state = f"sqlite:///{tmp_path / 'release.db'}", tmp_path / "state"
     store, registered = live_canary(state, release_url, "cycle-1")
 
-    policy = create_app(lambda _a, _n: _Done(), "loopline-rcm", keys=KEYS, adapter_root=state / "adapters",
+    policy = create_app(lambda _a, _n: _done(), "loopline-rcm", keys=KEYS, adapter_root=state / "adapters",
                         registered=registered)  # fmt: skip
     worker = WorkerProcess(
         stack.bootstrap_servers, db_url, topic, dlq, tmp_path / "worker.log", group=unique_topic

@@ -7,9 +7,7 @@ and `loopline adapters observe` counts every episode once for the arm it was rou
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -17,6 +15,7 @@ import pytest
 from adapters.serving import serve_in_thread
 from bridge.runtime.canary import bucket
 from bridge.store import SqlEventArchive
+from engine import ScriptedPolicy, say
 from envs.domain import DOMAINS
 from envs.rcm.tasks import generate_base, generate_edge
 from loopline.demo.day_two import SOURCE, Production, serve_day
@@ -24,9 +23,9 @@ from loopline.demo.worker import streams_worker
 from loopline.kafka.topics import ensure_topics
 from loopline.release.observe import served_episodes
 from loopline.streams.event_keys import ensure_keys
+from schemas.events import PolicyRef
 from tests.conftest import StackHandle
 from tests.loopline.gated import live_canary
-from training.chat import ChatReply
 from training.evaluate import run_suite
 from training.serve.access import AccessKeys
 from training.serve.app import create_app
@@ -38,13 +37,11 @@ SECRET = "day-two-canary-secret-0000000000"
 CASES = 10
 
 
-class _Done:
+def _done() -> ScriptedPolicy:
     """A model that closes every episode at once with a message (it passes no case)."""
-
-    name = "done"
-
-    def complete(self, messages: Sequence[Any], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
-        return ChatReply(content="Reviewed; nothing to do.")
+    return ScriptedPolicy(
+        lambda _messages: say("Reviewed; nothing to do."), ref=PolicyRef(model="done", route="scripted")
+    )
 
 
 def test_the_second_day_is_routed_scored_answered_and_counted_through_production(
@@ -69,7 +66,7 @@ def test_the_second_day_is_routed_scored_answered_and_counted_through_production
         checkpoints=tmp_path / "checkpoints", checkpoint_topic=anchors,
         streams_worker=lambda: streams_worker(tmp_path, stack.kafka, db_url, topic, vocabulary),
     )  # fmt: skip
-    policy = create_app(lambda _a, _n: _Done(), "champion-base", keys=KEYS, adapter_root=state / "adapters",
+    policy = create_app(lambda _a, _n: _done(), "champion-base", keys=KEYS, adapter_root=state / "adapters",
                         registered=registered)  # fmt: skip
     with serve_in_thread(policy, name="policy") as policy_url:
         load = {"lora_name": "rcm-cycle-1", "lora_path": "cycle-1"}
@@ -98,7 +95,7 @@ def test_the_second_day_is_routed_scored_answered_and_counted_through_production
     assert {e.adapter_id for e in day if e.route == "canary"} <= {"cycle-1"}
     assert {e.adapter_id for e in day if e.route == "champion"} == {None}
     # the production verdict is the one the task's sim rollout of the same model gives
-    sim = run_suite(_Done(), "sim", tasks, [0])
+    sim = run_suite(_done(), "sim", tasks, [0])
     assert [e.passed for e in day] == [t.passed for t in sim.trials]
 
     episodes = served_episodes(SqlEventArchive(db_url).iter_streams())

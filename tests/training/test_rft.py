@@ -13,7 +13,6 @@ from envs.catalog import generate
 from envs.rollout.runner import run_rollouts
 from envs.tasksets import dump_jsonl, manifest_hash
 from loopline.cli import app
-from training.chat import EngineChatPolicy
 from training.data import DatasetSpec, LoadedTaskSet, build_dataset, write_dataset
 from training.data.sources import only_families, task_key
 from training.hf.policy import HFChatPolicy
@@ -44,7 +43,7 @@ def test_sampling_is_seeded_and_explores_beyond_the_greedy_choice(
     assert len({(s.task_key, call_shape(s.calls)) for s in first}) > len(
         tiny_tasks.tasks
     )  # not one answer per task
-    greedy = run_rollouts(list(tiny_tasks.tasks), EngineChatPolicy(policy))
+    greedy = run_rollouts(list(tiny_tasks.tasks), policy)
     assert all(r.verdict.passed for r in greedy)  # greedy again after sampling
 
 

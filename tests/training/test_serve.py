@@ -13,6 +13,7 @@ from adapters.serving import serve_in_thread
 from bridge.runtime import OpenAIChatPolicy
 from tests.training.serve.keys import KEYS, RELEASE, SERVING
 from training.data import ChatRow
+from training.data.sources import LoadedTaskSet
 from training.policies import load_policy
 from training.serve.app import create_app
 
@@ -79,3 +80,27 @@ def test_an_adapter_loaded_at_run_time_answers_under_its_name(
         unloaded = httpx.post(f"{url}/v1/unload_lora_adapter", json={"lora_name": "a"}, headers=RELEASE)
         assert unloaded.status_code == 200
         assert [m["id"] for m in httpx.get(f"{url}/v1/models", headers=SERVING).json()["data"]] == ["base"]
+
+
+def test_a_served_model_scores_as_the_same_model_in_process(
+    tiny_structured: Path, small_base: LoadedTaskSet, tiny_families: tuple[str, ...]
+) -> None:
+    from loopline.demo.served import ServedPolicy
+    from training.data.sources import task_family
+    from training.evaluate import run_suite
+
+    tasks = [t for t in small_base.tasks if task_family(t) in tiny_families][:4]
+    app = create_app(
+        lambda adapter, name: load_policy(tiny_structured, adapter, name=name),
+        "rcm-structured",
+        keys=KEYS,
+        adapter_root=tiny_structured.parent,
+    )
+    with serve_in_thread(app) as url:
+        served = run_suite(ServedPolicy(f"{url}/v1", "rcm-structured", KEYS.serving), "s", tasks, [0])
+    alone = run_suite(load_policy(tiny_structured, name="rcm-structured"), "s", tasks, [0])
+    assert served.policy == alone.policy == "rcm-structured"
+    assert [(t.task_id, t.passed, t.score) for t in served.trials] == [
+        (t.task_id, t.passed, t.score) for t in alone.trials
+    ]
+    assert any(t.passed for t in alone.trials)

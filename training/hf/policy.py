@@ -1,8 +1,9 @@
-"""`HFChatPolicy`: a local Hugging Face causal LM (and LoRA adapter) behind the chat interface."""
+"""`HFChatPolicy`: a local Hugging Face causal LM (and LoRA adapter) as the engine's `Policy`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,8 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
 
 from adapters.chat import Message
-from training.chat import ChatReply
+from engine import EpisodeView, PolicyReply, Usage
+from schemas.events import PolicyRef, SamplingParams
 from training.hf.template import parse_reply, template_messages
 
 
@@ -30,6 +32,8 @@ class HFChatPolicy:
         self.model.eval()
         self.tokenizer = tokenizer
         self._name = name
+        self.ref = PolicyRef(model=name, route="scripted")
+        self.sampling = SamplingParams()
         self.max_new_tokens = max_new_tokens
         self.sample(0.0, 0)
 
@@ -67,7 +71,10 @@ class HFChatPolicy:
         )
         return [int(i) for i in (ids["input_ids"] if hasattr(ids, "keys") else ids)]
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
+        """The next turn, decoded from `messages` alone (`view` is unused)."""
         prompt = self.prompt_ids(messages, tools)
         sampled = self.temperature > 0
         settings: dict[str, Any] = (
@@ -92,6 +99,4 @@ class HFChatPolicy:
         text = str(self.tokenizer.decode(new, skip_special_tokens=False))
         calls = sum(len(m.get("tool_calls") or ()) for m in messages if m.get("role") == "assistant")
         reply = parse_reply(text.replace(str(self.tokenizer.pad_token or "<pad>"), ""), call_index=calls + 1)
-        return ChatReply(
-            reply.content, reply.tool_calls, prompt_tokens=len(prompt), completion_tokens=len(new)
-        )
+        return replace(reply, usage=Usage(len(prompt), len(new)))

@@ -23,7 +23,7 @@ from peft import PeftModel
 from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenizerBase
 
 from adapters.chat import Message
-from training.chat import ChatReply
+from engine import EpisodeView, PolicyReply
 from training.hf.policy import HFChatPolicy
 
 
@@ -96,10 +96,12 @@ class SharedAdapterPolicy(HFChatPolicy):
         self.adapter = adapter
         super().__init__(shared.model, shared.tokenizer, name)
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
         with self.shared.active(self.adapter):
             self.model = self.shared.model
-            return super().complete(messages, tools)
+            return super().complete(messages, tools, view)
 
     def release(self) -> None:
         """Free this adapter's weights (the pool calls it on unload; the base has none)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 
-from training.chat import ChatReply, ChatToolCall
+from engine import PolicyReply, parse_arguments, written
 from training.data.rows import template_messages
 
 __all__ = ["CHAT_TEMPLATE", "END", "SPECIAL_TOKENS", "parse_reply", "template_messages"]
@@ -42,7 +42,7 @@ END = "<|im_end|>"
 _BLOCK = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|$)", re.S)
 
 
-def parse_reply(text: str, *, call_index: int) -> ChatReply:
+def parse_reply(text: str, *, call_index: int) -> PolicyReply:
     """A generated assistant turn as a reply: its tool calls (ids `call-<n>`), or its text."""
     body = text.split(END, 1)[0].strip()
     found = _BLOCK.findall(body)
@@ -52,12 +52,12 @@ def parse_reply(text: str, *, call_index: int) -> ChatReply:
         try:
             value = json.loads(raw)
         except ValueError:
-            return ChatReply(content=None, tool_calls=(ChatToolCall(f"call-{call_index}", "", raw),))
+            return written(None, (parse_arguments(f"call-{call_index}", "", raw),))
         if not isinstance(value, dict) or "name" not in value:
             continue
         arguments = value.get("arguments", value.get("parameters", {}))
         text_args = arguments if isinstance(arguments, str) else json.dumps(arguments, separators=(",", ":"))
-        calls.append(ChatToolCall(f"call-{call_index + offset}", str(value["name"]), text_args))
+        calls.append(parse_arguments(f"call-{call_index + offset}", str(value["name"]), text_args))
     if calls:
-        return ChatReply(content=None, tool_calls=tuple(calls))
-    return ChatReply(content=body)
+        return written(None, calls)
+    return written(body)

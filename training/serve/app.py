@@ -1,4 +1,4 @@
-"""An OpenAI-compatible chat-completions server in front of any `ChatPolicy`, with LoRA adapters
+"""An OpenAI-compatible chat-completions server in front of any engine `Policy`, with LoRA adapters
 loaded at run time under names as vLLM does, so the bridge's runtime talks to the embedded policy
 exactly as it talks to vLLM in production.
 
@@ -36,9 +36,10 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine import written
 from schemas.ids import new_id
-from training.chat import ChatReply, completion_body
 from training.serve.access import AccessKeys, refusal
+from training.serve.completion import completion_body
 from training.serve.metrics import ServeMetrics
 from training.serve.pool import AdapterError, FingerprintLookup, Loader, PolicyPool
 from training.serve.protocol import request_problem
@@ -180,14 +181,9 @@ def create_app(
             reply = served.policy.complete(request.messages, request.tools)
         checked = check_calls(reply.tool_calls, request.tools)
         metrics.invalid_calls.labels(served.name).inc(len(checked.invalid))
-        metrics.tokens.labels(served.name, "prompt").inc(reply.prompt_tokens or 0)
-        metrics.tokens.labels(served.name, "completion").inc(reply.completion_tokens or 0)
-        shown = ChatReply(
-            content=None if checked.invalid else reply.content,
-            tool_calls=checked.valid,
-            prompt_tokens=reply.prompt_tokens,
-            completion_tokens=reply.completion_tokens,
-        )
+        metrics.tokens.labels(served.name, "prompt").inc(reply.usage.prompt_tokens or 0)
+        metrics.tokens.labels(served.name, "completion").inc(reply.usage.completion_tokens or 0)
+        shown = written(None if checked.invalid else reply.content, checked.valid, usage=reply.usage)
         completion_id = f"chatcmpl-{new_id()}"
         if request.stream:
             chunks = completion_chunks(

@@ -25,15 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-from training.chat import ChatPolicy
+from engine import Policy
 from training.serve.access import AdapterPathError, adapter_folder
 from training.serve.snapshot import SnapshotError, private_copy, private_root
 from training.serve.weights import weights_problem
 
 P = TypeVar("P")
-"""What the pool holds per name: a `ChatPolicy` in serve-policy, vLLM's handle in the gate."""
+"""What the pool holds per name: an engine `Policy` in serve-policy, vLLM's handle in the gate."""
 
-Loader = Callable[[Path | None, str], ChatPolicy]
+Loader = Callable[[Path | None, str], Policy]
 """(adapter folder or None for the base, name) → policy."""
 
 FingerprintLookup = Callable[[str], str | None]

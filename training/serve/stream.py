@@ -14,7 +14,8 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from training.chat import ChatReply
+from engine import PolicyReply
+from training.serve.completion import finish_reason
 
 ARGUMENT_PIECE = 64
 """Characters of tool-call arguments per chunk: clients must join the pieces to read a call."""
@@ -35,7 +36,7 @@ def _delta(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str,
 
 
 def completion_chunks(
-    reply: ChatReply,
+    reply: PolicyReply,
     *,
     model: str,
     completion_id: str,
@@ -52,18 +53,17 @@ def completion_chunks(
         opened = {"index": index, "id": call.call_id, "type": "function"}
         opened["function"] = {"name": call.name, "arguments": ""}
         chunks.append(_chunk(completion_id, model, created, _delta({"tool_calls": [opened]})))
-        text = call.arguments
+        text = call.arguments_raw
         for start in range(0, len(text), ARGUMENT_PIECE):
             piece = {"index": index, "function": {"arguments": text[start : start + ARGUMENT_PIECE]}}
             chunks.append(_chunk(completion_id, model, created, _delta({"tool_calls": [piece]})))
     last: dict[str, Any] = {}
     if invalid_tool_calls:
         last["invalid_tool_calls"] = list(invalid_tool_calls)
-    finish = "tool_calls" if reply.tool_calls else "stop"
-    chunks.append(_chunk(completion_id, model, created, _delta(last, finish)))
+    chunks.append(_chunk(completion_id, model, created, _delta(last, finish_reason(reply))))
     if include_usage:
         usage = _chunk(completion_id, model, created, None)
-        prompt, completion = reply.prompt_tokens or 0, reply.completion_tokens or 0
+        prompt, completion = reply.usage.prompt_tokens or 0, reply.usage.completion_tokens or 0
         usage["usage"] = {
             "prompt_tokens": prompt,
             "completion_tokens": completion,

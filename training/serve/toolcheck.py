@@ -15,14 +15,14 @@ from typing import Any
 
 import jsonschema_rs
 
-from training.chat import ChatToolCall
+from engine import ProposedToolCall
 
 
 @dataclass(frozen=True)
 class InvalidToolCall:
     """A call the model wrote that cannot run, and why."""
 
-    call: ChatToolCall
+    call: ProposedToolCall
     error: str
 
     def as_json(self) -> dict[str, Any]:
@@ -30,7 +30,7 @@ class InvalidToolCall:
         return {
             "id": self.call.call_id,
             "type": "function",
-            "function": {"name": self.call.name, "arguments": self.call.arguments},
+            "function": {"name": self.call.name, "arguments": self.call.arguments_raw},
             "error": self.error,
         }
 
@@ -39,7 +39,7 @@ class InvalidToolCall:
 class CheckedCalls:
     """The calls split into those that may run and those that may not."""
 
-    valid: tuple[ChatToolCall, ...]
+    valid: tuple[ProposedToolCall, ...]
     invalid: tuple[InvalidToolCall, ...]
 
 
@@ -80,14 +80,14 @@ def lenient(schema: Any) -> Any:
     return schema
 
 
-def check_call(call: ChatToolCall, schemas: Mapping[str, Mapping[str, Any]]) -> str | None:
+def check_call(call: ProposedToolCall, schemas: Mapping[str, Mapping[str, Any]]) -> str | None:
     """Why `call` cannot run under `schemas`, or None when it can."""
     if not call.name:
         return "the model wrote a tool call without a tool name"
     if call.name not in schemas:
         return f"{call.name!r} is not one of the offered tools ({', '.join(sorted(schemas)) or 'none'})"
     try:
-        arguments = json.loads(call.arguments or "{}")
+        arguments = json.loads(call.arguments_raw or "{}")
     except ValueError as exc:
         return f"arguments are not JSON: {exc}"
     if not isinstance(arguments, dict):
@@ -100,10 +100,10 @@ def check_call(call: ChatToolCall, schemas: Mapping[str, Mapping[str, Any]]) -> 
     return "; ".join(errors[:3]) if errors else None
 
 
-def check_calls(calls: Sequence[ChatToolCall], tools: Sequence[Mapping[str, Any]]) -> CheckedCalls:
+def check_calls(calls: Sequence[ProposedToolCall], tools: Sequence[Mapping[str, Any]]) -> CheckedCalls:
     """Split `calls` by whether each may run against the request's `tools`."""
     schemas = offered_schemas(tools)
-    valid: list[ChatToolCall] = []
+    valid: list[ProposedToolCall] = []
     invalid: list[InvalidToolCall] = []
     for call in calls:
         error = check_call(call, schemas)

@@ -33,7 +33,6 @@ from peft import PeftModel
 
 from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
-from training.chat import EngineChatPolicy
 from training.data.sources import LoadedTaskSet, task_key
 from training.determinism import deterministic
 from training.grpo import GrpoSettings, group_advantages, grpo_loss
@@ -113,7 +112,7 @@ def sample_groups(
             policy.sample(settings.temperature, draw_seed(settings.seed, round_, draw))
             episodes.clear()
             records = run_rollouts(
-                tasks, EngineChatPolicy(policy), config=RolloutConfig(seed=settings.env_seed), on_record=ended
+                tasks, policy, config=RolloutConfig(seed=settings.env_seed), on_record=ended
             )
             found += [
                 Rollout(key, draw, r.verdict.score, r.verdict.passed, steps)

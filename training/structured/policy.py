@@ -1,4 +1,4 @@
-"""The structured policy behind the chat interface: messages + tools in, one tool call or a final message out."""
+"""The structured policy as the engine's `Policy`: messages + tools in, one tool call or a final message out."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Any
 import torch
 
 from adapters.chat import Message, arguments_text
-from training.chat import ChatReply, ChatToolCall
+from engine import EpisodeView, PolicyReply, parse_arguments, written
+from schemas.events import PolicyRef, SamplingParams
 from training.structured.batch import decide
 from training.structured.decisions import Decision
 from training.structured.features import encode
@@ -35,6 +36,8 @@ class StructuredPolicy:
         self.model = model.eval()
         self.vocab = vocab
         self._name = name
+        self.ref = PolicyRef(model=name, route="scripted")
+        self.sampling = SamplingParams()
         self.on_decision: Callable[[Decision], None] | None = None
         """Told every step's choice (the observation, what was allowed, the template and items), as
         policy-gradient training needs to score the actions it took."""
@@ -51,8 +54,11 @@ class StructuredPolicy:
     def name(self) -> str:
         return self._name
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
-        """The next turn; an observation no template fits ends the episode with a message saying so."""
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
+        """The next turn, from `messages` alone (`view` is unused); an observation no template fits
+        ends the episode with a message saying so."""
         obs = observe(messages, tools)
         offered = set(obs.offered)
         allowed = [("final" in t) or (t.get("tool") in offered) for t in self.vocab.templates]
@@ -68,14 +74,14 @@ class StructuredPolicy:
                     generator=self.generator,
                 )
             except ValueError as exc:
-                return ChatReply(content=f"no action fits: {exc}")
+                return written(f"no action fits: {exc}")
         if self.on_decision is not None:
             self.on_decision(Decision(encoded, tuple(allowed), chosen, tuple(picks)))
         tool, arguments = realize(self.vocab.templates[chosen], [obs.items[i].value for i in picks])
         if tool is None:
-            return ChatReply(content=str(arguments))
+            return written(str(arguments))
         call_id = f"call-{len(obs.turns) + 1}"
-        return ChatReply(content=None, tool_calls=(ChatToolCall(call_id, tool, arguments_text(arguments)),))
+        return written(None, (parse_arguments(call_id, tool, arguments_text(arguments)),))
 
 
 def load_structured_policy(

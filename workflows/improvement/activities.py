@@ -144,7 +144,9 @@ class ImprovementActivities:
             trials += 2 * len(runs[0].trials)
         store_report(
             folder,
-            EvalReport(candidate=mine.name, champion=theirs.name, seeds=list(s.eval_seeds), suites=paired),
+            EvalReport(
+                candidate=mine.ref.model, champion=theirs.ref.model, seeds=list(s.eval_seeds), suites=paired
+            ),
         )
         return trials
 

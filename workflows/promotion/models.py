@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from adapters.drafting.store import Stage
+from adapters.drafting.store import Stage, StageRecord
 from schemas.base import Contract
 
 
@@ -108,31 +108,8 @@ class SuggestSpecResult(Contract):
     """Whether the reference specialist's gold meets it and doing nothing does not."""
 
 
-class RecordStageInput(Contract):
+class RecordStageInput(StageRecord):
     """Write where the promotion stands into the draft store (what the review page shows)."""
-
-    draft_id: str
-    """The draft."""
-    workflow_id: str
-    """This workflow."""
-    fingerprint: str
-    """The edge case."""
-    stage: Stage
-    """The stage reached."""
-    round: int = 0
-    """Review round."""
-    spec_hash: str | None = None
-    """The spec under review."""
-    report_id: str | None = None
-    """The latest gate report."""
-    reviewer: str | None = None
-    """Who reviewed last."""
-    note_id: str | None = None
-    """The reviewer's note."""
-    reminders: int = 0
-    """Reminders sent."""
-    escalated: bool = False
-    """Whether the review was escalated."""
 
 
 class RecordStageResult(Contract):

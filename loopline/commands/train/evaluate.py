@@ -35,14 +35,14 @@ if TYPE_CHECKING:
 
     from rich.progress import TaskID
 
+    from engine import Policy
     from envs.rollout.episode import EpisodeRecord
     from schemas.gate import VerifierCardEvidence
     from schemas.tasks import Task
-    from training.chat import ChatPolicy
     from training.evaluate import EvalReport
 
 
-def _policy(state: Path, base: Path, ref: str) -> ChatPolicy:
+def _policy(state: Path, base: Path, ref: str) -> Policy:
     from training.policies import load_policy
     from training.registry import adapter_folder
 
@@ -105,10 +105,10 @@ def eval_(
                 continue
             runs = []
             for who, policy in (("candidate", mine), ("champion", theirs)):
-                job = bar.add_task(f"{name}: {who}", total=len(tasks) * len(seeds), info=policy.name)
+                job = bar.add_task(f"{name}: {who}", total=len(tasks) * len(seeds), info=policy.ref.model)
                 runs.append(run_suite(policy, name, tasks, seeds, on_record=_advance(bar, job)))
             paired.append(pair(runs[0], runs[1]))
-    report = EvalReport(candidate=mine.name, champion=theirs.name, seeds=seeds, suites=paired)
+    report = EvalReport(candidate=mine.ref.model, champion=theirs.ref.model, seeds=seeds, suites=paired)
     print_report(report, markdown=markdown)
     if save and candidate != "base":
         store_report(adapter_folder(state, candidate), report)

@@ -80,7 +80,7 @@ def rft(
         raise typer.Exit(2) from None
     policy = load_policy(base, adapter, name=policy_ref)
     if not isinstance(policy, SamplingPolicy):
-        console.print(f"[red]{policy.name} cannot sample at a temperature[/]")
+        console.print(f"[red]{policy.ref.model} cannot sample at a temperature[/]")
         raise typer.Exit(2)
     total = settings.k * sum(len(s.tasks) for s in primary)
     with progress_bar() as bar:

@@ -4,24 +4,24 @@ its traffic, and the champion's share stays where it was."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from typer.testing import CliRunner
 
 from adapters.serving import serve_in_thread
+from engine import ScriptedPolicy, say
 from loopline.bridge.app import build_bridge
 from loopline.bridge.settings import BridgeSettings
 from loopline.cli import app
 from loopline.kafka.settings import KafkaSettings
 from loopline.release.routing import ReleaseRouter, served_fingerprints
 from loopline.streams.event_keys import ensure_keys, role_file
+from schemas.events import PolicyRef
 from tests.loopline.gated import gated_adapter, safetensors_bytes
-from training.chat import ChatReply
 from training.release.store import SqlReleaseStore
 from training.serve.access import AccessKeys
 from training.serve.app import create_app
@@ -33,17 +33,16 @@ KEYS = AccessKeys(serving="bridge-serving-key-0000", release="bridge-release-key
 ITEMS = [f"claim-{n}" for n in range(200)]
 
 
-class _Quiet:
-    name = "quiet"
-
-    def complete(self, messages: Sequence[Any], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
-        return ChatReply(content="nothing to do")
+def _quiet() -> ScriptedPolicy:
+    return ScriptedPolicy(
+        lambda _messages: say("nothing to do"), ref=PolicyRef(model="quiet", route="scripted")
+    )
 
 
 @contextmanager
 def _policy_server(root: Path, registered: FingerprintLookup | None) -> Iterator[str]:
     server = create_app(
-        lambda _a, _n: _Quiet(), "loopline-rcm", keys=KEYS, adapter_root=root, registered=registered
+        lambda _a, _n: _quiet(), "loopline-rcm", keys=KEYS, adapter_root=root, registered=registered
     )
     with serve_in_thread(server, name="policy") as url:
         yield url

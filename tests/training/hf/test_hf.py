@@ -50,7 +50,7 @@ def test_lora_sft_saves_an_adapter_the_policy_loads(
     policy.max_new_tokens = 6
     row = json.loads((toy_dataset / "data.jsonl").read_text().splitlines()[0])
     reply = policy.complete(row["messages"][:2], row["tools"])
-    assert reply.prompt_tokens and reply.completion_tokens == 6
+    assert reply.usage.prompt_tokens and reply.usage.completion_tokens == 6
 
 
 def test_tool_calls_are_read_in_hermes_and_bare_json_forms() -> None:
@@ -58,13 +58,13 @@ def test_tool_calls_are_read_in_hermes_and_bare_json_forms() -> None:
         '<tool_call>{"name": "get_ticket", "arguments": {"ticket_id": "T-1"}}</tool_call><|im_end|>',
         call_index=3,
     )
-    assert [(c.call_id, c.name, json.loads(c.arguments)) for c in hermes.tool_calls] == [
+    assert [(c.call_id, c.name, json.loads(c.arguments_raw)) for c in hermes.tool_calls] == [
         ("call-3", "get_ticket", {"ticket_id": "T-1"})
     ]
     bare = parse_reply('{"name": "escalate", "parameters": {"reason": "x"}}', call_index=1)
-    assert bare.tool_calls[0].name == "escalate" and json.loads(bare.tool_calls[0].arguments) == {
+    assert bare.tool_calls[0].name == "escalate" and json.loads(bare.tool_calls[0].arguments_raw) == {
         "reason": "x"
     }
     assert parse_reply("All done.<|im_end|>", call_index=1).content == "All done."
     broken = parse_reply("<tool_call>{not json</tool_call>", call_index=1)
-    assert broken.tool_calls[0].name == "" and broken.tool_calls[0].arguments == "{not json"
+    assert broken.tool_calls[0].name == "" and broken.tool_calls[0].arguments_raw == "{not json"

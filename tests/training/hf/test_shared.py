@@ -90,4 +90,4 @@ def test_unloading_an_adapter_frees_it_from_the_shared_base(
     policy = again.policy
     assert isinstance(policy, SharedAdapterPolicy)
     policy.max_new_tokens = 2
-    assert policy.complete([{"role": "user", "content": "hi"}], []).completion_tokens == 2
+    assert policy.complete([{"role": "user", "content": "hi"}], []).usage.completion_tokens == 2

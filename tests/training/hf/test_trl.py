@@ -91,7 +91,7 @@ def test_assistant_only_loss_covers_what_the_model_writes(
             (c["function"]["name"], json.loads(c["function"]["arguments"]))
             for c in turn.get("tool_calls") or ()
         ]
-        assert [(c.name, json.loads(c.arguments)) for c in reply.tool_calls] == expected
+        assert [(c.name, json.loads(c.arguments_raw)) for c in reply.tool_calls] == expected
         if not expected:
             assert reply.content == turn["content"]
 
@@ -107,7 +107,7 @@ def test_trl_trains_a_lora_the_policy_serves(
     policy = HFChatPolicy.from_path(tiny_llama, out)
     policy.max_new_tokens = 4
     row = load_dataset(toy_dataset).rows[0]
-    assert policy.complete(row.messages[:2], row.tools).completion_tokens == 4
+    assert policy.complete(row.messages[:2], row.tools).usage.completion_tokens == 4
     assert torch.are_deterministic_algorithms_enabled() is False, "the run's settings are restored"
 
 

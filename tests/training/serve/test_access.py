@@ -72,22 +72,21 @@ def test_paths_that_escape_the_root_are_refused(tmp_path: Path) -> None:
 
 
 def test_an_unreadable_release_store_refuses_the_load_with_503(tmp_path: Path) -> None:
+    from engine import ScriptedPolicy, say
     from tests.loopline.gated import safetensors_bytes
-    from training.chat import ChatReply
     from training.serve.pool import AdapterError, PolicyPool
-
-    class _Quiet:
-        name = "quiet"
-
-        def complete(self, messages: object, tools: object) -> ChatReply:
-            return ChatReply(content="-")
 
     def down(_name: str) -> str | None:
         raise ConnectionError("the database is down")
 
     folder = _adapter_at(tmp_path / "adapters" / "cycle-1")
     (folder / "adapter_model.safetensors").write_bytes(safetensors_bytes("cycle-1"))
-    pool = PolicyPool(lambda _a, _n: _Quiet(), "base", root=tmp_path / "adapters", registered=down)  # type: ignore[arg-type,return-value]
+    pool = PolicyPool(
+        lambda _a, _n: ScriptedPolicy(lambda _m: say("-")),
+        "base",
+        root=tmp_path / "adapters",
+        registered=down,
+    )  # type: ignore[arg-type,return-value]
     with pytest.raises(AdapterError, match="release store cannot be read") as refused:
         pool.load("cycle-1", "cycle-1")
     assert refused.value.status == 503 and pool.names() == ["base"]

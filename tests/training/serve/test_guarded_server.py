@@ -15,9 +15,9 @@ import pytest
 from fastapi.routing import APIRoute
 
 from adapters.serving import serve_in_thread
+from engine import Policy
 from tests.training.serve.folders import registered_adapters, tiny_adapter
 from tests.training.serve.keys import KEYS, RELEASE, SERVING
-from training.chat import ChatPolicy
 from training.policies import load_policy
 from training.release.manager import ReleaseManager
 from training.serve.app import create_app
@@ -149,7 +149,7 @@ def test_files_swapped_after_the_check_are_never_what_loads(server: Server, tiny
     registered = {"cycle-1": adapter_fingerprint(server.one)}
     handed: list[Path] = []
 
-    def load(adapter: Path | None, name: str) -> ChatPolicy:
+    def load(adapter: Path | None, name: str) -> Policy:
         if adapter is not None:  # the swap, between the fingerprint check and the model's read
             for file in ("adapter_config.json", "adapter_model.safetensors"):
                 shutil.copyfile(server.two / file, victim / file)

@@ -14,8 +14,9 @@ import pytest
 
 from adapters.chat import Message
 from adapters.serving import serve_in_thread
+from engine import EpisodeView, PolicyReply, parse_arguments, written
+from schemas.events import PolicyRef, SamplingParams
 from tests.training.serve.keys import KEYS, RELEASE
-from training.chat import ChatReply, ChatToolCall
 from training.data import ChatRow
 from training.policies import load_policy
 from training.serve.app import create_app
@@ -134,13 +135,16 @@ def test_a_name_in_use_refuses_a_different_adapter(
 class _Confused:
     """A model that writes one call to a tool it was not offered and one good call."""
 
-    name = "confused"
+    ref = PolicyRef(model="confused", route="scripted")
+    sampling = SamplingParams()
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
         good = tools[0]["function"]["name"]
-        return ChatReply(
-            content="working on it",
-            tool_calls=(ChatToolCall("call-1", "wire_money", "{}"), ChatToolCall("call-2", good, "{}")),
+        return written(
+            "working on it",
+            (parse_arguments("call-1", "wire_money", "{}"), parse_arguments("call-2", good, "{}")),
         )
 
 

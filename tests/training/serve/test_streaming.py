@@ -15,8 +15,9 @@ import pytest
 
 from adapters.chat import Message
 from adapters.serving import serve_in_thread
+from engine import EpisodeView, PolicyReply, Usage, parse_arguments, written
+from schemas.events import PolicyRef, SamplingParams
 from tests.training.serve.keys import KEYS, SERVING
-from training.chat import ChatReply, ChatToolCall
 from training.serve.app import create_app
 
 pytestmark = pytest.mark.integration
@@ -43,19 +44,21 @@ TOOLS: list[Any] = [
 class _Worker:
     """A model that answers a question with text and anything else with two tool calls."""
 
-    name = "worker"
+    ref = PolicyRef(model="worker", route="scripted")
+    sampling = SamplingParams()
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
         if "?" in str(messages[-1].get("content")):
-            return ChatReply(content="The claim was paid on 3 May.", prompt_tokens=11, completion_tokens=7)
-        return ChatReply(
-            content="Looking it up.",
-            tool_calls=(
-                ChatToolCall("call-1", "get_claim", LONG),
-                ChatToolCall("call-2", "add_note", '{"claim_id":"CLM-1","note":null}'),
+            return written("The claim was paid on 3 May.", usage=Usage(11, 7))
+        return written(
+            "Looking it up.",
+            (
+                parse_arguments("call-1", "get_claim", LONG),
+                parse_arguments("call-2", "add_note", '{"claim_id":"CLM-1","note":null}'),
             ),
-            prompt_tokens=20,
-            completion_tokens=30,
+            usage=Usage(20, 30),
         )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from training.chat import ChatToolCall
+from engine import parse_arguments
 from training.serve.toolcheck import check_calls
 
 TOOLS: list[dict[str, Any]] = [
@@ -25,35 +25,35 @@ TOOLS: list[dict[str, Any]] = [
 
 
 def test_a_call_that_meets_its_schema_is_valid_and_kept_verbatim() -> None:
-    call = ChatToolCall("call-1", "get_claim", '{"claim_id": "CLM-1"}')
+    call = parse_arguments("call-1", "get_claim", '{"claim_id": "CLM-1"}')
     checked = check_calls([call], TOOLS)
     assert checked.valid == (call,) and checked.invalid == ()
 
 
 def test_a_call_to_a_tool_not_offered_is_reported() -> None:
-    checked = check_calls([ChatToolCall("call-1", "pay_everything", "{}")], TOOLS)
+    checked = check_calls([parse_arguments("call-1", "pay_everything", "{}")], TOOLS)
     assert checked.valid == () and "not one of the offered tools" in checked.invalid[0].error
 
 
 def test_arguments_that_are_not_json_are_reported_not_repaired() -> None:
-    checked = check_calls([ChatToolCall("call-1", "get_claim", '{"claim_id": CLM-1')], TOOLS)
+    checked = check_calls([parse_arguments("call-1", "get_claim", '{"claim_id": CLM-1')], TOOLS)
     (bad,) = checked.invalid
     assert "not JSON" in bad.error and bad.as_json()["function"]["arguments"] == '{"claim_id": CLM-1'
 
 
 def test_arguments_that_break_the_schema_are_reported_with_the_rule() -> None:
-    checked = check_calls([ChatToolCall("call-1", "get_claim", '{"claim": "CLM-1"}')], TOOLS)
+    checked = check_calls([parse_arguments("call-1", "get_claim", '{"claim": "CLM-1"}')], TOOLS)
     assert "required" in checked.invalid[0].error
 
 
 def test_a_call_without_a_name_is_reported() -> None:
-    checked = check_calls([ChatToolCall("call-1", "", "<tool_call> garbled")], TOOLS)
+    checked = check_calls([parse_arguments("call-1", "", "<tool_call> garbled")], TOOLS)
     assert "without a tool name" in checked.invalid[0].error
 
 
 def test_only_the_broken_call_of_two_is_reported() -> None:
-    good = ChatToolCall("call-1", "get_claim", '{"claim_id": "CLM-1"}')
-    bad = ChatToolCall("call-2", "get_claim", "[]")
+    good = parse_arguments("call-1", "get_claim", '{"claim_id": "CLM-1"}')
+    bad = parse_arguments("call-2", "get_claim", "[]")
     checked = check_calls([good, bad], TOOLS)
     assert checked.valid == (good,) and "not an object" in checked.invalid[0].error
 
@@ -86,7 +86,7 @@ def test_a_nullable_argument_left_out_is_no_reason_to_refuse_a_strict_call() -> 
             },
         }
     ]
-    ok = ChatToolCall("call-1", "submit", '{"claim_id": "C1", "lines": [{"n": 2}]}')
+    ok = parse_arguments("call-1", "submit", '{"claim_id": "C1", "lines": [{"n": 2}]}')
     assert check_calls([ok], strict).valid == (ok,)
-    missing = ChatToolCall("call-2", "submit", '{"note": null, "lines": []}')
+    missing = parse_arguments("call-2", "submit", '{"note": null, "lines": []}')
     assert "claim_id" in check_calls([missing], strict).invalid[0].error
