@@ -1,6 +1,8 @@
 """Build bench/data/phi_independent2.jsonl from its authored source (bench/data/phi_independent2.src.txt).
 
     .venv/bin/python bench/phi_independent2_build.py
+    .venv/bin/python bench/phi_independent2_build.py --source bench/data/phi_independent3.src.txt \
+        --records bench/data/phi_independent3_records.json --out bench/data/phi_independent3.jsonl --ids i3
 
 The source holds one string a line, its spans marked inline (`[p:KIND|text]` PHI of a person in a
 record, `[q:KIND|text]` PHI in no record, `[n:KIND|text]` a negative, `[u:KIND|text]` neutral); the
@@ -10,6 +12,7 @@ records and character spans with label, kind and whether the value's person is i
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 from pathlib import Path
@@ -24,14 +27,14 @@ LABELS = {"p": ("phi", True), "q": ("phi", False), "n": ("negative", False), "u"
 DOMAINS = ("rcm", "credit")
 
 
-def parse_line(line: str, number: int, known_records: set[str]) -> dict[str, Any]:
+def parse_line(line: str, number: int, known_records: set[str], ids: str = "i2") -> dict[str, Any]:
     """One corpus row from one source line; a malformed line is a ValueError naming it."""
     head, sep, body = line.partition(" :: ")
     fields = head.split()
     if not sep or len(fields) != 3 or fields[0] not in DOMAINS:
         raise ValueError(f"line {number}: expected 'DOMAIN SOURCE RECORDS :: TEXT': {line!r}")
     domain, source, records = fields
-    row: dict[str, Any] = {"id": f"i2-{number:04d}", "domain": domain}
+    row: dict[str, Any] = {"id": f"{ids}-{number:04d}", "domain": domain}
     if source == "note":
         row["source"] = "note"
     elif source.startswith("field="):
@@ -60,18 +63,24 @@ def parse_line(line: str, number: int, known_records: set[str]) -> dict[str, Any
     return row
 
 
-def build() -> list[dict[str, Any]]:
-    records = set(json.loads(RECORDS.read_text())["records"])
+def build(source: Path = SOURCE, records_path: Path = RECORDS, ids: str = "i2") -> list[dict[str, Any]]:
+    records = set(json.loads(records_path.read_text())["records"])
     rows = []
-    for number, line in enumerate(SOURCE.read_text().splitlines(), start=1):
+    for number, line in enumerate(source.read_text().splitlines(), start=1):
         if line.strip() and not line.startswith("#"):
-            rows.append(parse_line(line, number, records))
+            rows.append(parse_line(line, number, records, ids))
     return rows
 
 
-def main() -> None:
-    rows = build()
-    CORPUS.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--source", type=Path, default=SOURCE, help="the inline-marked source")
+    parser.add_argument("--records", type=Path, default=RECORDS, help="the records the strings touch")
+    parser.add_argument("--out", type=Path, default=CORPUS, help="where the corpus is written")
+    parser.add_argument("--ids", default="i2", help="the rows' id prefix")
+    args = parser.parse_args(argv)
+    rows = build(args.source, args.records, args.ids)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
     spans = [s for r in rows for s in r["spans"]]
     phi = [s for s in spans if s["label"] == "phi"]
     print(
