@@ -7,7 +7,8 @@ from and the list positions along its path); free text a specialist reads (a doc
 split into words, each an item with the first word of its line; dates are also given in days
 relative to the day the item is worked and to the claim's date of service; and a few derived
 values a specialist computes in their head are added as items (sums of adjustment amounts per
-group and reason code, per line, over the remittance; days between dates and the date of service),
+group and reason code, per line, over the remittance; days between dates and the date of service;
+how far each date lies past each limit in days a tool returned, such as a payer's filing limit),
 so that every argument value a call needs can be copied from an item.
 """
 
@@ -116,6 +117,7 @@ def observe(messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> 
     obs.today = _today(raw)
     obs.service_date = _service_date(raw)
     obs.items = [_dated(i, obs.today, obs.service_date) for i in raw] + _derived(raw, obs.service_date)
+    obs.items += _margins(raw, obs.today, obs.service_date)
     return obs
 
 
@@ -213,6 +215,59 @@ def _dated(item: Item, today: date | None, service: date | None) -> Item:
             "days_from_today": (day - today).days if today else None,
             "days_from_service": (day - service).days if service else None,
         }
+    )
+
+
+def _margins(items: Sequence[Item], today: date | None, service: date | None) -> list[Item]:
+    """How far each date lies past each limit in days a tool returned (a `*_days` number: a payer's
+    timely filing limit, its appeal window), counted from the date of service to the date and from
+    the date to the day worked; positive is past the limit. A specialist makes this subtraction in
+    their head ("accepted on day 95 of a 90-day limit"); the model would otherwise have to compare
+    two numbers held by two different items."""
+    limits = [i for i in items if _is_limit(i)]
+    dates = [i for i in items if _is_fact_date(i)]
+    out: list[Item] = []
+    for limit in limits:
+        days = float(limit.value) if isinstance(limit.value, float) else 0.0
+        name = limit.path.rpartition(".")[2]
+        for item in dates:
+            day = date.fromisoformat(str(item.value))
+            spans = (("past_limit_from_service", service, day), ("past_limit_to_today", day, today))
+            for suffix, start, end in spans:
+                if start is not None and end is not None:
+                    past = float((end - start).days) - days
+                    out.append(
+                        Item(
+                            f"{item.path}.{suffix}",
+                            past,
+                            "derived",
+                            item.turn,
+                            item.tool,
+                            item.index,
+                            qualifier=name,
+                        )
+                    )
+    return out
+
+
+def _is_limit(item: Item) -> bool:
+    """A number of days a tool returned (not one the policy wrote in a call)."""
+    return (
+        item.kind == "num"
+        and item.turn > 0
+        and isinstance(item.value, float)
+        and item.path.endswith("_days")
+        and not item.path.startswith("call.")
+    )
+
+
+def _is_fact_date(item: Item) -> bool:
+    """A date a tool or the work item returned, other than a birth date."""
+    return (
+        item.kind == "date"
+        and isinstance(item.value, str)
+        and not item.path.endswith("birth_date")
+        and not item.path.startswith("call.")
     )
 
 

@@ -50,3 +50,30 @@ def test_adjustment_amounts_are_summed_per_code_and_per_line(small_base: LoadedT
     assert total.kind == "derived"
     assert total.value == round(sum(float(a.value or 0) for a in adjustments), 2)
     assert any(i.path == "get_remittance.sum.code" and i.qualifier == "PR-2" for i in obs.items)
+
+
+def test_each_date_is_measured_against_each_limit_in_days_a_tool_returned(small_base: LoadedTaskSet) -> None:
+    """CO-29 turns on whether the 277CA accepted the claim within the payer's filing limit: the policy
+    sees that margin as one number, as a specialist reckons it."""
+    row = _row(small_base, "29")
+    obs = observe(row.messages[:-1], row.tools)
+    limit = next(i for i in obs.items if i.path.endswith("timely_filing_days"))
+    assert isinstance(limit.value, float) and obs.service_date is not None and obs.today is not None
+    margins = [i for i in obs.items if i.qualifier == "timely_filing_days" and i.kind == "derived"]
+    dated = [
+        i
+        for i in obs.items
+        if i.kind == "date" and not i.path.startswith("call.") and not i.path.endswith("birth_date")
+    ]
+    assert dated and len(margins) == 2 * len(dated)
+    for item in dated:
+        day = __import__("datetime").date.fromisoformat(str(item.value))
+        after = next(
+            m for m in margins if m.path == f"{item.path}.past_limit_from_service" and m.index == item.index
+        )
+        assert after.value == (day - obs.service_date).days - limit.value
+        before = next(
+            m for m in margins if m.path == f"{item.path}.past_limit_to_today" and m.index == item.index
+        )
+        assert before.value == (obs.today - day).days - limit.value
+    assert not any(i.path.startswith("call.") and i.path.endswith("past_limit_to_today") for i in obs.items)
