@@ -164,6 +164,10 @@ def settle(desk: Desk, facts: Facts) -> Script:
     if secondary is None:
         for carc, amount in shares.items():  # first-seen order, as on the remittance
             yield from desk.transfer(facts, amount, PATIENT_SHARE[carc])
+    if facts.remit.get("trace_number") is not None:
+        # A corrected payment beside the reversal of a posted one: post what the correction leaves on
+        # the balance, counting what the first payment's posting already wrote off.
+        contractual = min(contractual, round(facts.balance - sum(shares.values()), 2))
     if contractual > 0.005:
         yield from desk.write_off(facts, contractual, "contractual", "contractual adjustment (fee schedule)")
     if secondary is not None:  # the patient's share goes to the secondary first, with our adjudication

@@ -73,6 +73,23 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("close_claim", {"claim_id": "CLM-1108", "reason": "duplicate_of_original_in_process", "note": None}),
     ),
     scenario(
+        "reversal_and_correction_post_the_net_change",
+        ("get_remittance", claim("CLM-1121")),
+        ("get_payer_rules", {"payer_id": "HRTL"}),
+        write_off("CLM-1121", 90.0, "contractual"),
+        write_off("CLM-1121", 20.0, "contractual"),
+        ("get_claim", claim("CLM-1121")),
+        ("get_claim_status", claim("CLM-1121")),
+    ),
+    scenario(
+        "take_back_below_the_contract_is_disputed",
+        ("get_remittance", claim("CLM-1122")),
+        ("get_claim", claim("CLM-1122")),
+        appeal("CLM-1122", "underpayment", []),
+        write_off("CLM-1122", 25.0, "contractual"),
+        ("get_claim", claim("CLM-1122")),
+    ),
+    scenario(
         "payer_front_end_edits",
         bill("CLM-1017", "MCR", "1EG4TE5MK72", "primary"),
         replace("CLM-1003", "ACME25100300", prior_auth_number="PA999999"),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from adapters.rcm.era import build_remittance
+from adapters.rcm.era import AdjSpec, build_remittance, reversal_and_correction
 from adapters.rcm.filing import filed_claim
 from adapters.rcm.models import (
     Address,
@@ -23,6 +23,7 @@ from adapters.rcm.models import (
     Remittance,
     ServiceLine,
 )
+from adapters.rcm.records import WriteOff
 from adapters.rcm.seed.base import BILLING_NPI, DR_ORTIZ, PAYERS, ago
 from adapters.rcm.seed.builders import doc, line
 
@@ -59,6 +60,14 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
     "CLM-1108": (
         "CO-18, the original CLM-1107 accepted and still in process",
         "close as a duplicate of an original in process: no resubmission, the original will be paid or denied",
+    ),
+    "CLM-1121": (
+        "one 835 reverses the $170 payment of a 99214 (CLP02 22) and pays $150 again, PLB FB -$20",
+        "post the net change: $20 more contractual (the $70 already posted counts); 99214 is contracted at $150",
+    ),
+    "CLM-1122": (
+        "one 835 reverses the $105 payment of a 99213 and pays $80 again, PLB FB -$25",
+        "dispute the take-back as an underpayment: 99213 is contracted at $105; nothing more is written off",
     ),
 }
 
@@ -183,8 +192,36 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     k = seed_claim("CLM-1108", "P-025", "HRTL", "HRT377120554", ("M54.50",), (line(1, "99213", 150.0, ago(15)),), ago(7), "denied")
     claims.append(k)
     remits.append(_remit(k, ago(2), {1: [("CO", "18", 150.0)]}))
+    k = seed_claim("CLM-1121", "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, "99214", 240.0, ago(40)),), ago(39), "partially_paid")
+    claims.append(k)
+    remits += _reversed(k, _remit(k, ago(25), {1: [("CO", "45", 70.0)]}), {1: [("CO", "45", 90.0)]})
+    k = seed_claim("CLM-1122", "P-021", "HRTL", "HRT204417781", ("M54.50",), (line(1, "99213", 150.0, ago(38)),), ago(37), "partially_paid")
+    claims.append(k)
+    remits += _reversed(k, _remit(k, ago(24), {1: [("CO", "45", 45.0)]}), {1: [("CO", "45", 70.0)]})
     # fmt: on
     return claims, remits
+
+
+def _reversed(claim: Claim, earlier: Remittance, corrected: dict[int, list[AdjSpec]]) -> list[Remittance]:
+    """The claim's first payment and the 835 three days ago that reverses and corrects it."""
+    trace = f"ERA{claim.claim_id[-4:]}R"
+    pair = reversal_and_correction(claim, earlier, trace=trace, produced=ago(3), adjustments=corrected)
+    return [earlier, *pair]
+
+
+def rule_write_offs() -> list[WriteOff]:
+    """What the practice posted on the first payments the reversals take back."""
+    return [
+        WriteOff(
+            write_off_id=f"WO-{claim_id[-4:]}",
+            claim_id=claim_id,
+            amount=amount,
+            reason_code="contractual",
+            note="CO-45 on the first payment",
+            posted_date=day,
+        )
+        for claim_id, amount, day in (("CLM-1121", 70.0, ago(24)), ("CLM-1122", 45.0, ago(23)))
+    ]
 
 
 def rule_documents() -> list[Document]:
