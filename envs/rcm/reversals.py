@@ -69,8 +69,10 @@ def dispute_take_back(claim_id: str, payer_id: str) -> want.Intent:
     )
 
 
-def reversal_take_back(ctx: Ctx) -> Case:
-    """A posted payment reversed and paid again for less on one 835 (see the module docstring)."""
+def reversal_take_back(ctx: Ctx, supported: bool | None = None) -> Case:
+    """A posted payment reversed and paid again for less on one 835 (see the module docstring);
+    `supported` forces whether the contract supports the take-back (the draw is the same either
+    way, so forcing it both ways gives twins)."""
     rng, b = ctx.rng, ctx.b
     code = rng.choice(CODES)
     first_paid = b.ago(rng.randrange(35, 80))
@@ -79,7 +81,8 @@ def reversal_take_back(ctx: Ctx) -> Case:
     charge = claim.total_charge
     high = round(charge * rng.uniform(0.6, 0.85), 2)
     low = round(high * rng.uniform(0.7, 0.92), 2)
-    supported = rng.random() < 0.5
+    drawn = rng.random() < 0.5
+    supported = drawn if supported is None else supported
     b.contract(ctx.payer_id, code, low if supported else high)
     earlier = b.remit(claim, first_paid, {1: [("CO", "45", round(charge - high, 2))]})
     posted = WriteOff(

@@ -431,3 +431,37 @@ def twin_problems(tasks: Sequence[Task], verifier: str = "rcm.v2") -> list[str]:
             if verdict.passed:
                 problems.append(f"twin set {set_id}: {mine.task_id}'s gold also passes on {other.task_id}")
     return problems
+
+
+# -- reversal take-backs: one draw built both ways (`envs.rcm.reversals`) -------------------------
+def take_back_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-take_back-<i>-a` supported, `-b` not): one draw of the edge
+    kind `reversal_take_back` built both ways, so the 835, the claim and the documents match and
+    only the contracted rate on the fee schedule differs."""
+    from functools import partial
+
+    from envs.rcm.reversals import reversal_take_back
+    from envs.rcm.vocab import COMMERCIAL
+
+    out: list[Task] = []
+    for index in range(count):
+        set_id = f"take_back-{index:03d}"
+        for suffix, supported in (("a", True), ("b", False)):
+            build = partial(reversal_take_back, supported=supported)
+            case = draw("rcm-twins", seed, "reversal_take_back", index, build, COMMERCIAL)
+            out.append(
+                to_task(
+                    case,
+                    task_id=f"rcm-twins-{set_id}-{suffix}",
+                    seed=seed,
+                    distribution="twins",
+                    category="45",
+                    extra_tags=("edge:reversal_take_back", f"{TWIN_TAG}{set_id}", "twin-recipe:take_back"),
+                )
+            )
+    return out
+
+
+def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
+    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back pairs."""
+    return generate_twins(seed, per_recipe) + take_back_twins(seed, per_recipe)

@@ -8,10 +8,12 @@ import pytest
 
 from adapters.rcm import World
 from adapters.rcm.x12 import parse_835
+from envs.adversarial.twins import twin_sets
 from envs.domain import DOMAINS
 from envs.env import replay
 from envs.rcm.cases_edge import EDGE
 from envs.rcm.tasks import draw, to_task, work_item_for
+from envs.rcm.twins import take_back_twins, twin_problems
 from envs.rcm.x12check import remittance_problems, remittance_text
 from envs.validate import validate_task
 from envs.verifiers.base import VERIFIERS
@@ -135,3 +137,24 @@ def _for(move: ToolCall, task: Task) -> dict[str, object]:
     if move.name == "post_write_off":
         arguments["amount"] = round(first.paid_amount - corrected.paid_amount, 2)
     return arguments
+
+
+def test_take_back_twins_look_the_same_validate_and_call_for_different_moves() -> None:
+    twins = take_back_twins(0, 3)
+    assert len(twin_sets(twins)) == 3
+    assert twin_problems(twins) == []
+    for task in twins:
+        assert validate_task(task).ok, (task.task_id, validate_task(task).problems)
+    for first, second in twin_sets(twins).values():
+        assert first.work_item == second.work_item
+        assert {_variant(first), _variant(second)} == {"take_back_supported", "take_back_unsupported"}
+    assert [t.compute_hash() for t in take_back_twins(0, 3)] == [t.compute_hash() for t in twins]
+
+
+def test_the_twin_set_holds_the_recipes_and_the_take_back_pairs() -> None:
+    from envs.rcm import DOMAIN
+
+    built, _ = DOMAIN.task_sets["rcm-twins"]
+    ids = [t.task_id for t in built(0, 1)]
+    assert "rcm-twins-take_back-000-a" in ids and "rcm-twins-take_back-000-b" in ids
+    assert any(i.startswith("rcm-twins-timely_limit_passed-") for i in ids)
