@@ -13,7 +13,13 @@ from adapters.rcm.models import AuthDecision
 from schemas.base import Contract
 
 AppealBasis = Literal[
-    "medical_necessity", "timely_filing", "authorization", "coding", "underpayment", "other"
+    "medical_necessity",
+    "timely_filing",
+    "authorization",
+    "coding",
+    "underpayment",
+    "prompt_pay_interest",
+    "other",
 ]
 WriteOffReason = Literal[
     "contractual",

@@ -117,7 +117,8 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
     ),
     ToolSpec(
         "submit_appeal",
-        "File an appeal of a denial with supporting documents attached. Refused after the payer's "
+        "File an appeal of a denial with supporting documents attached, or a payment dispute (an "
+        "underpayment, prompt-pay interest owed on a clean claim paid late). Refused after the payer's "
         "appeal window, and for a claim returned as unprocessable (MA130: no appeal rights). Appeals "
         "take weeks: do not appeal what a corrected claim fixes.",
         args.SubmitAppealArgs,

@@ -16,6 +16,7 @@ from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts
 from envs.rcm.fee_schedule import is_fee_schedule
 from envs.rcm.fee_schedule import rates as fee_rates
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
+from envs.rcm.prompt_pay import interest_request
 from envs.rcm.queues import QUEUE_KIND
 from envs.rcm.rejections import front_end_rejection
 from envs.rollout.policy import PlanPolicy
@@ -170,6 +171,9 @@ def settle(desk: Desk, facts: Facts) -> Script:
         contractual = min(contractual, round(facts.balance - sum(shares.values()), 2))
     if contractual > 0.005:
         yield from desk.write_off(facts, contractual, "contractual", "contractual adjustment (fee schedule)")
+        interest = interest_request(facts.claim, facts.remit, payer_rules or {})
+        if interest is not None:
+            yield from desk.appeal(facts, "prompt_pay_interest", interest, [])
     if secondary is not None:  # the patient's share goes to the secondary first, with our adjudication
         return (
             yield from desk.write(

@@ -462,6 +462,39 @@ def take_back_twins(seed: int = 0, count: int = 8) -> list[Task]:
     return out
 
 
+# -- prompt-pay interest: one draw under the 30-day and the 45-day rule (`envs.rcm.prompt_pay`) ----
+def prompt_pay_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-prompt_pay-<i>-a` interest owed, `-b` not): a clean claim paid
+    31 to 44 days after its receipt, under a 30-day or a 45-day prompt-pay rule; only the payer's
+    rules differ."""
+    from functools import partial
+
+    from envs.rcm.prompt_pay import prompt_pay_case
+    from envs.rcm.vocab import COMMERCIAL
+
+    out: list[Task] = []
+    for index in range(count):
+        set_id = f"prompt_pay-{index:03d}"
+        for suffix, owed in (("a", True), ("b", False)):
+            build = partial(prompt_pay_case, owed=owed)
+            case = draw("rcm-twins", seed, "prompt_pay_interest", index, build, COMMERCIAL)
+            out.append(
+                to_task(
+                    case,
+                    task_id=f"rcm-twins-{set_id}-{suffix}",
+                    seed=seed,
+                    distribution="twins",
+                    category="45",
+                    extra_tags=("edge:prompt_pay_interest", f"{TWIN_TAG}{set_id}", "twin-recipe:prompt_pay"),
+                )
+            )
+    return out
+
+
 def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
-    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back pairs."""
-    return generate_twins(seed, per_recipe) + take_back_twins(seed, per_recipe)
+    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back and the prompt-pay pairs."""
+    return (
+        generate_twins(seed, per_recipe)
+        + take_back_twins(seed, per_recipe)
+        + prompt_pay_twins(seed, per_recipe)
+    )

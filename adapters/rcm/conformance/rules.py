@@ -90,6 +90,17 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("get_claim", claim("CLM-1122")),
     ),
     scenario(
+        "prompt_pay_interest_runs_from_the_receipt",
+        ("get_claim_status", claim("CLM-1123")),
+        ("get_payer_rules", {"payer_id": "HRTL"}),
+        write_off("CLM-1123", 90.0, "contractual"),
+        appeal("CLM-1123", "prompt_pay_interest", []),
+        appeal("CLM-1123", "prompt_pay_interest", []),
+        ("get_claim_status", claim("CLM-1124")),
+        write_off("CLM-1124", 45.0, "contractual"),
+        ("get_claim", claim("CLM-1124")),
+    ),
+    scenario(
         "payer_front_end_edits",
         bill("CLM-1017", "MCR", "1EG4TE5MK72", "primary"),
         replace("CLM-1003", "ACME25100300", prior_auth_number="PA999999"),

@@ -37,6 +37,8 @@ HEARTLAND = Payer(
         appeal_window_days=90,
         retro_auth_window_days=0,
         fee_schedule={"99213": 105.0, "99214": 150.0, "20610": 135.0, "29881": 900.0},
+        prompt_pay_days=30,
+        prompt_pay_interest_rate=0.09,
     ),
 )
 
@@ -68,6 +70,14 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
     "CLM-1122": (
         "one 835 reverses the $105 payment of a 99213 and pays $80 again, PLB FB -$25",
         "dispute the take-back as an underpayment: 99213 is contracted at $105; nothing more is written off",
+    ),
+    "CLM-1123": (
+        "a clean 99214 accepted (277CA) 57 days ago, paid at the contracted $150 10 days ago, no interest",
+        "post the $90 contractual and request prompt-pay interest: paid 47 days after receipt, the limit is 30",
+    ),
+    "CLM-1124": (
+        "a 99213 served 80 days ago, accepted 34 days ago, paid at the contracted $105 10 days ago",
+        "post the $45 contractual only: paid 24 days after receipt, within the 30-day limit (days run from receipt)",
     ),
 }
 
@@ -198,6 +208,12 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     k = seed_claim("CLM-1122", "P-021", "HRTL", "HRT204417781", ("M54.50",), (line(1, "99213", 150.0, ago(38)),), ago(37), "partially_paid")
     claims.append(k)
     remits += _reversed(k, _remit(k, ago(24), {1: [("CO", "45", 45.0)]}), {1: [("CO", "45", 70.0)]})
+    k = seed_claim("CLM-1123", "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, "99214", 240.0, ago(62)),), ago(58), "partially_paid")
+    claims.append(k)
+    remits.append(_remit(k, ago(10), {1: [("CO", "45", 90.0)]}))
+    k = seed_claim("CLM-1124", "P-021", "HRTL", "HRT204417781", ("M54.50",), (line(1, "99213", 150.0, ago(80)),), ago(35), "partially_paid")
+    claims.append(k)
+    remits.append(_remit(k, ago(10), {1: [("CO", "45", 45.0)]}))
     # fmt: on
     return claims, remits
 
