@@ -43,6 +43,8 @@ RecommendedAction = Literal[
     "patient_responsibility",
     "close",
     "review",
+    "refund",
+    "offset",
 ]
 CloseReason = Literal[
     "duplicate_of_paid_original", "duplicate_of_original_in_process", "paid_as_expected", "no_action_needed"

@@ -170,7 +170,8 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
         "escalate_to_human",
         "Hand the claim to a human work queue with your recommendation: supervisor (approvals), "
         "credentialing, coding, billing or compliance. Use it for approvals above your limit, "
-        "provider credentialing (B7), and contradictory or suspicious remittances.",
+        "provider credentialing (B7), contradictory or suspicious remittances, and an overpayment "
+        "(a credit balance, its amount negative) that billing refunds or leaves to the payer's offset.",
         args.EscalateArgs,
         results.EscalationResult,
         IRREVERSIBLE,

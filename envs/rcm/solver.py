@@ -15,6 +15,7 @@ from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
 from envs.rcm.fee_schedule import is_fee_schedule
 from envs.rcm.fee_schedule import rates as fee_rates
+from envs.rcm.overpayments import work_overpayment
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
 from envs.rcm.prompt_pay import interest_request
 from envs.rcm.queues import QUEUE_KIND
@@ -117,6 +118,8 @@ def work(desk: Desk, claim_id: str, *, depth: int) -> Script:
     problem = inconsistency(facts)
     if problem:
         return (yield from needs_human(desk, facts, problem))
+    if facts.balance < -0.005:  # paid more than the charge allows: a credit balance owed back
+        return (yield from work_overpayment(desk, facts))
     if not facts.denials:
         return (yield from settle(desk, facts))
     carc = facts.denials[0].carc

@@ -477,7 +477,7 @@ def prompt_pay_twins(seed: int = 0, count: int = 8) -> list[Task]:
         set_id = f"prompt_pay-{index:03d}"
         for suffix, owed in (("a", True), ("b", False)):
             build = partial(prompt_pay_case, owed=owed)
-            case = draw("rcm-twins", seed, "prompt_pay_interest", index, build, COMMERCIAL)
+            case = draw("rcm-twins", seed, "late_clean_claim", index, build, COMMERCIAL)
             out.append(
                 to_task(
                     case,
@@ -485,16 +485,46 @@ def prompt_pay_twins(seed: int = 0, count: int = 8) -> list[Task]:
                     seed=seed,
                     distribution="twins",
                     category="45",
-                    extra_tags=("edge:prompt_pay_interest", f"{TWIN_TAG}{set_id}", "twin-recipe:prompt_pay"),
+                    extra_tags=("edge:late_clean_claim", f"{TWIN_TAG}{set_id}", "twin-recipe:prompt_pay"),
+                )
+            )
+    return out
+
+
+# -- overpayments: one draw with a letter that offsets or asks for a refund (`envs.rcm.overpayments`)
+def overpayment_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-overpayment-<i>-a` left to the offset, `-b` refunded): a claim
+    paid twice whose payer letter (same title and date) says it offsets or asks for a refund."""
+    from functools import partial
+
+    from envs.rcm.overpayments import overpayment_case
+    from envs.rcm.vocab import COMMERCIAL
+
+    out: list[Task] = []
+    for index in range(count):
+        set_id = f"overpayment-{index:03d}"
+        for suffix, offset in (("a", True), ("b", False)):
+            build = partial(overpayment_case, offset=offset)
+            case = draw("rcm-twins", seed, "paid_twice", index, build, COMMERCIAL)
+            out.append(
+                to_task(
+                    case,
+                    task_id=f"rcm-twins-{set_id}-{suffix}",
+                    seed=seed,
+                    distribution="twins",
+                    category="45",
+                    extra_tags=("edge:paid_twice", f"{TWIN_TAG}{set_id}", "twin-recipe:overpayment"),
                 )
             )
     return out
 
 
 def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
-    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back and the prompt-pay pairs."""
+    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back, prompt-pay and
+    overpayment pairs."""
     return (
         generate_twins(seed, per_recipe)
         + take_back_twins(seed, per_recipe)
         + prompt_pay_twins(seed, per_recipe)
+        + overpayment_twins(seed, per_recipe)
     )

@@ -21,7 +21,7 @@ from envs.validate import validate_task
 from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
 
-KIND = "prompt_pay_interest"
+KIND = "late_clean_claim"
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from adapters.conformance import Scenario, scenario
-from adapters.rcm.conformance.steps import appeal, bill, claim, elig, new_claim, replace, transfer, write_off
+from adapters.rcm.conformance.steps import (
+    appeal,
+    bill,
+    claim,
+    elig,
+    escalate,
+    new_claim,
+    replace,
+    transfer,
+    write_off,
+)
 
 RULE_SCENARIOS: tuple[Scenario, ...] = (
     scenario(
@@ -99,6 +109,16 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("get_claim_status", claim("CLM-1124")),
         write_off("CLM-1124", 45.0, "contractual"),
         ("get_claim", claim("CLM-1124")),
+    ),
+    scenario(
+        "overpayment_refunded_or_left_to_the_offset",
+        ("get_claim", claim("CLM-1125")),
+        write_off("CLM-1125", 45.0, "contractual"),
+        ("read_document", {"document_id": "DOC-1125"}),
+        escalate("CLM-1125", "billing", "offset", -105.0),
+        ("read_document", {"document_id": "DOC-1126"}),
+        escalate("CLM-1126", "billing", "refund", -150.0),
+        ("get_claim", claim("CLM-1126")),
     ),
     scenario(
         "payer_front_end_edits",

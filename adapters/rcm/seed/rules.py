@@ -79,6 +79,14 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
         "a 99213 served 80 days ago, accepted 34 days ago, paid at the contracted $105 10 days ago",
         "post the $45 contractual only: paid 24 days after receipt, within the 30-day limit (days run from receipt)",
     ),
+    "CLM-1125": (
+        "a 99213 paid $105 twice (40 and 8 days ago), its $45 CO-45 posted once: a $105 credit balance",
+        "hand it to billing to leave to the offset: Heartland's letter DOC-1125 recovers it from a later remittance",
+    ),
+    "CLM-1126": (
+        "a 99214 paid $150 twice (35 and 6 days ago), its $90 CO-45 posted once: a $150 credit balance",
+        "hand it to billing to refund: Heartland's letter DOC-1126 asks for a refund; nothing is written off",
+    ),
 }
 
 _PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (
@@ -214,6 +222,10 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     k = seed_claim("CLM-1124", "P-021", "HRTL", "HRT204417781", ("M54.50",), (line(1, "99213", 150.0, ago(80)),), ago(35), "partially_paid")
     claims.append(k)
     remits.append(_remit(k, ago(10), {1: [("CO", "45", 45.0)]}))
+    for claim_id, code, charge, contractual, first, again in (("CLM-1125", "99213", 150.0, 45.0, 40, 8), ("CLM-1126", "99214", 240.0, 90.0, 35, 6)):
+        k = seed_claim(claim_id, "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, code, charge, ago(first + 12)),), ago(first + 10), "paid")
+        claims.append(k)
+        remits += [_remit(k, ago(first), {1: [("CO", "45", contractual)]}), _remit(k, ago(again), {1: [("CO", "45", contractual)]})]
     # fmt: on
     return claims, remits
 
@@ -236,7 +248,12 @@ def rule_write_offs() -> list[WriteOff]:
             note="CO-45 on the first payment",
             posted_date=day,
         )
-        for claim_id, amount, day in (("CLM-1121", 70.0, ago(24)), ("CLM-1122", 45.0, ago(23)))
+        for claim_id, amount, day in (
+            ("CLM-1121", 70.0, ago(24)),
+            ("CLM-1122", 45.0, ago(23)),
+            ("CLM-1125", 45.0, ago(39)),
+            ("CLM-1126", 90.0, ago(34)),
+        )
     ]
 
 
@@ -248,5 +265,7 @@ def rule_documents() -> list[Document]:
         doc("DOC-1104", "P-023", "CLM-1104", "abn_waiver", "ABN (check-in form)", ago(30), "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for all of the services you " "receive today. Option 1 chosen. Signed by the patient at check-in."),
         doc("DOC-1105A", "P-024", "CLM-1105", "medical_record", "Shoulder note", ago(150), "Right shoulder osteoarthritis; 12 weeks of physical therapy failed; corticosteroid injection indicated."),
         doc("DOC-1105B", "P-024", "CLM-1105", "letter_of_medical_necessity", "Letter of medical necessity", ago(149), "Right shoulder injection (20610) is medically necessary after failed conservative care. Signed, Ana Ortiz, MD."),
+        doc("DOC-1125", "P-021", "CLM-1125", "other", "Payer correspondence", ago(6), "Re: claim CLM-1125, payer claim control number HRTL25112500. Our records show the claim was paid twice, $105.00 on 2025-05-07 and again on 2025-06-08. We will recover the duplicate payment of $105.00 by offset from a future remittance; no refund is needed."),
+        doc("DOC-1126", "P-021", "CLM-1126", "other", "Payer correspondence", ago(4), "Re: claim CLM-1126, payer claim control number HRTL25112600. Our records show the claim was paid twice, $150.00 on 2025-05-12 and again on 2025-06-10. Please refund the duplicate payment of $150.00 within 60 days of this letter; do not wait for an offset."),
     ]
     # fmt: on
