@@ -92,6 +92,15 @@ CLAIM_STATUS_CODES: dict[str, str] = {
     "25": "Predetermination pricing only - no payment",
 }
 
+PROVIDER_ADJUSTMENT_REASONS: dict[str, str] = {
+    "72": "Authorized return: a refund the provider sent, subtracted from this payment",
+    "CS": "Adjustment",
+    "FB": "Forwarding balance: a negative balance carried to (or recovered from) another remittance",
+    "L6": "Interest owed: interest the payer adds to the payment",
+    "WO": "Overpayment recovery: an earlier overpayment recovered from this payment",
+}
+"""PLB03-1 provider adjustment reasons (X12 835 code list 5010), those the sandbox issues."""
+
 STATUS_CATEGORY: dict[str, str] = {
     "A1": "Acknowledgement/Receipt: the claim has been received",
     "A2": "Acknowledgement/Acceptance into adjudication system",

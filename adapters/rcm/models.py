@@ -296,6 +296,20 @@ class RemitLine(Contract):
     """Remittance Advice Remark Codes (LQ*HE)."""
 
 
+class ProviderAdjustment(Contract):
+    """One provider-level adjustment (PLB) of the 835 a claim payment travels on: money the payer
+    withholds from the check (a positive amount) or adds to it (a negative one), outside any claim."""
+
+    reason_code: str
+    """PLB03-1 adjustment reason: WO overpayment recovery, FB forwarding balance, L6 interest owed,
+    72 authorized return, CS adjustment."""
+    reference: str
+    """PLB03-2: what it concerns, e.g. the payer claim control number of the claim recovered from."""
+    amount: float
+    """PLB04 in USD: positive reduces the payment, negative increases it (a negative FB carries a
+    take-back the check could not cover to a later 835)."""
+
+
 class Remittance(Contract):
     """One claim payment in an 835 ERA (loop 2100): everything here travels in the X12."""
 
@@ -328,6 +342,12 @@ class Remittance(Contract):
     """Claim-level adjustments (CAS in loop 2100)."""
     lines: tuple[RemitLine, ...] = ()
     """Service payments."""
+    trace_number: str | None = None
+    """Check/EFT trace (TRN02) of an 835 this payment shares with other claim payments (a reversal,
+    CLP02 22, and its corrected payment); their ids are `<trace>-<n>` by their place in it. None:
+    the 835 carries this payment alone and its trace is the remittance id."""
+    provider_adjustments: tuple[ProviderAdjustment, ...] = ()
+    """The PLB adjustments of the 835, on its last claim payment."""
 
 
 class Document(Contract):

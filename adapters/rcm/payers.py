@@ -57,6 +57,13 @@ class PayerRules(Contract):
     with this payer (empty when no contract is on file): an allowed amount below it is an
     underpayment to appeal, and only the charge above it is a contractual adjustment."""
 
+    prompt_pay_days: int | None = Field(default=None, ge=1, le=MAX_RULE_DAYS)
+    """Days from the receipt of a clean claim (the date its 277CA accepted it), not from the date of
+    service, within which the payer must pay it under the state's prompt-pay law; a later payment
+    owes interest, which the practice requests from the payer (None: no prompt-pay rule)."""
+    prompt_pay_interest_rate: float = Field(default=0.0, ge=0, le=1)
+    """Yearly interest the payer owes on a clean claim paid after `prompt_pay_days` (0.12: 12%)."""
+
     def appeal_deadline(self, notice: date) -> date:
         """The last day to appeal a denial whose notice is dated `notice`."""
         return notice + timedelta(days=self.notice_receipt_days + self.appeal_window_days)

@@ -13,7 +13,13 @@ from adapters.rcm.models import AuthDecision
 from schemas.base import Contract
 
 AppealBasis = Literal[
-    "medical_necessity", "timely_filing", "authorization", "coding", "underpayment", "other"
+    "medical_necessity",
+    "timely_filing",
+    "authorization",
+    "coding",
+    "underpayment",
+    "prompt_pay_interest",
+    "other",
 ]
 WriteOffReason = Literal[
     "contractual",
@@ -37,6 +43,8 @@ RecommendedAction = Literal[
     "patient_responsibility",
     "close",
     "review",
+    "refund",
+    "offset",
 ]
 CloseReason = Literal[
     "duplicate_of_paid_original", "duplicate_of_original_in_process", "paid_as_expected", "no_action_needed"

@@ -86,6 +86,20 @@ class RemitLineView(Contract):
     """Remark codes for the line."""
 
 
+class ProviderAdjustmentView(Contract):
+    """One provider-level adjustment (PLB) of the 835, outside any claim."""
+
+    reason_code: str
+    """PLB reason: WO overpayment recovery, FB forwarding balance, L6 interest, 72 authorized return."""
+    description: str | None
+    """Meaning of the reason code."""
+    reference: str
+    """What it concerns, e.g. the payer claim control number of the claim recovered from."""
+    amount: float
+    """In USD: positive reduces the payment, negative increases it (a negative FB is a take-back
+    carried to a later 835)."""
+
+
 class ClaimPaymentView(Contract):
     """One 835 claim payment (CLP loop)."""
 
@@ -120,6 +134,11 @@ class ClaimPaymentView(Contract):
     """Claim-level adjustments."""
     lines: list[RemitLineView]
     """Service payments."""
+    trace_number: str | None = None
+    """Check/EFT trace of the 835 when it carries other claim payments too (a reversal, status
+    22, with negative amounts, and the corrected payment); None when it carries this one alone."""
+    provider_adjustments: list[ProviderAdjustmentView] = []
+    """The 835's provider-level adjustments (PLB), shown on its last claim payment."""
 
 
 class RemittanceResult(Contract):

@@ -117,7 +117,8 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
     ),
     ToolSpec(
         "submit_appeal",
-        "File an appeal of a denial with supporting documents attached. Refused after the payer's "
+        "File an appeal of a denial with supporting documents attached, or a payment dispute (an "
+        "underpayment, prompt-pay interest owed on a clean claim paid late). Refused after the payer's "
         "appeal window, and for a claim returned as unprocessable (MA130: no appeal rights). Appeals "
         "take weeks: do not appeal what a corrected claim fixes.",
         args.SubmitAppealArgs,
@@ -169,7 +170,8 @@ RCM_TOOLS: list[ToolSpec[Any, Any]] = [
         "escalate_to_human",
         "Hand the claim to a human work queue with your recommendation: supervisor (approvals), "
         "credentialing, coding, billing or compliance. Use it for approvals above your limit, "
-        "provider credentialing (B7), and contradictory or suspicious remittances.",
+        "provider credentialing (B7), contradictory or suspicious remittances, and an overpayment "
+        "(a credit balance, its amount negative) that billing refunds or leaves to the payer's offset.",
         args.EscalateArgs,
         results.EscalationResult,
         IRREVERSIBLE,

@@ -6,13 +6,14 @@ The live backend parses the sandbox's 835 back into `Remittance` entities and ca
 
 from __future__ import annotations
 
-from adapters.rcm.codes import CARC, CLAIM_STATUS_CODES, RARC, describe
+from adapters.rcm.codes import CARC, CLAIM_STATUS_CODES, PROVIDER_ADJUSTMENT_REASONS, RARC, describe
 from adapters.rcm.models import Adjustment, Coverage, Document, Remittance
 from adapters.rcm.results import (
     AdjustmentView,
     ClaimPaymentView,
     CoverageView,
     DocumentSummary,
+    ProviderAdjustmentView,
     RemarkView,
     RemitLineView,
 )
@@ -60,6 +61,16 @@ def remittance_view(remittance: Remittance, payer_name: str) -> ClaimPaymentView
         member_id=remittance.member_id,
         claim_adjustments=[adjustment_view(a) for a in remittance.claim_adjustments],
         lines=lines,
+        trace_number=remittance.trace_number,
+        provider_adjustments=[
+            ProviderAdjustmentView(
+                reason_code=p.reason_code,
+                description=describe(PROVIDER_ADJUSTMENT_REASONS, p.reason_code),
+                reference=p.reference,
+                amount=p.amount,
+            )
+            for p in remittance.provider_adjustments
+        ],
     )
 
 

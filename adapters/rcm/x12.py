@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from typing import Any
 
-from adapters.rcm.models import Adjustment, Practice, RemitLine, Remittance
+from adapters.rcm.models import Adjustment, Practice, ProviderAdjustment, RemitLine, Remittance
 
 ELEMENT, COMPONENT, REPETITION, SEGMENT = "*", ":", "^", "~"
 SENDER, RECEIVER = "LOOPLINESBX", "RIVERSIDEFM"
@@ -66,14 +66,12 @@ def _cas(adjustments: Iterable[Adjustment]) -> list[str]:
     return out
 
 
-def _transaction(remit: Remittance, payer_name: str, practice: Practice, control: int) -> list[str]:
-    paid = remit.paid_amount > 0
-    method = remit.payment_method if paid else "NON"
+def _bpr(paid_total: float, method: str, produced: date) -> str:
     if method == "ACH":
-        bpr = _seg(
+        return _seg(
             "BPR",
             "I",
-            _amount(remit.paid_amount),
+            _amount(paid_total),
             "C",
             "ACH",
             "CCP",
@@ -87,30 +85,15 @@ def _transaction(remit: Remittance, payer_name: str, practice: Practice, control
             "021000021",
             "DA",
             "000987654321",
-            _d8(remit.production_date),
+            _d8(produced),
         )
-    else:
-        bpr = _seg(
-            "BPR",
-            "I" if paid else "H",
-            _amount(remit.paid_amount),
-            "C",
-            method,
-            *[""] * 11,
-            _d8(remit.production_date),
-        )
+    return _seg(
+        "BPR", "I" if paid_total > 0 else "H", _amount(paid_total), "C", method, *[""] * 11, _d8(produced)
+    )
+
+
+def _claim_payment(remit: Remittance) -> list[str]:
     segs = [
-        _seg("ST", "835", f"{control:04d}"),
-        bpr,
-        _seg("TRN", "1", _clean(remit.remittance_id), PAYER_EIN),
-        _seg("DTM", "405", _d8(remit.production_date)),
-        _seg("N1", "PR", _clean(payer_name)),
-        _seg("N3", "PO BOX 14099"),
-        _seg("N4", "SPRINGFIELD", "IL", "627940001"),
-        _seg("REF", "2U", _clean(remit.payer_id)),
-        _seg("PER", "BL", "PROVIDER SERVICES", "TE", "8005550100"),
-        _seg("N1", "PE", _clean(practice.name), "XX", practice.billing_npi),
-        _seg("LX", "1"),
         _seg(
             "CLP",
             _clean(remit.claim_id),
@@ -144,8 +127,70 @@ def _transaction(remit: Remittance, payer_name: str, practice: Practice, control
             _seg("REF", "6R", str(line.line_number)),
             *[_seg("LQ", "HE", code) for code in line.remark_codes],
         ]
+    return segs
+
+
+def _plb(adjustments: tuple[ProviderAdjustment, ...], npi: str, produced: date) -> list[str]:
+    """PLB segments, at most six adjustments each; the fiscal period is the production year's end."""
+    fiscal = _d8(date(produced.year, 12, 31))
+    out = []
+    for start in range(0, len(adjustments), 6):
+        elements = [npi, fiscal]
+        for adj in adjustments[start : start + 6]:
+            elements += [COMPONENT.join([adj.reason_code, _clean(adj.reference)]), _amount(adj.amount)]
+        out.append(_seg("PLB", *elements))
+    return out
+
+
+def _transaction(group: list[Remittance], payer_name: str, practice: Practice, control: int) -> list[str]:
+    """One ST/SE 835: a claim payment alone, or the payments that share a trace (a reversal and its
+    correction), with the PLB adjustments the last one carries; the check is their net."""
+    first, last = group[0], group[-1]
+    plb = last.provider_adjustments
+    net = round(sum(r.paid_amount for r in group) - sum(p.amount for p in plb), 2)
+    method = last.payment_method if net > 0 else "NON"
+    segs = [
+        _seg("ST", "835", f"{control:04d}"),
+        _bpr(net, method, first.production_date),
+        _seg("TRN", "1", _clean(first.trace_number or first.remittance_id), PAYER_EIN),
+        _seg("DTM", "405", _d8(first.production_date)),
+        _seg("N1", "PR", _clean(payer_name)),
+        _seg("N3", "PO BOX 14099"),
+        _seg("N4", "SPRINGFIELD", "IL", "627940001"),
+        _seg("REF", "2U", _clean(first.payer_id)),
+        _seg("PER", "BL", "PROVIDER SERVICES", "TE", "8005550100"),
+        _seg("N1", "PE", _clean(practice.name), "XX", practice.billing_npi),
+        _seg("LX", "1"),
+    ]
+    for remit in group:
+        segs += _claim_payment(remit)
+    segs += _plb(plb, practice.billing_npi, first.production_date)
     segs.append(_seg("SE", str(len(segs) + 1), f"{control:04d}"))
     return segs
+
+
+def transactions(remittances: list[Remittance]) -> list[list[Remittance]]:
+    """The remittances as 835 transactions: consecutive payments sharing a trace travel together.
+    Refuses what the parser could not read back the same (a lone payment with a trace, ids other
+    than `<trace>-<n>`, PLB adjustments before the last payment, two production dates)."""
+    groups: list[list[Remittance]] = []
+    for remit in remittances:
+        if remit.trace_number is not None and groups and groups[-1][0].trace_number == remit.trace_number:
+            groups[-1].append(remit)
+        else:
+            groups.append([remit])
+    for group in groups:
+        trace = group[0].trace_number
+        if trace is None:
+            continue
+        expected = [f"{trace}-{n}" for n in range(1, len(group) + 1)]
+        if len(group) < 2 or [r.remittance_id for r in group] != expected:
+            raise ValueError(f"payments sharing trace {trace} must be {expected} (at least two)")
+        if any(r.provider_adjustments for r in group[:-1]):
+            raise ValueError(f"PLB adjustments of trace {trace} belong on its last payment")
+        if len({r.production_date for r in group}) != 1:
+            raise ValueError(f"payments sharing trace {trace} have one production date")
+    return groups
 
 
 def write_835(
@@ -179,9 +224,11 @@ def write_835(
             "GS", "HP", SENDER, RECEIVER, _d8(today), "1200", str(icn % 1_000_000 or 1), "X", "005010X221A1"
         ),
     ]
-    for n, remit in enumerate(remittances, 1):
-        segs += _transaction(remit, payer_names.get(remit.payer_id, remit.payer_id), practice, n)
-    segs += [_seg("GE", str(len(remittances)), str(icn % 1_000_000 or 1)), _seg("IEA", "1", f"{icn:09d}")]
+    groups = transactions(remittances)
+    for n, group in enumerate(groups, 1):
+        payer = group[0].payer_id
+        segs += _transaction(group, payer_names.get(payer, payer), practice, n)
+    segs += [_seg("GE", str(len(groups)), str(icn % 1_000_000 or 1)), _seg("IEA", "1", f"{icn:09d}")]
     return "\n".join(segs) + "\n"
 
 
@@ -214,19 +261,50 @@ def _adjustments(seg: list[str]) -> list[Adjustment]:
     return out
 
 
-class _Builder:
-    """Collects one transaction's segments into a `Remittance`."""
+class _ClaimLoop:
+    """One CLP loop's segments."""
 
-    def __init__(self) -> None:
-        self.header: dict[str, str] = {}
-        self.claim: list[str] = []
+    def __init__(self, clp: list[str]) -> None:
+        self.clp = clp
         self.claim_adjustments: list[Adjustment] = []
         self.patient: list[str] = []
         self.lines: list[dict[str, object]] = []
 
-    def build(self) -> Remittance:
-        if not self.claim:
+
+class _Builder:
+    """Collects one transaction's segments into its `Remittance`s (one per CLP loop)."""
+
+    def __init__(self) -> None:
+        self.header: dict[str, str] = {}
+        self.claims: list[_ClaimLoop] = []
+        self.plb: list[ProviderAdjustment] = []
+
+    def build(self) -> list[Remittance]:
+        if not self.claims:
             raise X12ParseError("835 transaction without a CLP claim payment")
+        trace = self.header["trace"]
+        shared = len(self.claims) > 1
+        out = []
+        for n, loop in enumerate(self.claims, 1):
+            last = n == len(self.claims)
+            out.append(
+                self._remittance(
+                    loop,
+                    remittance_id=f"{trace}-{n}" if shared else trace,
+                    trace_number=trace if shared else None,
+                    provider_adjustments=tuple(self.plb) if last else (),
+                )
+            )
+        return out
+
+    def _remittance(
+        self,
+        loop: _ClaimLoop,
+        *,
+        remittance_id: str,
+        trace_number: str | None,
+        provider_adjustments: tuple[ProviderAdjustment, ...],
+    ) -> Remittance:
         lines = [
             RemitLine(
                 line_number=int(str(line.get("line_number", n))),
@@ -239,11 +317,11 @@ class _Builder:
                 adjustments=tuple(line["adjustments"]),  # type: ignore[arg-type]
                 remark_codes=tuple(line["remarks"]),  # type: ignore[arg-type]
             )
-            for n, line in enumerate(self.lines, 1)
+            for n, line in enumerate(loop.lines, 1)
         ]
-        clp = self.claim
+        clp = loop.clp
         return Remittance(
-            remittance_id=self.header["trace"],
+            remittance_id=remittance_id,
             claim_id=clp[1],
             payer_id=self.header.get("payer_id", self.header.get("payer_name", "")),
             payer_claim_control_number=_get(clp, 7),
@@ -254,16 +332,29 @@ class _Builder:
             claim_filing_indicator=_get(clp, 6),
             production_date=_date(self.header["production_date"]),
             payment_method=self.header["method"],
-            patient_first_name=_get(self.patient, 4),
-            patient_last_name=_get(self.patient, 3),
-            member_id=_get(self.patient, 9),
-            claim_adjustments=tuple(self.claim_adjustments),
+            patient_first_name=_get(loop.patient, 4),
+            patient_last_name=_get(loop.patient, 3),
+            member_id=_get(loop.patient, 9),
+            claim_adjustments=tuple(loop.claim_adjustments),
             lines=tuple(lines),
+            trace_number=trace_number,
+            provider_adjustments=provider_adjustments,
         )
 
 
+def _provider_adjustments(seg: list[str]) -> list[ProviderAdjustment]:
+    out = []
+    for i in range(3, len(seg) - 1, 2):
+        if seg[i]:
+            reason, _, reference = seg[i].partition(COMPONENT)
+            out.append(ProviderAdjustment(reason_code=reason, reference=reference, amount=float(seg[i + 1])))
+    return out
+
+
 def parse_835(text: str) -> tuple[list[Remittance], dict[str, str]]:
-    """Every claim payment in an 835 interchange, and payer id → payer name from the N1*PR loops."""
+    """Every claim payment in an 835 interchange, and payer id → payer name from the N1*PR loops.
+    The payments of a transaction with several CLP loops (a reversal and its correction) are
+    `<trace>-<n>` and carry the trace; its PLB adjustments go on the last."""
     remittances: list[Remittance] = []
     names: dict[str, str] = {}
     current: _Builder | None = None
@@ -277,7 +368,13 @@ def parse_835(text: str) -> tuple[list[Remittance], dict[str, str]]:
         if current is None:
             continue
         b = current
-        if tag == "BPR":
+        loop = b.claims[-1] if b.claims else None
+        if tag == "SE":
+            for remit in b.build():
+                names[remit.payer_id] = b.header.get("payer_name", remit.payer_id)
+                remittances.append(remit)
+            current = None
+        elif tag == "BPR":
             b.header["method"] = _get(seg, 4)
         elif tag == "TRN":
             b.header["trace"] = _get(seg, 2)
@@ -288,14 +385,19 @@ def parse_835(text: str) -> tuple[list[Remittance], dict[str, str]]:
         elif tag == "REF" and _get(seg, 1) == "2U":
             b.header["payer_id"] = _get(seg, 2)
         elif tag == "CLP":
-            b.claim = seg
+            b.claims.append(_ClaimLoop(seg))
+        elif tag == "PLB":
+            b.plb.extend(_provider_adjustments(seg))
+        elif loop is None:
+            continue
         elif tag == "CAS":
-            (b.lines[-1]["adjustments"] if b.lines else b.claim_adjustments).extend(_adjustments(seg))  # type: ignore[attr-defined]
+            target = loop.lines[-1]["adjustments"] if loop.lines else loop.claim_adjustments
+            target.extend(_adjustments(seg))  # type: ignore[attr-defined]
         elif tag == "NM1" and _get(seg, 1) == "QC":
-            b.patient = seg
+            loop.patient = seg
         elif tag == "SVC":
             composite = seg[1].split(COMPONENT)
-            b.lines.append(
+            loop.lines.append(
                 {
                     "procedure_code": _get(composite, 1),
                     "modifiers": composite[2:],
@@ -306,17 +408,12 @@ def parse_835(text: str) -> tuple[list[Remittance], dict[str, str]]:
                     "remarks": [],
                 }
             )
-        elif tag == "DTM" and _get(seg, 1) == "472" and b.lines:
-            b.lines[-1]["service_date"] = _date(seg[2])
-        elif tag == "REF" and _get(seg, 1) == "6R" and b.lines:
-            b.lines[-1]["line_number"] = seg[2]
-        elif tag == "LQ" and _get(seg, 1) == "HE" and b.lines:
-            b.lines[-1]["remarks"].append(seg[2])  # type: ignore[attr-defined]
-        elif tag == "SE":
-            remit = b.build()
-            names[remit.payer_id] = b.header.get("payer_name", remit.payer_id)
-            remittances.append(remit)
-            current = None
+        elif tag == "DTM" and _get(seg, 1) == "472" and loop.lines:
+            loop.lines[-1]["service_date"] = _date(seg[2])
+        elif tag == "REF" and _get(seg, 1) == "6R" and loop.lines:
+            loop.lines[-1]["line_number"] = seg[2]
+        elif tag == "LQ" and _get(seg, 1) == "HE" and loop.lines:
+            loop.lines[-1]["remarks"].append(seg[2])  # type: ignore[attr-defined]
     return remittances, names
 
 

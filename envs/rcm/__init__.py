@@ -24,7 +24,7 @@ from envs.rcm.policies import BASELINES
 from envs.rcm.promotion import PROMOTION
 from envs.rcm.solver import REFERENCE, reference_plan
 from envs.rcm.tasks import generate_base, generate_edge, generate_queue
-from envs.rcm.twins import generate_twins
+from envs.rcm.twins import generate_twin_set, generate_twins
 from envs.rcm.verifier import RCM_V1, RCM_V2
 from envs.rcm.x12check import remittance_problems
 from envs.verifiers.outcome_kinds import OutcomeKinds
@@ -36,7 +36,7 @@ DOMAIN = DomainDescriptor(
         "rcm-edge": (generate_edge, "the brief's production edge cases, 8 tasks per kind, held out"),
         "rcm-queue": (generate_queue, "work queues of 3 to 6 claims whose deadlines decide the order, 48"),
         "rcm-twins": (
-            generate_twins,
+            generate_twin_set,
             "counterfactual twins: pairs a blind desk cannot tell apart, 8 per recipe",
         ),
     },
@@ -56,7 +56,7 @@ DOMAIN = DomainDescriptor(
             "rcm-base": (generate_base, "per_carc"),
             "rcm-edge": (generate_edge, "per_kind"),
             "rcm-queue": (generate_queue, "queues"),
-            "rcm-twins": (generate_twins, "per_kind"),
+            "rcm-twins": (generate_twin_set, "per_kind"),
         },
     ),
     reference=Reference(reference_plan, "rcm-reference-specialist"),

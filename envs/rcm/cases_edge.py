@@ -21,7 +21,10 @@ from envs.rcm.charts import ABN_REASONS, INJECTIONS, abn_text, necessity_letter
 from envs.rcm.dated import rule_change_dated, rule_change_midqueue
 from envs.rcm.deciding import contract_read, no_auth_path
 from envs.rcm.faults import Fault
+from envs.rcm.overpayments import overpayment_case
+from envs.rcm.prompt_pay import prompt_pay_case
 from envs.rcm.queues import hand_off_queue, work_queue
+from envs.rcm.reversals import reversal_take_back
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 from envs.verifiers.evidence import VISIBLE_TAG
@@ -429,5 +432,8 @@ EDGE: dict[str, EdgeSpec] = {
     "rule_change_dated": (rule_change_dated, "mixed", ("ACME", "BLUE", "NWND")),
     "rule_change_midqueue": (rule_change_midqueue, "mixed", None),
     "queue_hand_off": (hand_off_queue, "mixed", None),
+    "reversal_take_back": (reversal_take_back, "45", COMMERCIAL),
+    "late_clean_claim": (prompt_pay_case, "45", COMMERCIAL),
+    "paid_twice": (overpayment_case, "45", COMMERCIAL),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

@@ -39,7 +39,16 @@ PATIENT_SHARE = ("1", "2", "3")
 QUEUE_ACTIONS: dict[str, frozenset[str]] = {
     "supervisor": frozenset({"write_off", "patient_responsibility", "appeal", "close", "review"}),
     "billing": frozenset(
-        {"review", "replacement_claim", "appeal", "bill_other_payer", "retro_authorization", "close"}
+        {
+            "review",
+            "replacement_claim",
+            "appeal",
+            "bill_other_payer",
+            "retro_authorization",
+            "close",
+            "refund",
+            "offset",
+        }
     ),
     "coding": frozenset({"review", "replacement_claim"}),
     "credentialing": frozenset({"review"}),

@@ -76,6 +76,7 @@ def _rules(answer: Mapping[str, Any], procedures: Sequence[str]) -> str:
             ("timely_filing_days", "timely filing"),
             ("appeal_window_days", "appeal window"),
             ("retro_auth_window_days", "retro-authorization window"),
+            ("prompt_pay_days", "prompt pay"),
         )
         if isinstance(rules.get(key), int)
     ]

@@ -15,7 +15,9 @@ from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
 from envs.rcm.fee_schedule import is_fee_schedule
 from envs.rcm.fee_schedule import rates as fee_rates
+from envs.rcm.overpayments import work_overpayment
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
+from envs.rcm.prompt_pay import interest_request
 from envs.rcm.queues import QUEUE_KIND
 from envs.rcm.rejections import front_end_rejection
 from envs.rollout.policy import PlanPolicy
@@ -116,6 +118,8 @@ def work(desk: Desk, claim_id: str, *, depth: int) -> Script:
     problem = inconsistency(facts)
     if problem:
         return (yield from needs_human(desk, facts, problem))
+    if facts.balance < -0.005:  # paid more than the charge allows: a credit balance owed back
+        return (yield from work_overpayment(desk, facts))
     if not facts.denials:
         return (yield from settle(desk, facts))
     carc = facts.denials[0].carc
@@ -164,8 +168,15 @@ def settle(desk: Desk, facts: Facts) -> Script:
     if secondary is None:
         for carc, amount in shares.items():  # first-seen order, as on the remittance
             yield from desk.transfer(facts, amount, PATIENT_SHARE[carc])
+    if facts.remit.get("trace_number") is not None:
+        # A corrected payment beside the reversal of a posted one: post what the correction leaves on
+        # the balance, counting what the first payment's posting already wrote off.
+        contractual = min(contractual, round(facts.balance - sum(shares.values()), 2))
     if contractual > 0.005:
         yield from desk.write_off(facts, contractual, "contractual", "contractual adjustment (fee schedule)")
+        interest = interest_request(facts.claim, facts.remit, payer_rules or {})
+        if interest is not None:
+            yield from desk.appeal(facts, "prompt_pay_interest", interest, [])
     if secondary is not None:  # the patient's share goes to the secondary first, with our adjudication
         return (
             yield from desk.write(

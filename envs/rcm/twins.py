@@ -445,3 +445,100 @@ def twin_problems(tasks: Sequence[Task], verifier: str = "rcm.v2") -> list[str]:
             if verdict.passed:
                 problems.append(f"twin set {set_id}: {mine.task_id}'s gold also passes on {other.task_id}")
     return problems
+
+
+# -- reversal take-backs: one draw built both ways (`envs.rcm.reversals`) -------------------------
+def take_back_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-take_back-<i>-a` supported, `-b` not): one draw of the edge
+    kind `reversal_take_back` built both ways, so the 835, the claim and the documents match and
+    only the contracted rate on the fee schedule differs."""
+    from functools import partial
+
+    from envs.rcm.reversals import reversal_take_back
+    from envs.rcm.vocab import COMMERCIAL
+
+    out: list[Task] = []
+    for index in range(count):
+        set_id = f"take_back-{index:03d}"
+        for suffix, supported in (("a", True), ("b", False)):
+            build = partial(reversal_take_back, supported=supported)
+            case = draw("rcm-twins", seed, "reversal_take_back", index, build, COMMERCIAL)
+            out.append(
+                to_task(
+                    case,
+                    task_id=f"rcm-twins-{set_id}-{suffix}",
+                    seed=seed,
+                    distribution="twins",
+                    category="45",
+                    extra_tags=("edge:reversal_take_back", f"{TWIN_TAG}{set_id}", "twin-recipe:take_back"),
+                )
+            )
+    return out
+
+
+# -- prompt-pay interest: one draw under the 30-day and the 45-day rule (`envs.rcm.prompt_pay`) ----
+def prompt_pay_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-prompt_pay-<i>-a` interest owed, `-b` not): a clean claim paid
+    31 to 44 days after its receipt, under a 30-day or a 45-day prompt-pay rule; only the payer's
+    rules differ."""
+    from functools import partial
+
+    from envs.rcm.prompt_pay import prompt_pay_case
+    from envs.rcm.vocab import COMMERCIAL
+
+    out: list[Task] = []
+    for index in range(count):
+        set_id = f"prompt_pay-{index:03d}"
+        for suffix, owed in (("a", True), ("b", False)):
+            build = partial(prompt_pay_case, owed=owed)
+            case = draw("rcm-twins", seed, "late_clean_claim", index, build, COMMERCIAL)
+            out.append(
+                to_task(
+                    case,
+                    task_id=f"rcm-twins-{set_id}-{suffix}",
+                    seed=seed,
+                    distribution="twins",
+                    category="45",
+                    extra_tags=("edge:late_clean_claim", f"{TWIN_TAG}{set_id}", "twin-recipe:prompt_pay"),
+                )
+            )
+    return out
+
+
+# -- overpayments: one draw with a letter that offsets or asks for a refund (`envs.rcm.overpayments`)
+def overpayment_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-overpayment-<i>-a` left to the offset, `-b` refunded): a claim
+    paid twice whose payer letter (same title and date) says it offsets or asks for a refund."""
+    from functools import partial
+
+    from envs.rcm.overpayments import overpayment_case
+    from envs.rcm.vocab import COMMERCIAL
+
+    out: list[Task] = []
+    for index in range(count):
+        set_id = f"overpayment-{index:03d}"
+        for suffix, offset in (("a", True), ("b", False)):
+            build = partial(overpayment_case, offset=offset)
+            case = draw("rcm-twins", seed, "paid_twice", index, build, COMMERCIAL)
+            out.append(
+                to_task(
+                    case,
+                    task_id=f"rcm-twins-{set_id}-{suffix}",
+                    seed=seed,
+                    distribution="twins",
+                    category="45",
+                    extra_tags=("edge:paid_twice", f"{TWIN_TAG}{set_id}", "twin-recipe:overpayment"),
+                )
+            )
+    return out
+
+
+def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
+    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back, prompt-pay and
+    overpayment pairs."""
+    return (
+        generate_twins(seed, per_recipe)
+        + take_back_twins(seed, per_recipe)
+        + prompt_pay_twins(seed, per_recipe)
+        + overpayment_twins(seed, per_recipe)
+    )

@@ -31,7 +31,7 @@ from adapters.rcm.models import (
     ServiceLine,
 )
 from adapters.rcm.payers import Bulletin, RuleChange
-from adapters.rcm.records import Authorization
+from adapters.rcm.records import Authorization, WriteOff
 from adapters.rcm.world import World
 from envs.rcm.vocab import (
     BY_CODE,
@@ -75,6 +75,8 @@ class WorldBuilder:
     documents: dict[str, Document] = field(default_factory=dict)
     authorizations: dict[str, Authorization] = field(default_factory=dict)
     bulletins: dict[str, Bulletin] = field(default_factory=dict)
+    write_offs: dict[str, WriteOff] = field(default_factory=dict)
+    """What the practice posted before the work item (e.g. the contractual part of a first payment)."""
 
     def __post_init__(self) -> None:
         rng = self.rng
@@ -371,4 +373,5 @@ class WorldBuilder:
             documents=self.documents,
             authorizations=self.authorizations,
             bulletins=self.bulletins,
+            write_offs=self.write_offs,
         )

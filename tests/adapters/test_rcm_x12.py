@@ -92,3 +92,26 @@ def test_parser_rejects_text_that_is_not_an_835(world: World) -> None:
         parse_835("ISA*00*" + "x" * 120 + "~")
     with pytest.raises(X12ParseError, match="837"):
         parse_835(_interchange(world).replace("ST*835*", "ST*837*", 1))
+
+
+def test_a_reversal_and_its_correction_travel_on_one_835_with_the_take_back_in_a_plb(world: World) -> None:
+    first, reversal, corrected = world.remittances_for("CLM-1121")
+    text = write_835([first, reversal, corrected], {}, world.practice, world.today)
+    assert text.count("ST*835*") == 2
+    assert "CLP*CLM-1121*22*-240*-170**14*HRTL25112100~" in text
+    assert "PLB*1316246810*20251231*FB:HRTL25112100*-20~" in text
+    assert "BPR*H*0*C*NON" in text  # -170 + 150 paid, the -20 carried forward: a zero check
+    assert validate_835(text) == []
+    assert parse_835(text)[0] == [first, reversal, corrected]
+
+
+def test_the_writer_refuses_a_shared_trace_it_could_not_read_back(world: World) -> None:
+    _, reversal, corrected = world.remittances_for("CLM-1121")
+    with pytest.raises(ValueError, match="at least two"):
+        write_835([corrected], {}, world.practice, world.today)
+    renamed = corrected.model_copy(update={"remittance_id": "ERA1121R-9"})
+    with pytest.raises(ValueError, match="must be"):
+        write_835([reversal, renamed], {}, world.practice, world.today)
+    early = reversal.model_copy(update={"provider_adjustments": corrected.provider_adjustments})
+    with pytest.raises(ValueError, match="last payment"):
+        write_835([early, corrected], {}, world.practice, world.today)

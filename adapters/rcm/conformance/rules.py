@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from adapters.conformance import Scenario, scenario
-from adapters.rcm.conformance.steps import appeal, bill, claim, elig, new_claim, replace, transfer, write_off
+from adapters.rcm.conformance.steps import (
+    appeal,
+    bill,
+    claim,
+    elig,
+    escalate,
+    new_claim,
+    replace,
+    transfer,
+    write_off,
+)
 
 RULE_SCENARIOS: tuple[Scenario, ...] = (
     scenario(
@@ -71,6 +81,44 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("get_claim_status", claim("CLM-1107")),
         ("submit_new_claim", {"claim_id": "CLM-1107", "corrections": {}, "note": None}),
         ("close_claim", {"claim_id": "CLM-1108", "reason": "duplicate_of_original_in_process", "note": None}),
+    ),
+    scenario(
+        "reversal_and_correction_post_the_net_change",
+        ("get_remittance", claim("CLM-1121")),
+        ("get_payer_rules", {"payer_id": "HRTL"}),
+        write_off("CLM-1121", 90.0, "contractual"),
+        write_off("CLM-1121", 20.0, "contractual"),
+        ("get_claim", claim("CLM-1121")),
+        ("get_claim_status", claim("CLM-1121")),
+    ),
+    scenario(
+        "take_back_below_the_contract_is_disputed",
+        ("get_remittance", claim("CLM-1122")),
+        ("get_claim", claim("CLM-1122")),
+        appeal("CLM-1122", "underpayment", []),
+        write_off("CLM-1122", 25.0, "contractual"),
+        ("get_claim", claim("CLM-1122")),
+    ),
+    scenario(
+        "prompt_pay_interest_runs_from_the_receipt",
+        ("get_claim_status", claim("CLM-1123")),
+        ("get_payer_rules", {"payer_id": "HRTL"}),
+        write_off("CLM-1123", 90.0, "contractual"),
+        appeal("CLM-1123", "prompt_pay_interest", []),
+        appeal("CLM-1123", "prompt_pay_interest", []),
+        ("get_claim_status", claim("CLM-1124")),
+        write_off("CLM-1124", 45.0, "contractual"),
+        ("get_claim", claim("CLM-1124")),
+    ),
+    scenario(
+        "overpayment_refunded_or_left_to_the_offset",
+        ("get_claim", claim("CLM-1125")),
+        write_off("CLM-1125", 45.0, "contractual"),
+        ("read_document", {"document_id": "DOC-1125"}),
+        escalate("CLM-1125", "billing", "offset", -105.0),
+        ("read_document", {"document_id": "DOC-1126"}),
+        escalate("CLM-1126", "billing", "refund", -150.0),
+        ("get_claim", claim("CLM-1126")),
     ),
     scenario(
         "payer_front_end_edits",

@@ -16,7 +16,13 @@ from adapters.rcm.seed.claims import seed_claims
 from adapters.rcm.seed.dated import SEED_DATED_CASES, dated_bulletins, dated_claims, dated_heartland
 from adapters.rcm.seed.documents import seed_authorizations, seed_documents
 from adapters.rcm.seed.people import COVERAGES, PATIENTS
-from adapters.rcm.seed.rules import SEED_RULE_CASES, rule_claims, rule_documents, rule_patients
+from adapters.rcm.seed.rules import (
+    SEED_RULE_CASES,
+    rule_claims,
+    rule_documents,
+    rule_patients,
+    rule_write_offs,
+)
 from adapters.rcm.world import World
 
 
@@ -37,6 +43,7 @@ def seed_world() -> World:
         remittances={r.remittance_id: r for r in (*remittances, *more_remittances, *dated_remittances)},
         documents={d.document_id: d for d in (*seed_documents(), *rule_documents())},
         authorizations={a.auth_id: a for a in seed_authorizations()},
+        write_offs={w.write_off_id: w for w in rule_write_offs()},
         bulletins={b.bulletin_id: b for b in dated_bulletins()},
     )
 

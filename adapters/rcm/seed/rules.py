@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from adapters.rcm.era import build_remittance
+from adapters.rcm.era import AdjSpec, build_remittance, reversal_and_correction
 from adapters.rcm.filing import filed_claim
 from adapters.rcm.models import (
     Address,
@@ -23,6 +23,7 @@ from adapters.rcm.models import (
     Remittance,
     ServiceLine,
 )
+from adapters.rcm.records import WriteOff
 from adapters.rcm.seed.base import BILLING_NPI, DR_ORTIZ, PAYERS, ago
 from adapters.rcm.seed.builders import doc, line
 
@@ -36,6 +37,8 @@ HEARTLAND = Payer(
         appeal_window_days=90,
         retro_auth_window_days=0,
         fee_schedule={"99213": 105.0, "99214": 150.0, "20610": 135.0, "29881": 900.0},
+        prompt_pay_days=30,
+        prompt_pay_interest_rate=0.09,
     ),
 )
 
@@ -59,6 +62,30 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
     "CLM-1108": (
         "CO-18, the original CLM-1107 accepted and still in process",
         "close as a duplicate of an original in process: no resubmission, the original will be paid or denied",
+    ),
+    "CLM-1121": (
+        "one 835 reverses the $170 payment of a 99214 (CLP02 22) and pays $150 again, PLB FB -$20",
+        "post the net change: $20 more contractual (the $70 already posted counts); 99214 is contracted at $150",
+    ),
+    "CLM-1122": (
+        "one 835 reverses the $105 payment of a 99213 and pays $80 again, PLB FB -$25",
+        "dispute the take-back as an underpayment: 99213 is contracted at $105; nothing more is written off",
+    ),
+    "CLM-1123": (
+        "a clean 99214 accepted (277CA) 57 days ago, paid at the contracted $150 10 days ago, no interest",
+        "post the $90 contractual and request prompt-pay interest: paid 47 days after receipt, the limit is 30",
+    ),
+    "CLM-1124": (
+        "a 99213 served 80 days ago, accepted 34 days ago, paid at the contracted $105 10 days ago",
+        "post the $45 contractual only: paid 24 days after receipt, within the 30-day limit (days run from receipt)",
+    ),
+    "CLM-1125": (
+        "a 99213 paid $105 twice (40 and 8 days ago), its $45 CO-45 posted once: a $105 credit balance",
+        "hand it to billing to leave to the offset: Heartland's letter DOC-1125 recovers it from a later remittance",
+    ),
+    "CLM-1126": (
+        "a 99214 paid $150 twice (35 and 6 days ago), its $90 CO-45 posted once: a $150 credit balance",
+        "hand it to billing to refund: Heartland's letter DOC-1126 asks for a refund; nothing is written off",
     ),
 }
 
@@ -183,8 +210,51 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
     k = seed_claim("CLM-1108", "P-025", "HRTL", "HRT377120554", ("M54.50",), (line(1, "99213", 150.0, ago(15)),), ago(7), "denied")
     claims.append(k)
     remits.append(_remit(k, ago(2), {1: [("CO", "18", 150.0)]}))
+    k = seed_claim("CLM-1121", "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, "99214", 240.0, ago(40)),), ago(39), "partially_paid")
+    claims.append(k)
+    remits += _reversed(k, _remit(k, ago(25), {1: [("CO", "45", 70.0)]}), {1: [("CO", "45", 90.0)]})
+    k = seed_claim("CLM-1122", "P-021", "HRTL", "HRT204417781", ("M54.50",), (line(1, "99213", 150.0, ago(38)),), ago(37), "partially_paid")
+    claims.append(k)
+    remits += _reversed(k, _remit(k, ago(24), {1: [("CO", "45", 45.0)]}), {1: [("CO", "45", 70.0)]})
+    k = seed_claim("CLM-1123", "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, "99214", 240.0, ago(62)),), ago(58), "partially_paid")
+    claims.append(k)
+    remits.append(_remit(k, ago(10), {1: [("CO", "45", 90.0)]}))
+    k = seed_claim("CLM-1124", "P-021", "HRTL", "HRT204417781", ("M54.50",), (line(1, "99213", 150.0, ago(80)),), ago(35), "partially_paid")
+    claims.append(k)
+    remits.append(_remit(k, ago(10), {1: [("CO", "45", 45.0)]}))
+    for claim_id, code, charge, contractual, first, again in (("CLM-1125", "99213", 150.0, 45.0, 40, 8), ("CLM-1126", "99214", 240.0, 90.0, 35, 6)):
+        k = seed_claim(claim_id, "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, code, charge, ago(first + 12)),), ago(first + 10), "paid")
+        claims.append(k)
+        remits += [_remit(k, ago(first), {1: [("CO", "45", contractual)]}), _remit(k, ago(again), {1: [("CO", "45", contractual)]})]
     # fmt: on
     return claims, remits
+
+
+def _reversed(claim: Claim, earlier: Remittance, corrected: dict[int, list[AdjSpec]]) -> list[Remittance]:
+    """The claim's first payment and the 835 three days ago that reverses and corrects it."""
+    trace = f"ERA{claim.claim_id[-4:]}R"
+    pair = reversal_and_correction(claim, earlier, trace=trace, produced=ago(3), adjustments=corrected)
+    return [earlier, *pair]
+
+
+def rule_write_offs() -> list[WriteOff]:
+    """What the practice posted on the first payments the reversals take back."""
+    return [
+        WriteOff(
+            write_off_id=f"WO-{claim_id[-4:]}",
+            claim_id=claim_id,
+            amount=amount,
+            reason_code="contractual",
+            note="CO-45 on the first payment",
+            posted_date=day,
+        )
+        for claim_id, amount, day in (
+            ("CLM-1121", 70.0, ago(24)),
+            ("CLM-1122", 45.0, ago(23)),
+            ("CLM-1125", 45.0, ago(39)),
+            ("CLM-1126", 90.0, ago(34)),
+        )
+    ]
 
 
 def rule_documents() -> list[Document]:
@@ -195,5 +265,7 @@ def rule_documents() -> list[Document]:
         doc("DOC-1104", "P-023", "CLM-1104", "abn_waiver", "ABN (check-in form)", ago(30), "Advance Beneficiary Notice of Noncoverage. Medicare may not pay for all of the services you " "receive today. Option 1 chosen. Signed by the patient at check-in."),
         doc("DOC-1105A", "P-024", "CLM-1105", "medical_record", "Shoulder note", ago(150), "Right shoulder osteoarthritis; 12 weeks of physical therapy failed; corticosteroid injection indicated."),
         doc("DOC-1105B", "P-024", "CLM-1105", "letter_of_medical_necessity", "Letter of medical necessity", ago(149), "Right shoulder injection (20610) is medically necessary after failed conservative care. Signed, Ana Ortiz, MD."),
+        doc("DOC-1125", "P-021", "CLM-1125", "other", "Payer correspondence", ago(6), "Re: claim CLM-1125, payer claim control number HRTL25112500. Our records show the claim was paid twice, $105.00 on 2025-05-07 and again on 2025-06-08. We will recover the duplicate payment of $105.00 by offset from a future remittance; no refund is needed."),
+        doc("DOC-1126", "P-021", "CLM-1126", "other", "Payer correspondence", ago(4), "Re: claim CLM-1126, payer claim control number HRTL25112600. Our records show the claim was paid twice, $150.00 on 2025-05-12 and again on 2025-06-10. Please refund the duplicate payment of $150.00 within 60 days of this letter; do not wait for an offset."),
     ]
     # fmt: on

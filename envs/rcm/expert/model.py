@@ -37,6 +37,8 @@ class Citation(Contract):
     """The brief's section (or table row) the rule is in."""
     rule: str = Field(min_length=1)
     """The rule, in the brief's words."""
+    source: str = ""
+    """A public source for the rule (a regulation, a manual, the X12 guide), where the case names one."""
 
 
 class CaseWorld(Contract):

@@ -2,10 +2,11 @@
 
 A case starts from the seed world and changes what its story needs: a claim, its 835, a payer
 rule, a document, an authorization, a coverage. Generic operations address the snapshot by a
-dotted path (`claims.CLM-1001.lines.0.modifiers`); two builders file a whole claim (`claim`) or
-issue a remittance for one (`remit`) with the same code the seed world and the generator use, so a
-case never hand-computes paid amounts. Every operation refuses a path that does not exist (except
-the last key of `set`), and the loader validates the result as a `World`, so a typo fails loudly.
+dotted path (`claims.CLM-1001.lines.0.modifiers`); three builders file a whole claim (`claim`),
+issue a remittance for one (`remit`), or reverse its latest payment and pay it again on one 835
+(`reverse`), with the same code the seed world and the generator use, so a case never hand-computes
+paid amounts. Every operation refuses a path that does not exist (except the last key of `set`),
+and the loader validates the result as a `World`, so a typo fails loudly.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from adapters.rcm.era import build_remittance
+from adapters.rcm.era import build_remittance, reversal_and_correction
 from adapters.rcm.filing import filed_claim
-from adapters.rcm.models import Acknowledgment, Claim, ClaimStatus, Patient, ServiceLine
+from adapters.rcm.models import Acknowledgment, Claim, ClaimStatus, Patient, Remittance, ServiceLine
 from schemas.base import Contract
 
 
@@ -145,8 +146,25 @@ class RemitPatch(Contract):
     """Keep the claim's earlier remittances; by default they are replaced."""
 
 
+class ReversePatch(Contract):
+    """Issue one 835 that reverses the claim's latest remittance (CLP02 22) and pays it again as
+    corrected (`adjustments`), with a negative forwarding balance (PLB FB) when it pays less."""
+
+    op: Literal["reverse"]
+    """Operation name."""
+    claim_id: str
+    """Claim whose latest payment is reversed."""
+    produced: date
+    """Production date of the 835 carrying the reversal and the correction."""
+    trace: str = Field(min_length=1)
+    """Check/EFT trace of that 835; the two payments are `<trace>-1` and `<trace>-2`."""
+    adjustments: dict[int, tuple[AdjSpec, ...]] = Field(default_factory=dict)
+    """Line number → (group, CARC, amount) adjustments of the corrected payment."""
+
+
 Patch = Annotated[
-    SetPatch | MergePatch | DeletePatch | AppendPatch | ClaimPatch | RemitPatch, Field(discriminator="op")
+    SetPatch | MergePatch | DeletePatch | AppendPatch | ClaimPatch | RemitPatch | ReversePatch,
+    Field(discriminator="op"),
 ]
 """One world patch, told apart by `op`."""
 
@@ -167,6 +185,8 @@ def _apply(world: dict[str, Any], patch: Patch) -> None:
         _file_claim(world, patch)
     elif isinstance(patch, RemitPatch):
         _remit(world, patch)
+    elif isinstance(patch, ReversePatch):
+        _reverse(world, patch)
     else:
         *parents, last = patch.path.split(".")
         parent = _walk(world, parents, patch.path)
@@ -267,3 +287,18 @@ def _remit(world: dict[str, Any], patch: RemitPatch) -> None:
         for rid in earlier:
             del world["remittances"][rid]
     world["remittances"][remit.remittance_id] = remit.model_dump(mode="json")
+
+
+def _reverse(world: dict[str, Any], patch: ReversePatch) -> None:
+    claim = Claim.model_validate(world["claims"][patch.claim_id])
+    earlier = [
+        Remittance.model_validate(r) for r in world["remittances"].values() if r["claim_id"] == claim.claim_id
+    ]
+    if not earlier:
+        raise PatchError(f"claim {patch.claim_id} has no remittance to reverse")
+    earlier.sort(key=lambda r: (r.production_date, r.remittance_id))
+    pair = reversal_and_correction(
+        claim, earlier[-1], trace=patch.trace, produced=patch.produced, adjustments=patch.adjustments
+    )
+    for remit in pair:
+        world["remittances"][remit.remittance_id] = remit.model_dump(mode="json")
