@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from bridge.phi.names import find_name_spans
+
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|Jun(?:e)?|Jul(?:y)?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
@@ -229,6 +231,7 @@ def find_spans(text: str) -> list[tuple[int, int, str]]:
             start, end = match.span(group)
             if end > start:
                 spans.append((start, end, kind))
+    spans += find_name_spans(text)
     return spans + _named_again(text, spans)
 
 
