@@ -106,3 +106,14 @@ def test_segments_spelled_ages_extensions_and_sentence_ends() -> None:
     assert _found("mailed to 12 Birch Rd N, Apt 4, Dedham 02026 today") == {
         "12 Birch Rd N, Apt 4, Dedham 02026"
     }
+
+
+def test_bare_ages_over_89_and_ids_written_with_spaces_are_found() -> None:
+    for text, value in [
+        ("Patient X (DOB 03/01/1930, 96) - we are recouping", "96"),
+        ("At 92, the patient is homebound", "92"),
+        ("Insurance card photo uploaded: member EPX 0092 1183 77.", "EPX 0092 1183 77"),
+    ]:
+        assert value in _found(text), (text, _found(text))
+    for text in ("paid at 95% of the fee schedule", "member W123456 billed 99213 at 90 days"):
+        assert not {"95", "90", "99213"} & _found(text), text
