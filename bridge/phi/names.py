@@ -17,7 +17,7 @@ import gzip
 import json
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -31,6 +31,7 @@ _ROLES = re.compile(
     r"\b(?:pt|patient|member|subscriber|guarantor|spoke\s+(?:to|with)|caller|named)\s+$", re.I
 )
 _MAX_WORDS = 4
+_CACHE_LIMIT = 65536
 _ENDINGS = (
     ("ied", "y"),
     ("ies", "y"),
@@ -61,10 +62,20 @@ class NameLexicon:
     """A word right after a run that makes it an organisation's or a place's name."""
     place_words: frozenset[str]
     """The first words of places' names (`San Diego`): never a person's name's word."""
+    _kinds: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    """Each word's kind once found (words recur in every event)."""
 
     def kind(self, word: str) -> str:
         """`strong` (a name that is no common word), `weak` (a name that is one too), `common`
         (a word that is no name) or `unknown`; a hyphenated word by its parts."""
+        found = self._kinds.get(word)
+        if found is None:
+            if len(self._kinds) >= _CACHE_LIMIT:
+                self._kinds.clear()
+            found = self._kinds[word] = self._kind_of_word(word)
+        return found
+
+    def _kind_of_word(self, word: str) -> str:
         parts = [p for p in re.split(r"[-'\u2019]", word) if len(p) >= 2] or [word]
         kinds = {self._kind_of(p) for p in parts}
         for kind in ("strong", "weak", "unknown", "common"):

@@ -53,3 +53,12 @@ def test_the_lexicon_is_large_and_holds_folded_forms() -> None:
     assert len(lex.names) > 40_000
     assert {"lukasz", "łukasz", "wanjiru", "kamau"} <= lex.names
     assert lex.kind("May") == "weak" and lex.kind("Kamau") == "strong" and lex.kind("Schedule") == "common"
+
+
+def test_the_committed_lexicon_is_what_the_generator_writes_from_faker() -> None:
+    import gzip
+    import json
+
+    from loopline.devtools.phi_names import OUT, build
+
+    assert json.loads(gzip.decompress(OUT.read_bytes())) == build()
