@@ -33,6 +33,13 @@ _PLAIN_KEY = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,63}$")
 _SLUG = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 _SPACE = re.compile(r"\s")
 _CACHE_LIMIT = 8192
+_PHI_KEY = re.compile(
+    r"(?i)(?:^|[_.-])(?:dob|birth_?date|date_?of_?birth|birthday|mrn|medical_?record(?:_?number)?|ssn|"
+    r"social_?security(?:_?number)?|(?:patient|first|last|full|given|family|middle|maiden)_?name|surname)"
+    r"(?:$|[_.-])"
+)
+"""A key of JSON data that names a PHI field (`dob`, `patient_name`, `mrn`): its value is
+tokenised whole, whatever its shape (a bare `1/2/03`, an id of no known form)."""
 
 
 class PhiGuardError(ValueError):
@@ -178,7 +185,12 @@ class EventGuard:
                 return self._scrub(value, walk, patterns=True)
             return self._scrub(value, _Pass(None, walk), patterns=False)
         if isinstance(value, dict):
-            return {self._key(key, walk): self._data(item, walk) for key, item in value.items()}
+            return {
+                self._key(key, walk): (
+                    self._opaque(item, walk) if _PHI_KEY.search(key) and item else self._data(item, walk)
+                )
+                for key, item in value.items()
+            }
         if isinstance(value, list):
             return [self._data(item, walk) for item in value]
         return value  # a number, a boolean, null

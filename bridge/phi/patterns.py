@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from bridge.phi.names import find_name_spans
+
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|Jun(?:e)?|Jul(?:y)?|Aug(?:ust)?|"
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
@@ -147,7 +149,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "record_id",  # any id introduced as a member, record, account, licence or device number
         re.compile(
             rf"\b{_ID_LABEL}s?\s*(?:id|ID|number|no\.?|num|#)?\s*[:#=]?\s*"
-            r"(?P<v>(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,})",
+            r"(?P<v>(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}(?:\s\d{2,4}\b(?![/.,:-]\d))*)",
             re.I,
         ),
     ),
@@ -214,6 +216,10 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("age", re.compile(r"\b(?:age[ds]?|aged)\W{1,3}(?P<v>9\d|1[01]\d)\b", re.I)),
     ("age", re.compile(_SPELLED_AGE, re.I)),
+    (
+        "age",  # a bare age over 89: `At 92, the patient`, `(DOB 03/01/1930, 96)`
+        re.compile(r"(?:\b(?i:at)\s+|\b(?:DOB|dob|born)\b[^,;()\n]{1,24},\s*)(?P<v>9\d|1[01]\d)(?=\s*[,)])"),
+    ),
     ("npi", re.compile(r"\bNPI\W{0,3}(?P<v>[12]\d{9})\b", re.I)),
 )
 """(class, pattern); a pattern with a group `v` marks only that group as PHI (the label stays)."""
@@ -229,6 +235,7 @@ def find_spans(text: str) -> list[tuple[int, int, str]]:
             start, end = match.span(group)
             if end > start:
                 spans.append((start, end, kind))
+    spans += find_name_spans(text)
     return spans + _named_again(text, spans)
 
 

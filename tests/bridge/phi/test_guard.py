@@ -228,3 +228,16 @@ def test_a_bare_value_is_held_to_the_shapes_that_identify_wherever_they_stand(gu
     raw = {k for k, v in guarded.result.items() if v == result[k]}
     assert raw == {"service_date", "carc", "pcn"}  # a date, a code, a control number stay bare
     assert guarded.result["nm1"].startswith("NM1*QC*1*phi_")
+
+
+def test_a_value_under_a_key_that_names_a_phi_field_is_tokenised_whatever_its_shape(
+    guard: EventGuard,
+) -> None:
+    result = {
+        "dob": "1/2/03", "mrn": "HX-0044812", "patient_name": "søren k-h", "service_date": "1/2/03",
+        "carc": "CO-45", "name_status": "ok",
+    }  # fmt: skip
+    guarded = guard.guard(ToolReturned(call_id="c1", name="get_claim", result=result))
+    assert isinstance(guarded, ToolReturned)
+    raw = {k for k, v in guarded.result.items() if v == result[k]}
+    assert raw == {"service_date", "carc", "name_status"}

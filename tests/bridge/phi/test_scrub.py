@@ -77,7 +77,8 @@ def test_names_are_found_before_their_labels_in_quotes_with_suffixes_and_again_a
     text = "niece Orla Keane called; talk only to Orla."
     assert _found(text) == {"Orla Keane", "Orla"}
     text = "her name is Ines Barros-Lima, previously Ines Barros"
-    assert _found(text) == {"Ines Barros-Lima", "Ines", "Barros"}
+    # the lexicon knows both words: the second mention is one name, not its words found again
+    assert _found(text) == {"Ines Barros-Lima", "Ines Barros"}
 
 
 def test_a_label_or_role_word_before_a_label_is_not_a_name() -> None:
@@ -105,3 +106,14 @@ def test_segments_spelled_ages_extensions_and_sentence_ends() -> None:
     assert _found("mailed to 12 Birch Rd N, Apt 4, Dedham 02026 today") == {
         "12 Birch Rd N, Apt 4, Dedham 02026"
     }
+
+
+def test_bare_ages_over_89_and_ids_written_with_spaces_are_found() -> None:
+    for text, value in [
+        ("Patient X (DOB 03/01/1930, 96) - we are recouping", "96"),
+        ("At 92, the patient is homebound", "92"),
+        ("Insurance card photo uploaded: member EPX 0092 1183 77.", "EPX 0092 1183 77"),
+    ]:
+        assert value in _found(text), (text, _found(text))
+    for text in ("paid at 95% of the fee schedule", "member W123456 billed 99213 at 90 days"):
+        assert not {"95", "90", "99213"} & _found(text), text
