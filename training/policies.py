@@ -11,6 +11,8 @@ from pathlib import Path
 from engine import Policy
 
 STRUCTURED = "loopline-structured"
+STRUCTURED_KINDS = frozenset({STRUCTURED, "loopline-structured-composed"})
+"""The structured policy with the template head, or with the compositional decoder."""
 
 
 def model_kind(folder: Path) -> str:
@@ -19,14 +21,21 @@ def model_kind(folder: Path) -> str:
     if not config.is_file():
         raise FileNotFoundError(f"{folder} holds no model (config.json missing)")
     kind = json.loads(config.read_text()).get("kind")
-    return STRUCTURED if kind == STRUCTURED else "hf"
+    return STRUCTURED if kind in STRUCTURED_KINDS else "hf"
 
 
 def load_policy(base: Path, adapter: Path | None = None, *, name: str | None = None) -> Policy:
     """The policy of a model folder (and adapter folder)."""
     if model_kind(base) == STRUCTURED:
+        from training.structured.composed import is_composed
         from training.structured.policy import load_structured_policy
 
+        if is_composed(base):
+            from training.structured.composed_policy import load_composed_policy
+
+            if adapter is not None:
+                raise ValueError(f"{base} is a compositional decoder: it takes no LoRA adapter yet")
+            return load_composed_policy(base, name=name)
         return load_structured_policy(base, adapter, name=name)
     from training.hf.policy import HFChatPolicy
 

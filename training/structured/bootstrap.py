@@ -29,6 +29,7 @@ from training.structured.store import MANIFEST, load_model, save_model
 from training.structured.vocab import Vocab
 
 CHECKPOINTS = ".checkpoint"
+HEADS = ("templates", "compositional")
 
 
 @dataclass(frozen=True)
@@ -117,8 +118,14 @@ def bootstrap(
     name: str = "rcm-structured",
     progress: Progress | None = None,
     on_step: Callable[[StepReport], None] | None = None,
+    head: str = "templates",
 ) -> Path:
-    """The reference policy's model folder under `root/models/name`, trained if not already there."""
+    """The reference policy's model folder under `root/models/name`, trained if not already there.
+
+    `head` is the decision head: `templates` (the default) or `compositional` (the decoder of
+    `training.structured.composed`, which builds each call from its schema)."""
+    if head not in HEADS:
+        raise ValueError(f"head must be one of {', '.join(HEADS)}, not {head!r}")
     tell = progress or (lambda stage, done, total: None)
     sets = tuple(load_task_set(spec.task_set, root=taskset_root, seed=s) for s in spec.seeds)
     dataset = build_dataset(
@@ -128,17 +135,28 @@ def bootstrap(
     write_dataset(dataset, root / "datasets")
     key = hashlib.sha256(
         json.dumps(
-            {"dataset": dataset.manifest.content_hash, "spec": spec.to_json()}, sort_keys=True
+            {"dataset": dataset.manifest.content_hash, "spec": spec.to_json()}
+            | ({} if head == "templates" else {"head": head}),
+            sort_keys=True,
         ).encode()
     ).hexdigest()
     folder = root / "models" / name
     if (folder / MANIFEST).is_file():
-        try:
-            if load_model(folder).manifest.get("bootstrap_key") == key:
-                return folder
-        except ValueError:
-            pass
+        if json.loads((folder / MANIFEST).read_text()).get("bootstrap_key") == key and _loads(folder):
+            return folder
         shutil.rmtree(folder)
+    about: dict[str, object] = {
+        "name": name,
+        "bootstrap_key": key,
+        "created_at": datetime.now(UTC).isoformat(),
+        "spec": spec.to_json(),
+        "head": head,
+        "dataset": dataset.manifest.model_dump(mode="json"),
+        "task_set_versions": {s.label: s.set_hash for s in sets},
+        "code_version": code_version(),
+    }
+    if head == "compositional":
+        return _bootstrap_composed(spec, dataset.rows, folder, about, on_step)
     fit = fit_structured(
         dataset.rows,
         d_model=spec.d_model,
@@ -170,6 +188,55 @@ def bootstrap(
             "parameters": sum(p.numel() for p in model.parameters()),
             "training": asdict(result),
             "code_version": code_version(),
+        },
+    )
+    shutil.rmtree(folder / CHECKPOINTS, ignore_errors=True)
+    return folder
+
+
+def _loads(folder: Path) -> bool:
+    from training.structured.composed import is_composed, load_composed
+
+    try:
+        load_composed(folder) if is_composed(folder) else load_model(folder)
+    except (ValueError, KeyError, OSError):
+        return False
+    return True
+
+
+def _bootstrap_composed(
+    spec: BootstrapSpec,
+    rows: Sequence[ChatRow],
+    folder: Path,
+    about: dict[str, object],
+    on_step: Callable[[StepReport], None] | None,
+) -> Path:
+    from training.structured.composed import save_composed
+    from training.structured.composed_policy import fit_composed
+
+    fit = fit_composed(
+        rows,
+        d_model=spec.d_model,
+        layers=spec.layers,
+        heads=spec.heads,
+        loop=spec.loop,
+        checkpoint_dir=folder / CHECKPOINTS,
+        on_step=on_step,
+    )
+    save_composed(
+        folder,
+        fit.model,
+        fit.vocab,
+        fit.composed,
+        about
+        | {
+            "kind": "loopline-structured-composed",
+            "rows_used": fit.rows_used,
+            "rows_skipped": fit.rows_skipped,
+            "steps": fit.steps,
+            "frames": len(fit.composed.frames),
+            "parameters": sum(p.numel() for p in fit.model.parameters()),
+            "training": asdict(fit.result),
         },
     )
     shutil.rmtree(folder / CHECKPOINTS, ignore_errors=True)

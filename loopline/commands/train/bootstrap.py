@@ -29,6 +29,14 @@ def bootstrap(
     name: Annotated[
         str, typer.Option("--name", help="Model folder name under STATE/models.")
     ] = "rcm-structured",
+    head: Annotated[
+        str,
+        typer.Option(
+            "--head",
+            help="Decision head: templates (whole calls from the training data) or compositional "
+            "(each call built from its tool's schema).",
+        ),
+    ] = "templates",
     state: State = DEFAULT_STATE,
     root: Root = DEFAULT_ROOT,
 ) -> None:
@@ -53,5 +61,6 @@ def bootstrap(
             name=name,
             progress=stage,
             on_step=lambda report: loop_bar(bar, job, report),
+            head=head,
         )
     console.print(f"reference policy ready in {folder}")
