@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,8 @@ class HFChatPolicy:
         self.ref = PolicyRef(model=name, route="scripted")
         self.sampling = SamplingParams()
         self.max_new_tokens = max_new_tokens
+        self.on_turn: Callable[[list[int], list[int]], None] | None = None
+        """Called with each turn's prompt ids and generated ids (GRPO scores what was written)."""
         self.sample(0.0, 0)
 
     def sample(self, temperature: float, seed: int) -> None:
@@ -96,6 +98,8 @@ class HFChatPolicy:
                 else self.tokenizer.eos_token_id,
             )
         new = out[0, len(prompt) :].tolist()
+        if self.on_turn is not None:
+            self.on_turn(prompt, new)
         text = str(self.tokenizer.decode(new, skip_special_tokens=False))
         calls = sum(len(m.get("tool_calls") or ()) for m in messages if m.get("role") == "assistant")
         reply = parse_reply(text.replace(str(self.tokenizer.pad_token or "<pad>"), ""), call_index=calls + 1)

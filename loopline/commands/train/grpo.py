@@ -1,4 +1,5 @@
-"""`loopline train grpo`: group-relative policy optimisation of the structured policy. k sampled
+"""`loopline train grpo`: group-relative policy optimisation of the structured policy or of a
+Hugging Face chat model (`training.hf.grpo`, a LoRA adapter over the tokens it wrote). k sampled
 rollouts per task through the environment, scored by the task's verifier; group-relative
 advantages (failures teach too); LoRA updates with a KL penalty to the frozen base; several
 on-policy rounds. Rejection sampling (`train rft`) stays as the baseline."""
@@ -43,6 +44,9 @@ def grpo(
     clip: Annotated[float, typer.Option("--clip", help="PPO clip range of the ratio.")] = 0.2,
     epochs: Annotated[int, typer.Option("--epochs", help="Passes over each round's steps.")] = 2,
     lr: Annotated[float, typer.Option("--lr")] = 1e-3,
+    max_new_tokens: Annotated[
+        int, typer.Option("--max-new-tokens", help="Tokens a Hugging Face model may write a turn.")
+    ] = 256,
     batch_size: Annotated[int, typer.Option("--batch-size", help="Steps per optimizer step.")] = 64,
     seed: Annotated[int, typer.Option("--seed", help="Training and sampling seed.")] = 0,
     threads: Annotated[int, typer.Option("--threads", help="CPU threads (fixed, for equal bits).")] = 1,
@@ -54,12 +58,12 @@ def grpo(
     db_url: DbUrl = None,
     publish: Publish = False,
 ) -> None:
-    """GRPO of the structured policy on a task set: k rollouts per task per round through the
+    """GRPO of the structured policy (or a Hugging Face chat model) on a task set: k rollouts per task per round through the
     environment, a LoRA adapter updated on group-relative advantages with a KL penalty to the
     base; resumes a killed run from its last round."""
     from training.data.sources import only_families
     from training.grpo import GrpoSettings
-    from training.lora import LoraSettings
+    from training.lora import LLAMA_TARGETS, LoraSettings
     from training.policies import STRUCTURED, model_kind
     from training.registry import adapters_root, record_trained
     from training.structured.grpo import RoundReport, grpo_structured
@@ -82,11 +86,7 @@ def grpo(
         raise typer.Exit(2) from None
     registry = registry_or_exit(state, db_url, publish)
     base = base_folder(state, base_model)
-    if model_kind(base) != STRUCTURED:
-        console.print(
-            f"[red]{base} is not a structured policy[/]: `train grpo` trains the structured policy only"
-        )
-        raise typer.Exit(2)
+    structured = model_kind(base) == STRUCTURED
     primary = load_sets(task_set or [], root, parse_seeds(seeds))
     if families:
         primary = [only_families(s, parse_families(families)) for s in primary]
@@ -116,15 +116,29 @@ def grpo(
             )
             bar.update(job, completed=per_round * (report.round + 1))
 
-        lineage = grpo_structured(
-            base,
-            primary,
-            out,
-            settings=settings,
-            lora=LoraSettings(r=r, alpha=alpha),
-            on_round=reported,
-            on_record=lambda _: bar.advance(job),
-        )
+        if structured:
+            lineage = grpo_structured(
+                base,
+                primary,
+                out,
+                settings=settings,
+                lora=LoraSettings(r=r, alpha=alpha),
+                on_round=reported,
+                on_record=lambda _: bar.advance(job),
+            )
+        else:
+            from training.hf.grpo import grpo_hf
+
+            lineage = grpo_hf(
+                base,
+                primary,
+                out,
+                settings=settings,
+                lora=LoraSettings(r=r, alpha=alpha, target_modules=LLAMA_TARGETS, modules_to_save=()),
+                max_new_tokens=max_new_tokens,
+                on_round=reported,
+                on_record=lambda _: bar.advance(job),
+            )
     console.print(table)
     try:
         record_trained(registry, out)
