@@ -33,7 +33,7 @@ DOMAIN = DomainDescriptor(
         ),
         "credit-twins": (
             generate_twins,
-            "counterfactual twins: packages alike but for the answer that decides, 8 pairs per family",
+            "counterfactual twins: packages whose flags read alike, evidence apart, 8 pairs per family",
         ),
     },
     policies={"reference": (REFERENCE, "the reference analyst (gold solutions)"), **BASELINES},
@@ -49,7 +49,11 @@ DOMAIN = DomainDescriptor(
     card=CardParts(
         "credit.v1",
         ("credit.v1",),
-        {"credit-base": (generate_base, "per_recipe"), "credit-edge": (generate_edge, "per_kind")},
+        {
+            "credit-base": (generate_base, "per_recipe"),
+            "credit-edge": (generate_edge, "per_kind"),
+            "credit-twins": (generate_twins, "per_kind"),
+        },
     ),
     reference=Reference(reference_plan, "credit-reference-analyst"),
     expert_cases=load_expert_cases,

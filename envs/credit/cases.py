@@ -111,15 +111,20 @@ def restate(p: CreditPackage, rng: random.Random, *, available: bool = True) -> 
             "original_ebitda": original,
         }
     )
+    answer = reconciliation(restated, available=available)
+    return p.model_copy(update={"periods": _replace(p, quarter, restated), "answers": (*p.answers, answer)})
+
+
+def reconciliation(restated: FinancialPeriod, *, available: bool) -> BorrowerAnswer:
+    """The borrower's answer on the restatement of `restated`: delivered, or with the auditors."""
     text = (
-        f"{quarter.label} was restated after the auditors moved revenue on multi-year contracts to ratable "
-        f"recognition; EBITDA of {original:,.0f} as first reported is {quarter.income.ebitda:,.0f} restated, "
-        "and the restated figures are final."
+        f"{restated.label} was restated after the auditors moved revenue on multi-year contracts to ratable "
+        f"recognition; EBITDA of {restated.original_ebitda or 0:,.0f} as first reported is "
+        f"{restated.income.ebitda:,.0f} restated, and the restated figures are final."
         if available
         else "The restatement reconciliation is with the auditors and will follow in three to four weeks."
     )
-    answer = BorrowerAnswer(item="restatement_reconciliation", available=available, text=text)
-    return p.model_copy(update={"periods": _replace(p, quarter, restated), "answers": (*p.answers, answer)})
+    return BorrowerAnswer(item="restatement_reconciliation", available=available, text=text)
 
 
 def fiscal_year_change(p: CreditPackage, rng: random.Random) -> CreditPackage:

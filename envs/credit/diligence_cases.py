@@ -101,6 +101,19 @@ def certificate_decides(
     )
     p = p.model_copy(update={"existing_debt": (*p.existing_debt, debt)})
     finding = rng.choice(CERTIFICATE_FINDINGS)
+    answer = certificate_answer(p, debt, finding, rng, policy)
+    return p.model_copy(update={"answers": (*p.answers, answer)})
+
+
+def certificate_answer(
+    p: CreditPackage, debt: ExistingDebt, finding: str, rng: random.Random, policy: FundPolicy
+) -> BorrowerAnswer:
+    """The certificate under `debt` (a loan of `p` that stays) as the answer: one of
+    `CERTIFICATE_FINDINGS`."""
+    data = _data()["certificates"]
+    outstanding = debt.outstanding
+    cap = debt.max_cure_amount or 0.0
+    ebitda = round(sum(x.income.ebitda for x in ttm_quarters(p.periods)), -3)
     certified = outstanding
     if finding == "higher_balance":
         certified = round(
@@ -132,13 +145,12 @@ def certificate_decides(
         covenant_ebitda=ebitda,
         cure_paid=float(paid),
     )
-    answer = BorrowerAnswer(
+    return BorrowerAnswer(
         item="compliance_certificates",
         available=True,
         text=data["findings"][finding],
         certificates=(certificate,),
     )
-    return p.model_copy(update={"answers": (*p.answers, answer)})
 
 
 def breach_history_decides(p: CreditPackage, rng: random.Random) -> CreditPackage:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from adapters.credit.models import CreditPackage, FundPolicy
+from adapters.credit.models import AddBack, CreditPackage, FundPolicy
 from envs.credit.assess import Assessment, ask_first, assess, decide
 from envs.credit.ratios import IncompleteTtm
 
@@ -21,20 +21,23 @@ FLAGS_HOLD = "visible:flags-hold"
 """Tag of a task whose package's flags lead where the whole package does."""
 
 
+def flag_line(line: AddBack) -> AddBack:
+    """An add-back as its flags show it: its words, history and tie-out unread, an equity cure filed
+    under its flag category."""
+    return line.model_copy(
+        update={
+            "description": "Adjustment",
+            "booked_in": (),
+            "support_amount": None,
+            "category": "non_recurring" if line.category == "equity_cure" else line.category,
+        }
+    )
+
+
 def flagged(package: CreditPackage) -> CreditPackage:
     """The package read on its flags: add-backs' words, history and tie-out unread, refinanced debt
     gone, no sources and uses."""
-    lines = tuple(
-        a.model_copy(
-            update={
-                "description": "Adjustment",
-                "booked_in": (),
-                "support_amount": None,
-                "category": "non_recurring" if a.category == "equity_cure" else a.category,
-            }
-        )
-        for a in package.bridge.addbacks
-    )
+    lines = tuple(flag_line(a) for a in package.bridge.addbacks)
     return package.model_copy(
         update={
             "bridge": package.bridge.model_copy(update={"addbacks": lines}),

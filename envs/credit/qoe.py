@@ -58,6 +58,13 @@ def qoe_decides(p: CreditPackage, rng: random.Random, policy: FundPolicy | None 
     )
     p = with_addback(p, line)
     finding = rng.choice(FINDINGS)
+    return p.model_copy(update={"answers": (*p.answers, qoe_answer(p, line, finding, rng))})
+
+
+def qoe_answer(p: CreditPackage, line: AddBack, finding: str, rng: random.Random) -> BorrowerAnswer:
+    """The report's answer on the unsupported `line` of `p`: one of `FINDINGS`."""
+    data = _data()
+    amount = line.amount
     answer = BorrowerAnswer(item="quality_of_earnings", available=True, text=data["findings"][finding])
     supported = line.model_copy(update={"supported": True})
     if finding == "ties_part":
@@ -83,4 +90,4 @@ def qoe_decides(p: CreditPackage, rng: random.Random, policy: FundPolicy | None 
         answer = answer.model_copy(update={"addbacks": (supported,), "period": restated})
     else:
         answer = answer.model_copy(update={"addbacks": (supported,)})
-    return p.model_copy(update={"answers": (*p.answers, answer)})
+    return answer

@@ -1,13 +1,14 @@
-"""Counterfactual twins of the credit families whose answer decides: pairs of packages that are the
-same but for the borrower's answer, where that answer calls for another decision.
+"""Counterfactual twins of every credit family: pairs of packages whose flags read alike but whose
+evidence calls for another decision (other figures, conditions, reasons or class).
 
-`breach_history_decides`: the sponsor's breach history is clean, a reset, a default repaid in full,
-or a default that cost the lenders money (the sponsor's prior default); `customer_contract_decides`:
-the largest customer's contract was renewed past maturity, notice was given, or terms are still
-being negotiated. A twin swaps the finding of the answer (its text and its record, as
-`diligence.json` words them) and keeps the package; it is kept when no decision policy accepts on
-one twin is accepted on the other.
-Tasks of a pair share the tag `twin:<set id>` (`envs.adversarial.twins`).
+For each base recipe (`recipe:<name>`) and edge family (`edge:<kind>`) a package is drawn as the
+generator draws it, and `envs.credit.twin_edits` makes its twins: a bridge line's words, history or
+tie-out, or the borrower's answer, changed; never what `envs.credit.flags.flagged` shows. A twin is
+kept when its assessment differs (another class first: neither twin's classes hold the other's
+preferred one), every item policy asks for first has an answer, both tasks validate and each gold
+fails on the other twin. Families no edit can twin are listed with the
+reason (`twin_edits.json`, `untwinned`). Tasks of a pair share the tag `twin:<set id>`
+(`envs.adversarial.twins`) and name the edit (`twin-edit:<name>`).
 """
 
 from __future__ import annotations
@@ -15,113 +16,105 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Sequence
-from datetime import date
-from functools import cache
+from functools import partial
 from typing import Any
 
-from adapters.credit.models import BorrowerAnswer, BreachRecord, CreditPackage, FundPolicy
+from adapters.credit.models import CreditPackage, FundPolicy
 from envs.adversarial.twins import TWIN_TAG, twin_sets
-from envs.credit.assess import assess
-from envs.credit.cases import edge_case
-from envs.credit.diligence import maturity
-from envs.credit.diligence_cases import DATA
+from envs.credit.assess import Assessment, assess
+from envs.credit.cases import BASE, EDGE, base_case, edge_case
+from envs.credit.flags import flagged
 from envs.credit.tasks import to_task
+from envs.credit.twin_edits import DATA, EDITS
 from envs.credit.worldgen import TODAY
+from envs.validate import validate_task
 from schemas.tasks import Task
 
-MAX_DRAWS = 60
-"""Packages drawn per family, at most, to find enough pairs whose answers decide apart."""
+MAX_DRAWS = 80
+"""Packages drawn per family, at most, to find enough pairs whose evidence decides apart."""
+EDIT_TAG = "twin-edit:"
+"""Tag prefix naming the edit that made a pair's second twin."""
+
+Draw = Callable[[random.Random, str, FundPolicy], tuple[CreditPackage, Assessment]]
 
 
-@cache
-def _data() -> dict[str, Any]:
-    found: dict[str, Any] = json.loads(DATA.read_text())
+def families() -> dict[str, Draw]:
+    """Every family the generators make (`recipe:<name>`, `edge:<kind>`) and how it is drawn."""
+    out: dict[str, Draw] = {f"recipe:{r.name}": partial(base_case, r) for r in BASE}
+    out.update({f"edge:{kind}": partial(edge_case, kind) for kind in EDGE})
+    return out
+
+
+def untwinned() -> dict[str, str]:
+    """Families no edit twins, and why (`twin_edits.json`)."""
+    raw: dict[str, Any] = json.loads(DATA.read_text())
+    return {str(k): str(v) for k, v in raw.get("untwinned", {}).items()}
+
+
+def shown(package: CreditPackage) -> dict[str, Any]:
+    """What a flag-following desk reads of a package (its answers unread)."""
+    found: dict[str, Any] = flagged(package).model_copy(update={"answers": ()}).model_dump(mode="json")
     return found
 
 
-def _swap(package: CreditPackage, item: str, answer: BorrowerAnswer) -> CreditPackage:
-    answers = tuple(answer if a.item == item else a for a in package.answers)
-    return package.model_copy(update={"answers": answers})
+def _strength(first: Assessment, second: Assessment) -> int:
+    """2: the twins' preferred classes are each unacceptable on the other; 1: the same classes but
+    other figures, conditions, reasons or requests; 0: alike."""
+    if first.classes[0] not in second.classes and second.classes[0] not in first.classes:
+        return 2
+    return 1 if _key(first) != _key(second) else 0
 
 
-def _breach_twins(package: CreditPackage) -> list[CreditPackage]:
-    """The package with each other breach-history finding as its answer."""
-    data = _data()["breach_history"]
-    mine = next(a for a in package.answers if a.item == "breach_history")
-    out = []
-    for finding in sorted(data["findings"].values(), key=lambda f: str(f["text"])):
-        records = tuple(
-            BreachRecord(
-                company=mine.breach_history[0].company if mine.breach_history else data["companies"][0],
-                year=mine.breach_history[0].year if mine.breach_history else int(data["years"][0]),
-                kind=kind,
-                resolution=resolution,
-                lenders_repaid_in_full=repaid,
-            )
-            for kind, resolution, repaid in finding["records"]
-        )
-        if records != mine.breach_history:
-            answer = mine.model_copy(update={"text": finding["text"], "breach_history": records})
-            out.append(_swap(package, "breach_history", answer))
-    return out
+def _key(a: Assessment) -> tuple[object, ...]:
+    return (a.classes, a.figures, a.conditions, a.max_amount, a.escalation_reasons, a.ask_first)
 
 
-def _contract_twins(package: CreditPackage) -> list[CreditPackage]:
-    """The package with each other customer-contract finding as its answer (a renewal runs past
-    maturity; otherwise the term ends when the package says)."""
-    data = _data()["customer_contracts"]
-    mine = next(a for a in package.answers if a.item == "customer_contracts")
-    contract = mine.customer_contract
-    ends = package.borrower.largest_customer_contract_ends
-    if contract is None or ends is None:
-        return []
-    renewed_to = date(maturity(package, TODAY).year + int(data["renewed_years_past_maturity"]), 12, 31)
-    out = []
-    for status, text in sorted(data["findings"].items()):
-        if status == contract.status:
-            continue
-        edited = contract.model_copy(
-            update={"status": status, "ends": renewed_to if status == "renewed" else ends}
-        )
-        answer = mine.model_copy(update={"text": text, "customer_contract": edited})
-        out.append(_swap(package, "customer_contracts", answer))
-    return out
+def _golds_differ(pair: Sequence[Task], verifier: str = "credit.v1") -> bool:
+    from envs.credit.domain import DOMAIN
+    from envs.env import replay
+    from envs.verifiers.base import VERIFIERS
 
-
-TWINS: dict[str, Callable[[CreditPackage], list[CreditPackage]]] = {
-    "breach_history_decides": _breach_twins,
-    "customer_contract_decides": _contract_twins,
-}
-"""Edge family → the package's possible twins (each with another answer)."""
+    scorer = VERIFIERS.get(verifier)
+    return not any(
+        scorer.score(other, replay(DOMAIN, other, mine.gold_solution)).passed
+        for mine, other in ((pair[0], pair[1]), (pair[1], pair[0]))
+    )
 
 
 def generate_twins(seed: int = 0, per_kind: int = 8) -> list[Task]:
-    """`per_kind` twin pairs per family (`credit-twins-<family>-<i>-a` and `-b`), tagged
-    `twin:<family>-<i>`, `edge:<family>` and `dist:twins`."""
+    """`per_kind` twin pairs per twinned family (`credit-twins-<family>-<i>-a` and `-b`), tagged
+    `twin:<family>-<i>`, the family's `recipe:`/`edge:` tag, `twin-edit:<edit>` and `dist:twins`."""
     policy = FundPolicy()
+    skip = untwinned()
     out: list[Task] = []
-    for k, (kind, twins_of) in enumerate(TWINS.items()):
+    for k, (family, draw) in enumerate(families().items()):
+        if family in skip:
+            continue
+        name = family.replace(":", "-")
         found = 0
         for draw_index in range(MAX_DRAWS):
             if found >= per_kind:
                 break
-            rng = random.Random(f"credit-twins:{seed}:{kind}:{draw_index}")
+            rng = random.Random(f"credit-twins:{seed}:{family}:{draw_index}")
             package_id = f"PKG-{8000 + k * 100 + found}"
-            package, first = edge_case(kind, rng, package_id, policy)
-            others = [(p, assess(p, policy, TODAY)) for p in twins_of(package)]
-            apart = [
-                (p, a)
-                for p, a in others
-                if first.classes[0] not in a.classes
-                and a.classes[0] not in first.classes
-                and a.ask_first == first.ask_first
-            ]
-            if not apart:
+            package, first = draw(rng, package_id, policy)
+            candidates = []
+            for edit in EDITS:
+                for edit_name, twin in edit(package, rng):
+                    second = assess(twin, policy, TODAY)
+                    strength = _strength(first, second)
+                    # As for an edge package: every item policy asks for first has an answer.
+                    answered = all(any(x.item == i for x in twin.answers) for i in second.ask_first)
+                    if strength and answered and shown(twin) == shown(package):
+                        candidates.append((strength, edit_name, twin, second))
+            if not candidates:
                 continue
-            twin, second = rng.choice(apart)
-            set_id = f"{kind}-{found:03d}"
-            for suffix, (made, a) in (("a", (package, first)), ("b", (twin, second))):
-                out.append(
+            best = max(c[0] for c in candidates)
+            strongest = [c for c in candidates if c[0] == best]
+            rng.shuffle(strongest)
+            for _, edit_name, twin, second in strongest[:2]:
+                set_id = f"{name}-{found:03d}"
+                pair = [
                     to_task(
                         made,
                         a,
@@ -129,18 +122,25 @@ def generate_twins(seed: int = 0, per_kind: int = 8) -> list[Task]:
                         task_id=f"credit-twins-{set_id}-{suffix}",
                         seed=seed,
                         distribution="twins",
-                        tags=(f"edge:{kind}", f"{TWIN_TAG}{set_id}"),
+                        tags=(family, f"{TWIN_TAG}{set_id}", f"{EDIT_TAG}{edit_name}"),
                     )
-                )
-            found += 1
+                    for suffix, made, a in (("a", package, first), ("b", twin, second))
+                ]
+                if all(validate_task(t).ok for t in pair) and _golds_differ(pair):
+                    out.extend(pair)
+                    found += 1
+                    break
         if found < per_kind:
-            raise ValueError(f"credit twins of {kind}: only {found} of {per_kind} pairs in {MAX_DRAWS} draws")
+            raise ValueError(
+                f"credit twins of {family}: only {found} of {per_kind} pairs in {MAX_DRAWS} draws"
+            )
     return out
 
 
 def twin_problems(tasks: Sequence[Task], verifier: str = "credit.v1") -> list[str]:
-    """What is wrong with the twin sets among `tasks`: a set that is not a pair, packages that differ
-    beyond the answers, or a gold that passes on its twin."""
+    """What is wrong with the twin sets among `tasks`: a set that is not a pair, packages whose
+    flags read differently, or a gold that passes on its twin."""
+    from adapters.credit.world import World
     from envs.credit.domain import DOMAIN
     from envs.env import replay
     from envs.verifiers.base import VERIFIERS
@@ -152,12 +152,9 @@ def twin_problems(tasks: Sequence[Task], verifier: str = "credit.v1") -> list[st
             problems.append(f"twin set {set_id}: {len(pair)} tasks, not a pair")
             continue
         first, second = pair
-        shown = [
-            {k: v for p in t.initial_world["packages"].values() for k, v in p.items() if k != "answers"}
-            for t in pair
-        ]
-        if shown[0] != shown[1] or first.work_item != second.work_item:
-            problems.append(f"twin set {set_id}: the packages differ beyond the borrower's answers")
+        read = [[shown(p) for p in World.model_validate(t.initial_world).packages.values()] for t in pair]
+        if read[0] != read[1] or first.work_item != second.work_item:
+            problems.append(f"twin set {set_id}: the packages' flags read differently")
         for mine, other in ((first, second), (second, first)):
             if scorer.score(other, replay(DOMAIN, other, mine.gold_solution)).passed:
                 problems.append(f"twin set {set_id}: {mine.task_id}'s gold also passes on {other.task_id}")
