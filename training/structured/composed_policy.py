@@ -18,7 +18,8 @@ import torch
 from torch import Tensor
 
 from adapters.chat import Message, arguments_text
-from training.chat import ChatReply, ChatToolCall
+from engine import EpisodeView, PolicyReply, parse_arguments, written
+from schemas.events import PolicyRef, SamplingParams
 from training.data.rows import ChatRow
 from training.determinism import seed_everything
 from training.loop import LoopConfig, LoopResult, StepReport, TrainingLoop
@@ -65,12 +66,17 @@ class ComposedPolicy:
         self.vocab, self.composed, self._name = vocab, composed, name
         self.temperature = temperature
         self.generator = torch.Generator().manual_seed(seed)
+        self.ref = PolicyRef(model=name, route="scripted")
+        self.sampling = SamplingParams()
 
     @property
     def name(self) -> str:
         return self._name
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]]) -> ChatReply:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]], view: EpisodeView | None = None
+    ) -> PolicyReply:
+        """The next turn, from `messages` alone (`view` is unused)."""
         obs = observe(messages, tools)
         batch = collate([encode(obs, self.vocab)])
         head, composed = self.model.head, self.composed
@@ -92,10 +98,10 @@ class ComposedPolicy:
                 except NoCall:
                     continue
                 if tool == FINAL:
-                    return ChatReply(content=str(arguments))
-                call = ChatToolCall(f"call-{len(obs.turns) + 1}", tool, arguments_text(arguments))
-                return ChatReply(content=None, tool_calls=(call,))
-        return ChatReply(content="no action fits: no offered tool can be filled from this observation")
+                    return written(str(arguments))
+                call = parse_arguments(f"call-{len(obs.turns) + 1}", tool, arguments_text(arguments))
+                return written(None, (call,))
+        return written("no action fits: no offered tool can be filled from this observation")
 
     def _perturbed(self, logits: Tensor) -> Tensor:
         if self.temperature <= 0.0:
