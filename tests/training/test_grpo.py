@@ -136,23 +136,23 @@ def test_a_failures_advantage_lowers_its_actions_probability_after_one_step(
 def test_a_short_run_through_the_environment_raises_the_reward(
     tiny_structured: Path, tiny_tasks: LoadedTaskSet, tmp_path: Path
 ) -> None:
-    settings = GrpoSettings(k=8, rounds=5, temperature=1.5, lr=1e-2)
+    settings = GrpoSettings(k=8, rounds=8, temperature=1.5, lr=1e-2)
     reports: list[RoundReport] = []
     lineage = grpo_structured(
         tiny_structured, [tiny_tasks], tmp_path / "g", settings=settings, lora=LORA, on_round=reports.append
     )
-    assert [r.round for r in reports] == list(range(5)) and all(r.rollouts == 8 * 6 for r in reports)
+    assert [r.round for r in reports] == list(range(8)) and all(r.rollouts == 8 * 6 for r in reports)
     assert (
         all(r.mean_kl > 0 for r in reports)
         and lineage["method"] == "grpo"
-        and lineage["rounds"][4]["round"] == 4
+        and lineage["rounds"][7]["round"] == 7
     )
     # fresh draws, never used in training, for the base and for the adapter
     probe = GrpoSettings(k=16, temperature=1.5, seed=99)
     base = sample_groups(load_structured_policy(tiny_structured), [tiny_tasks], probe, 0)
     tuned = sample_groups(load_structured_policy(tiny_structured, tmp_path / "g"), [tiny_tasks], probe, 0)
     mean = lambda rs: sum(r.reward for r in rs) / len(rs)  # noqa: E731
-    assert mean(tuned) > mean(base) + 0.1, (mean(base), mean(tuned))  # measured: 0.375 -> 0.52
+    assert mean(tuned) > mean(base) + 0.1, (mean(base), mean(tuned))  # measured: 0.396 -> 0.667 (5 rounds: 0.469)
 
 
 def test_train_grpo_from_the_cli_writes_an_adapter_and_its_stream(
