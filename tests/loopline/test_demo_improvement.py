@@ -12,15 +12,20 @@ from envs.tasksets import TaskSetRegistry
 from loopline.demo.charts import FamilyRates, Rate
 from loopline.demo.improvement import (
     BASE_EVAL,
+    CHAMPION,
+    DAY_BASE,
     DAY_PER_CASE,
     EVAL_PER_CASE,
     PROMOTED_SET,
+    REHEARSAL_SEEDS,
     ImprovementSummary,
+    cycle_input,
     day_two,
     expressible,
     is_promoted_case,
     promoted_tasks,
     publish_sets,
+    source_families,
 )
 from loopline.demo.run import fresh_workdir
 from training.data.sources import task_family
@@ -45,6 +50,18 @@ def test_promoted_cases_are_learned_judged_and_served_on_separate_instances(tmp_
     base_day = {t.compute_hash() for t in day if not is_promoted_case(task_family(t))}
     judged_base = {t.compute_hash() for t in generate_base(BASE_EVAL[0], per_carc=BASE_EVAL[1])}
     assert base_day and not base_day & judged_base
+
+
+def test_the_rehearsal_reads_the_promoted_cases_own_families_from_seeds_nothing_else_reads(
+    tmp_path: Path,
+) -> None:
+    promoted = [t for t in generate_base(5, per_carc=1) if task_family(t) in ("carc:1", "carc:B7")]
+    assert source_families(promoted) == ("carc:1", "carc:B7")
+    settings = cycle_input(tmp_path, tmp_path / "m", "c", "gpu", families=source_families(promoted)).settings
+    assert settings.rehearsal.families == ("carc:1", "carc:B7") and settings.rehearsal.specs
+    assert not cycle_input(tmp_path, tmp_path / "m", "c", "gpu").settings.rehearsal.specs
+    others = {BASE_EVAL[0], DAY_BASE[0], *CHAMPION.seeds}
+    assert not set(REHEARSAL_SEEDS) & others  # never the champion's, the gate's or the day's cases
 
 
 def test_a_case_whose_gold_writes_a_value_no_tool_returned_is_beyond_the_demo_policy() -> None:

@@ -63,8 +63,8 @@ class ImprovementActivities:
         spec = DatasetSpec(
             name=f"cycle-{cycle.cycle_id}",
             primary=tuple(load_source(s.primary, root)),
-            replay=tuple(load_source(s.replay, root)),
-            replay_ratio=s.replay_ratio if s.replay.specs else 0.0,
+            replay=tuple(load_source(s.replay, root) + load_source(s.rehearsal, root)),
+            replay_ratio=s.replay_ratio if s.replay.specs or s.rehearsal.specs else 0.0,
             corrupt=s.corrupt,
         )
         built = build_dataset(spec)

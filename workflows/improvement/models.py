@@ -49,8 +49,12 @@ class CycleSettings(Contract):
     """What the adapter learns (the promoted tasks)."""
     replay: TaskSource = Field(default_factory=TaskSource)
     """The replay buffer mixed in so the base is not forgotten."""
+    rehearsal: TaskSource = Field(default_factory=TaskSource)
+    """Ordinary cases of the families the promoted cases come from, added to the replay buffer
+    (other seeds than `replay`'s): the adapter learns each exception beside its family's usual
+    moves, so it learns what sets the exception apart instead of moving the whole family."""
     replay_ratio: float = Field(default=0.5, ge=0.0, lt=1.0)
-    """Share of replay rows."""
+    """Share of replay rows (the replay buffer and the rehearsal together)."""
     suites: tuple[Suite, ...] = ()
     """Evaluation suites, paired against the champion."""
     eval_seeds: tuple[int, ...] = (0,)
