@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 from adapters.rcm import World
 from envs.adversarial.twins import TWIN_TAG, twin_sets
 from envs.rcm import intents as want
-from envs.rcm.casekit import Case
+from envs.rcm.casekit import Case, Ctx
 from envs.rcm.cases import DISTINCT_NOTES
 from envs.rcm.charts import ABN_REASONS
 from envs.rcm.deciding import WRITE_OFF, no_auth_path, read_doc, retro_auth_facts, rules_read
@@ -447,90 +448,60 @@ def twin_problems(tasks: Sequence[Task], verifier: str = "rcm.v2") -> list[str]:
     return problems
 
 
-# -- reversal take-backs: one draw built both ways (`envs.rcm.reversals`) -------------------------
+def _one_draw_both_ways(
+    seed: int, count: int, recipe: str, kind: str, builds: tuple[Callable[[Ctx], Case], Callable[[Ctx], Case]]
+) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-<recipe>-<i>-a` built by `builds[0]`, `-b` by `builds[1]`) of
+    the edge kind `kind`: each pair is one seeded draw built both ways, so only what the build's
+    flag decides differs between the twins."""
+    from envs.rcm.vocab import COMMERCIAL
+
+    out: list[Task] = []
+    for index in range(count):
+        set_id = f"{recipe}-{index:03d}"
+        for suffix, build in zip(("a", "b"), builds, strict=True):
+            case = draw("rcm-twins", seed, kind, index, build, COMMERCIAL)
+            out.append(
+                to_task(
+                    case,
+                    task_id=f"rcm-twins-{set_id}-{suffix}",
+                    seed=seed,
+                    distribution="twins",
+                    category="45",
+                    extra_tags=(f"edge:{kind}", f"{TWIN_TAG}{set_id}", f"twin-recipe:{recipe}"),
+                )
+            )
+    return out
+
+
 def take_back_twins(seed: int = 0, count: int = 8) -> list[Task]:
     """`count` twin pairs (`rcm-twins-take_back-<i>-a` supported, `-b` not): one draw of the edge
     kind `reversal_take_back` built both ways, so the 835, the claim and the documents match and
-    only the contracted rate on the fee schedule differs."""
-    from functools import partial
-
+    only the contracted rate on the fee schedule differs (`envs.rcm.reversals`)."""
     from envs.rcm.reversals import reversal_take_back
-    from envs.rcm.vocab import COMMERCIAL
 
-    out: list[Task] = []
-    for index in range(count):
-        set_id = f"take_back-{index:03d}"
-        for suffix, supported in (("a", True), ("b", False)):
-            build = partial(reversal_take_back, supported=supported)
-            case = draw("rcm-twins", seed, "reversal_take_back", index, build, COMMERCIAL)
-            out.append(
-                to_task(
-                    case,
-                    task_id=f"rcm-twins-{set_id}-{suffix}",
-                    seed=seed,
-                    distribution="twins",
-                    category="45",
-                    extra_tags=("edge:reversal_take_back", f"{TWIN_TAG}{set_id}", "twin-recipe:take_back"),
-                )
-            )
-    return out
+    builds = (partial(reversal_take_back, supported=True), partial(reversal_take_back, supported=False))
+    return _one_draw_both_ways(seed, count, "take_back", "reversal_take_back", builds)
 
 
-# -- prompt-pay interest: one draw under the 30-day and the 45-day rule (`envs.rcm.prompt_pay`) ----
 def prompt_pay_twins(seed: int = 0, count: int = 8) -> list[Task]:
     """`count` twin pairs (`rcm-twins-prompt_pay-<i>-a` interest owed, `-b` not): a clean claim paid
     31 to 44 days after its receipt, under a 30-day or a 45-day prompt-pay rule; only the payer's
-    rules differ."""
-    from functools import partial
-
+    rules differ (`envs.rcm.prompt_pay`)."""
     from envs.rcm.prompt_pay import prompt_pay_case
-    from envs.rcm.vocab import COMMERCIAL
 
-    out: list[Task] = []
-    for index in range(count):
-        set_id = f"prompt_pay-{index:03d}"
-        for suffix, owed in (("a", True), ("b", False)):
-            build = partial(prompt_pay_case, owed=owed)
-            case = draw("rcm-twins", seed, "late_clean_claim", index, build, COMMERCIAL)
-            out.append(
-                to_task(
-                    case,
-                    task_id=f"rcm-twins-{set_id}-{suffix}",
-                    seed=seed,
-                    distribution="twins",
-                    category="45",
-                    extra_tags=("edge:late_clean_claim", f"{TWIN_TAG}{set_id}", "twin-recipe:prompt_pay"),
-                )
-            )
-    return out
+    builds = (partial(prompt_pay_case, owed=True), partial(prompt_pay_case, owed=False))
+    return _one_draw_both_ways(seed, count, "prompt_pay", "late_clean_claim", builds)
 
 
-# -- overpayments: one draw with a letter that offsets or asks for a refund (`envs.rcm.overpayments`)
 def overpayment_twins(seed: int = 0, count: int = 8) -> list[Task]:
     """`count` twin pairs (`rcm-twins-overpayment-<i>-a` left to the offset, `-b` refunded): a claim
-    paid twice whose payer letter (same title and date) says it offsets or asks for a refund."""
-    from functools import partial
-
+    paid twice whose payer letter (same title and date) says it offsets or asks for a refund
+    (`envs.rcm.overpayments`)."""
     from envs.rcm.overpayments import overpayment_case
-    from envs.rcm.vocab import COMMERCIAL
 
-    out: list[Task] = []
-    for index in range(count):
-        set_id = f"overpayment-{index:03d}"
-        for suffix, offset in (("a", True), ("b", False)):
-            build = partial(overpayment_case, offset=offset)
-            case = draw("rcm-twins", seed, "paid_twice", index, build, COMMERCIAL)
-            out.append(
-                to_task(
-                    case,
-                    task_id=f"rcm-twins-{set_id}-{suffix}",
-                    seed=seed,
-                    distribution="twins",
-                    category="45",
-                    extra_tags=("edge:paid_twice", f"{TWIN_TAG}{set_id}", "twin-recipe:overpayment"),
-                )
-            )
-    return out
+    builds = (partial(overpayment_case, offset=True), partial(overpayment_case, offset=False))
+    return _one_draw_both_ways(seed, count, "overpayment", "paid_twice", builds)
 
 
 def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
