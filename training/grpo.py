@@ -8,17 +8,26 @@ advantages are 0, it teaches nothing, and it is counted. Every step of a rollout
 advantage. The objective per step is PPO's clipped ratio of the new to the sampling policy's
 probability of the action taken, times the advantage, minus `kl` times the step's KL divergence to
 the reference (the champion: the frozen base); the loss is its negative mean over the steps.
+
+Both loops (`training.structured.grpo`, `training.hf.grpo`) draw their sampling seeds and batch
+orders here, as functions of the seed, the round and the draw or epoch, and report a round as a
+`RoundReport`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
+import random
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
 from torch import Tensor
+
+from training.data.sources import LoadedTaskSet
 
 SPREAD_EPS = 1e-6
 """A group whose rewards' standard deviation is below this has no spread."""
@@ -66,6 +75,38 @@ class GrpoSettings:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class RoundReport:
+    """What one round sampled and how the update went."""
+
+    round: int
+    rollouts: int
+    mean_reward: float
+    """Mean verifier score of the round's rollouts (sampled with the adapter before this round's update)."""
+    pass_rate: float
+    groups: int
+    groups_without_spread: int
+    """Groups whose rollouts all scored the same: advantage 0, nothing learned from them."""
+    steps_trained: int
+    mean_kl: float
+    """Mean KL to the reference over the steps of the round's last update pass."""
+    loss: float
+    seconds: float
+
+
+def draw_seed(seed: int, round_: int, draw: int) -> int:
+    """The sampling seed of one draw of one round (a function of the three only)."""
+    return random.Random(f"{seed}:{round_}:{draw}").getrandbits(62)
+
+
+def batches(count: int, settings: GrpoSettings, round_: int, epoch: int) -> list[list[int]]:
+    """One epoch's order of `count` steps, shuffled by a function of the seed, the round and the
+    epoch, cut into batches of `batch_size`."""
+    order = list(range(count))
+    random.Random(f"{settings.seed}:{round_}:{epoch}").shuffle(order)
+    return [order[i : i + settings.batch_size] for i in range(0, count, settings.batch_size)]
+
+
 def group_advantages(rewards: Sequence[float]) -> tuple[float, ...]:
     """(reward - group mean) / group std for each rollout of one group; all 0 without spread."""
     n = len(rewards)
@@ -76,6 +117,22 @@ def group_advantages(rewards: Sequence[float]) -> tuple[float, ...]:
     if std < SPREAD_EPS:
         return (0.0,) * n
     return tuple((r - mean) / std for r in rewards)
+
+
+def keyed_advantages(keys: Sequence[str], rewards: Sequence[float]) -> tuple[list[float], int, int]:
+    """Each rollout's group-relative advantage (a group is the rollouts of one key, a task), the
+    number of groups, and how many had no spread."""
+    groups: dict[str, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    out = [0.0] * len(keys)
+    flat = 0
+    for members in groups.values():
+        values = group_advantages([rewards[i] for i in members])
+        flat += all(v == 0.0 for v in values)
+        for i, value in zip(members, values, strict=True):
+            out[i] = value
+    return out, len(groups), flat
 
 
 def has_spread(rewards: Sequence[float]) -> bool:
@@ -94,3 +151,13 @@ def grpo_loss(
 ) -> Tensor:
     """The loss of a batch of steps: minus the mean clipped surrogate, plus `beta` times the mean KL."""
     return (-clipped_objective(logp, old_logp, advantages, clip) + beta * kl).mean()
+
+
+def rollout_dataset(sets: Sequence[LoadedTaskSet]) -> dict[str, Any]:
+    """The lineage's `dataset` of a GRPO run: the task sets it sampled, and their content hash."""
+    source = {
+        "kind": "grpo-rollouts",
+        "task_sets": {s.label: s.set_hash for s in sets},
+        "tasks": sum(len(s.tasks) for s in sets),
+    }
+    return source | {"content_hash": hashlib.sha256(json.dumps(source, sort_keys=True).encode()).hexdigest()}

@@ -18,9 +18,6 @@ update); the loss is the negative mean over the batch's tokens.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
@@ -36,11 +33,18 @@ from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from training.data.sources import LoadedTaskSet, task_key
 from training.determinism import deterministic
-from training.grpo import GrpoSettings, group_advantages, grpo_loss
+from training.grpo import (
+    GrpoSettings,
+    RoundReport,
+    batches,
+    draw_seed,
+    grpo_loss,
+    keyed_advantages,
+    rollout_dataset,
+)
 from training.hf.policy import HFChatPolicy
 from training.lineage import code_version, tree_hash
 from training.lora import LoraSettings, attach, save_lineage
-from training.structured.grpo import RoundReport, draw_seed
 
 Reward = Callable[[EpisodeRecord], float]
 
@@ -113,17 +117,7 @@ def sample_episodes(
 def episode_advantages(episodes: Sequence[Episode]) -> tuple[list[float], int, int]:
     """Each episode's group-relative advantage (a group is one task's episodes), the number of
     groups, and how many had no spread."""
-    groups: dict[str, list[int]] = {}
-    for i, episode in enumerate(episodes):
-        groups.setdefault(episode.task_key, []).append(i)
-    out = [0.0] * len(episodes)
-    flat = 0
-    for members in groups.values():
-        values = group_advantages([episodes[i].reward for i in members])
-        flat += all(v == 0.0 for v in values)
-        for i, value in zip(members, values, strict=True):
-            out[i] = value
-    return out, len(groups), flat
+    return keyed_advantages([e.task_key for e in episodes], [e.reward for e in episodes])
 
 
 def turn_log_probs(model: Any, turn: Turn, temperature: float) -> Tensor:
@@ -166,11 +160,8 @@ class HFGrpoTrainer:
             old = [turn_log_probs(self.model, t, s.temperature) for t in turns]
         loss_value, kls = float("nan"), list[float]()
         for epoch in range(s.epochs):
-            order = list(range(len(turns)))
-            random.Random(f"{s.seed}:{round_}:{epoch}").shuffle(order)
             kls = []
-            for i in range(0, len(order), s.batch_size):
-                index = order[i : i + s.batch_size]
+            for index in batches(len(turns), s, round_, epoch):
                 chunk = [turns[j] for j in index]
                 ref = self.reference(chunk)
                 now = self.log_probs(chunk)
@@ -247,11 +238,6 @@ def grpo_hf(
             if on_round is not None:
                 on_round(report)
         model.save_pretrained(str(out))
-    source = {
-        "kind": "grpo-rollouts",
-        "task_sets": {s.label: s.set_hash for s in sets},
-        "tasks": sum(len(s.tasks) for s in sets),
-    }
     lineage = {
         "adapter_id": out.name,
         "kind": "hf-causal-lm-lora",
@@ -259,8 +245,7 @@ def grpo_hf(
         "created_at": datetime.now(UTC).isoformat(),
         "base_model": {"folder": str(base), "hash": tree_hash(base), "name": base.name},
         "parent_adapter_id": parent_adapter_id,
-        "dataset": source
-        | {"content_hash": hashlib.sha256(json.dumps(source, sort_keys=True).encode()).hexdigest()},
+        "dataset": rollout_dataset(sets),
         "task_set_versions": {s.name: s.version for s in sets},
         "hyperparameters": {
             "lora": lora.to_json(),

@@ -16,10 +16,7 @@ so a resumed run ends with the same adapter, bit for bit, as one that never stop
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-import random
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -35,7 +32,15 @@ from envs.rollout.episode import EpisodeRecord
 from envs.rollout.runner import RolloutConfig, run_rollouts
 from training.data.sources import LoadedTaskSet, task_key
 from training.determinism import deterministic
-from training.grpo import GrpoSettings, group_advantages, grpo_loss
+from training.grpo import (
+    GrpoSettings,
+    RoundReport,
+    batches,
+    draw_seed,
+    grpo_loss,
+    keyed_advantages,
+    rollout_dataset,
+)
 from training.lineage import code_version
 from training.loop import trainable_state
 from training.lora import LoraSettings, attach, save_lineage
@@ -58,30 +63,6 @@ class Rollout:
     reward: float
     passed: bool
     steps: tuple[Decision, ...]
-
-
-@dataclass(frozen=True)
-class RoundReport:
-    """What one round sampled and how the update went."""
-
-    round: int
-    rollouts: int
-    mean_reward: float
-    """Mean verifier score of the round's rollouts (sampled with the adapter before this round's update)."""
-    pass_rate: float
-    groups: int
-    groups_without_spread: int
-    """Groups whose rollouts all scored the same: advantage 0, nothing learned from them."""
-    steps_trained: int
-    mean_kl: float
-    """Mean KL to the reference over the steps of the round's last update pass."""
-    loss: float
-    seconds: float
-
-
-def draw_seed(seed: int, round_: int, draw: int) -> int:
-    """The sampling seed of one draw of one round (a function of the three only)."""
-    return random.Random(f"{seed}:{round_}:{draw}").getrandbits(62)
 
 
 def sample_groups(
@@ -127,17 +108,7 @@ def sample_groups(
 def advantages_of(rollouts: Sequence[Rollout]) -> tuple[list[float], int, int]:
     """Each rollout's group-relative advantage (groups are a task's rollouts), the number of groups,
     and how many had no spread."""
-    groups: dict[str, list[int]] = {}
-    for i, rollout in enumerate(rollouts):
-        groups.setdefault(rollout.task_key, []).append(i)
-    out = [0.0] * len(rollouts)
-    flat = 0
-    for members in groups.values():
-        values = group_advantages([rollouts[i].reward for i in members])
-        flat += all(v == 0.0 for v in values)
-        for i, value in zip(members, values, strict=True):
-            out[i] = value
-    return out, len(groups), flat
+    return keyed_advantages([r.task_key for r in rollouts], [r.reward for r in rollouts])
 
 
 class GrpoTrainer:
@@ -180,11 +151,8 @@ class GrpoTrainer:
         loss_value, kls = float("nan"), list[float]()
         self.model.train()
         for epoch in range(s.epochs):
-            order = list(range(len(steps)))
-            random.Random(f"{s.seed}:{round_}:{epoch}").shuffle(order)
             kls = []
-            for i in range(0, len(order), s.batch_size):
-                index = order[i : i + s.batch_size]
+            for index in batches(len(steps), s, round_, epoch):
                 chunk = [steps[j] for j in index]
                 ref = self.reference(chunk)
                 now = log_probs(self.policy_model, chunk, self.templates, temperature=s.temperature)
@@ -284,11 +252,6 @@ def grpo_structured(
                 on_round(report)
         model.save_pretrained(str(out))
     vocab.save(out / "vocab.json")
-    source = {
-        "kind": "grpo-rollouts",
-        "task_sets": {s.label: s.set_hash for s in sets},
-        "tasks": sum(len(s.tasks) for s in sets),
-    }
     lineage = {
         "adapter_id": out.name,
         "kind": "loopline-structured-lora",
@@ -296,8 +259,7 @@ def grpo_structured(
         "created_at": datetime.now(UTC).isoformat(),
         "base_model": {"folder": str(base), "hash": stored.model_hash, "name": stored.manifest.get("name")},
         "parent_adapter_id": parent_adapter_id,
-        "dataset": source
-        | {"content_hash": hashlib.sha256(json.dumps(source, sort_keys=True).encode()).hexdigest()},
+        "dataset": rollout_dataset(sets),
         "task_set_versions": {s.name: s.version for s in sets},
         "hyperparameters": {"lora": lora.to_json(), "grpo": settings.to_json()},
         "code_version": code_version(),
