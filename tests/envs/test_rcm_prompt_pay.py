@@ -9,65 +9,41 @@ import pytest
 from adapters.rcm import World, seed_world
 from adapters.rcm.models import ProviderAdjustment
 from adapters.rcm.x12 import parse_835, validate_835, write_835
-from envs.adversarial.twins import twin_sets
-from envs.domain import DOMAINS
-from envs.env import replay
-from envs.rcm.cases_edge import EDGE
 from envs.rcm.prompt_pay import interest_request
-from envs.rcm.tasks import draw, to_task
-from envs.rcm.twins import prompt_pay_twins, twin_problems
+from envs.rcm.twins import prompt_pay_twins
 from envs.rcm.x12check import remittance_problems
 from envs.validate import validate_task
-from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
+from tests.envs.rcm_edge import edge_tasks, score, twin_pairs, variant
 
 KIND = "late_clean_claim"
 
 
 @pytest.fixture(scope="module")
 def tasks() -> list[Task]:
-    build, category, payers = EDGE[KIND]
-    return [
-        to_task(
-            draw("rcm-edge", 0, KIND, i, build, payers),
-            task_id=f"rcm-edge-{KIND}-{i:03d}",
-            seed=0,
-            distribution="edge",
-            category=category,
-        )
-        for i in range(12)
-    ]
-
-
-def _variant(task: Task) -> str:
-    return next(t for t in task.tags if t.startswith("variant:")).removeprefix("variant:")
-
-
-def _score(task: Task, calls: tuple[object, ...]) -> float:
-    run = replay(DOMAINS.get("rcm"), task, calls)  # type: ignore[arg-type]
-    return VERIFIERS.get(task.verifier.verifier).score(task, run).score
+    return edge_tasks(KIND, 12)
 
 
 def test_every_variant_is_drawn_validates_and_passes_pyx12(tasks: list[Task]) -> None:
-    assert {_variant(t) for t in tasks} == {"late", "in_time", "from_receipt", "interest_paid"}
+    assert {variant(t) for t in tasks} == {"late", "in_time", "from_receipt", "interest_paid"}
     for task in tasks:
         assert validate_task(task).ok, (task.task_id, validate_task(task).problems)
         assert remittance_problems(task) == []
         asks = [c for c in task.gold_solution if c.name == "submit_appeal"]
-        assert bool(asks) == (_variant(task) == "late")
+        assert bool(asks) == (variant(task) == "late")
         assert all(c.arguments["basis"] == "prompt_pay_interest" for c in asks)
 
 
 def test_the_interest_request_is_wrong_where_none_is_owed_and_missing_it_fails_where_it_is(
     tasks: list[Task],
 ) -> None:
-    late = next(t for t in tasks if _variant(t) == "late")
+    late = next(t for t in tasks if variant(t) == "late")
     ask = next(c for c in late.gold_solution if c.name == "submit_appeal")
     without = tuple(c for c in late.gold_solution if c.name != "submit_appeal")
-    assert _score(late, without) < 1.0
-    for task in (t for t in tasks if _variant(t) != "late"):
+    assert score(late, without) < 1.0
+    for task in (t for t in tasks if variant(t) != "late"):
         moved = ask.model_copy(update={"arguments": {**ask.arguments, "claim_id": task.work_item.item_id}})
-        assert _score(task, (*task.gold_solution, moved)) < 1.0, task.task_id
+        assert score(task, (*task.gold_solution, moved)) < 1.0, task.task_id
 
 
 def test_the_days_run_from_the_receipt_not_the_date_of_service() -> None:
@@ -105,11 +81,8 @@ def test_interest_on_the_835_travels_as_a_plb_l6_and_owes_nothing_more() -> None
 
 def test_prompt_pay_twins_look_the_same_and_call_for_different_moves() -> None:
     twins = prompt_pay_twins(0, 3)
-    assert len(twin_sets(twins)) == 3 and twin_problems(twins) == []
-    for task in twins:
-        assert validate_task(task).ok, (task.task_id, validate_task(task).problems)
-    for first, second in twin_sets(twins).values():
-        assert first.work_item == second.work_item
-        assert {_variant(first), _variant(second)} == {"late", "in_time"}
+    pairs = twin_pairs(twins, {"late", "in_time"})
+    assert len(pairs) == 3
+    for first, second in pairs:
         rules = [World.from_snapshot(t.initial_world).payers for t in (first, second)]
         assert rules[0] != rules[1]

@@ -8,43 +8,22 @@ import pytest
 
 from adapters.rcm import World
 from adapters.rcm.x12 import parse_835
-from envs.adversarial.twins import twin_sets
 from envs.domain import DOMAINS
 from envs.env import replay
-from envs.rcm.cases_edge import EDGE
-from envs.rcm.tasks import draw, to_task, work_item_for
-from envs.rcm.twins import take_back_twins, twin_problems
+from envs.rcm.tasks import work_item_for
+from envs.rcm.twins import take_back_twins
 from envs.rcm.x12check import remittance_problems, remittance_text
 from envs.validate import validate_task
-from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
 from schemas.tools import ToolCall
+from tests.envs.rcm_edge import edge_tasks, score, twin_pairs, variant
 
 KIND = "reversal_take_back"
 
 
 @pytest.fixture(scope="module")
 def tasks() -> list[Task]:
-    build, category, payers = EDGE[KIND]
-    return [
-        to_task(
-            draw("rcm-edge", 0, KIND, i, build, payers),
-            task_id=f"rcm-edge-{KIND}-{i:03d}",
-            seed=0,
-            distribution="edge",
-            category=category,
-        )
-        for i in range(8)
-    ]
-
-
-def _variant(task: Task) -> str:
-    return next(t for t in task.tags if t.startswith("variant:")).removeprefix("variant:")
-
-
-def _score(task: Task, calls: list[ToolCall]) -> float:
-    run = replay(DOMAINS.get("rcm"), task, tuple(calls))
-    return VERIFIERS.get(task.verifier.verifier).score(task, run).score
+    return edge_tasks(KIND, 8)
 
 
 def _call(n: int, name: str, **arguments: object) -> ToolCall:
@@ -52,7 +31,7 @@ def _call(n: int, name: str, **arguments: object) -> ToolCall:
 
 
 def test_both_variants_are_drawn_and_every_gold_validates(tasks: list[Task]) -> None:
-    assert {_variant(t) for t in tasks} == {"take_back_supported", "take_back_unsupported"}
+    assert {variant(t) for t in tasks} == {"take_back_supported", "take_back_unsupported"}
     for task in tasks:
         found = validate_task(task)
         assert found.ok, (task.task_id, found.problems)
@@ -90,14 +69,14 @@ def test_the_visible_facts_are_the_same_in_both_variants(tasks: list[Task]) -> N
         documents = sorted(d.kind for d in world.documents.values() if d.claim_id == claim_id)
         return (tuple(work_item_for(world, claim_id).payload["adjustment_codes"]), shape, tuple(documents))
 
-    by_variant = {_variant(t): signature(t) for t in tasks}
+    by_variant = {variant(t): signature(t) for t in tasks}
     assert len(set(by_variant.values())) == 1
-    golds = {_variant(t): t.gold_solution[-1].name for t in tasks}
+    golds = {variant(t): t.gold_solution[-1].name for t in tasks}
     assert golds == {"take_back_supported": "post_write_off", "take_back_unsupported": "submit_appeal"}
 
 
 def test_posting_the_whole_corrected_co45_is_refused_the_first_posting_counts(tasks: list[Task]) -> None:
-    task = next(t for t in tasks if _variant(t) == "take_back_supported")
+    task = next(t for t in tasks if variant(t) == "take_back_supported")
     world = World.from_snapshot(task.initial_world)
     claim_id = task.work_item.item_id
     corrected = world.remittances_for(claim_id)[-1]
@@ -110,22 +89,22 @@ def test_posting_the_whole_corrected_co45_is_refused_the_first_posting_counts(ta
     run = replay(DOMAINS.get("rcm"), task, tuple(calls))
     assert run.turns[-1].result.error is not None
     assert run.turns[-1].result.error.details["code"] == "amount_exceeds_balance"
-    assert _score(task, calls) < 1.0
+    assert score(task, calls) < 1.0
 
 
 def test_each_variants_right_move_fails_the_other_and_without_the_fee_schedule_pays_less(
     tasks: list[Task],
 ) -> None:
-    supported = next(t for t in tasks if _variant(t) == "take_back_supported")
-    disputed = next(t for t in tasks if _variant(t) == "take_back_unsupported")
+    supported = next(t for t in tasks if variant(t) == "take_back_supported")
+    disputed = next(t for t in tasks if variant(t) == "take_back_unsupported")
     for task, other in ((supported, disputed), (disputed, supported)):
         gold = list(task.gold_solution)
-        assert _score(task, gold) == 1.0
+        assert score(task, gold) == 1.0
         unread = [c for c in gold if c.name != "get_payer_rules"]
-        assert _score(task, unread) < 1.0  # the right move, but the deciding read never made
+        assert score(task, unread) < 1.0  # the right move, but the deciding read never made
         move = other.gold_solution[-1]
         swapped = [*gold[:-1], move.model_copy(update={"arguments": _for(move, task)})]
-        assert _score(task, swapped) < 1.0
+        assert score(task, swapped) < 1.0
 
 
 def _for(move: ToolCall, task: Task) -> dict[str, object]:
@@ -141,13 +120,7 @@ def _for(move: ToolCall, task: Task) -> dict[str, object]:
 
 def test_take_back_twins_look_the_same_validate_and_call_for_different_moves() -> None:
     twins = take_back_twins(0, 3)
-    assert len(twin_sets(twins)) == 3
-    assert twin_problems(twins) == []
-    for task in twins:
-        assert validate_task(task).ok, (task.task_id, validate_task(task).problems)
-    for first, second in twin_sets(twins).values():
-        assert first.work_item == second.work_item
-        assert {_variant(first), _variant(second)} == {"take_back_supported", "take_back_unsupported"}
+    assert len(twin_pairs(twins, {"take_back_supported", "take_back_unsupported"})) == 3
     assert [t.compute_hash() for t in take_back_twins(0, 3)] == [t.compute_hash() for t in twins]
 
 
