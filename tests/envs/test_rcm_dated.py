@@ -8,29 +8,18 @@ from functools import cache
 
 from envs.domain import DOMAINS
 from envs.env import replay
-from envs.rcm.cases_edge import EDGE
 from envs.rcm.faults import FAULTS_KEY
 from envs.rcm.intents import WRITES
-from envs.rcm.tasks import draw, to_task
 from envs.validate import validate_task
 from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
 from schemas.tools import ToolCall, ToolOutcome
+from tests.envs.rcm_edge import edge_tasks
 
 
 @cache
 def family(kind: str) -> tuple[Task, ...]:
-    build, category, payers = EDGE[kind]
-    return tuple(
-        to_task(
-            draw("rcm-edge", 0, kind, i, build, payers),
-            task_id=f"t-{i}",
-            seed=0,
-            distribution="edge",
-            category=category,
-        )
-        for i in range(8)
-    )
+    return tuple(edge_tasks(kind, 8))
 
 
 def score(task: Task, calls: tuple[ToolCall, ...]) -> float:
