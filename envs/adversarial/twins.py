@@ -6,14 +6,15 @@ tasks (a desk that answers both the same can pass at most one)."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import Field
 
 from envs.adversarial.targets import score_all
-from envs.domain import DOMAINS
+from envs.domain import DOMAINS, Domain
 from envs.env import replay
 from envs.rollout import Policy, play
+from envs.verifiers.base import VERIFIERS
 from schemas.base import Contract
 from schemas.tasks import Task
 
@@ -66,6 +67,27 @@ def twin_sets(tasks: Sequence[Task]) -> dict[str, list[Task]]:
             if tag.startswith(TWIN_TAG):
                 sets[tag.removeprefix(TWIN_TAG)].append(task)
     return dict(sets)
+
+
+def pair_problems(
+    tasks: Sequence[Task], domain: Domain, verifier: str, seen: Callable[[Task], object], differs: str
+) -> list[str]:
+    """What is wrong with the twin sets among `tasks`: a set that is not a pair, twins whose `seen`
+    (what a blind desk reads of a task) differs (the problem then says `differs`), or a gold that
+    passes on its twin (the twins would not call for different moves)."""
+    scorer = VERIFIERS.get(verifier)
+    problems: list[str] = []
+    for set_id, pair in sorted(twin_sets(tasks).items()):
+        if len(pair) != 2:
+            problems.append(f"twin set {set_id}: {len(pair)} tasks, not a pair")
+            continue
+        first, second = pair
+        if seen(first) != seen(second):
+            problems.append(f"twin set {set_id}: {differs}")
+        for mine, other in ((first, second), (second, first)):
+            if scorer.score(other, replay(domain, other, mine.gold_solution)).passed:
+                problems.append(f"twin set {set_id}: {mine.task_id}'s gold also passes on {other.task_id}")
+    return problems
 
 
 def _passes(task: Task, calls_or_policy: Policy | Task, verifier: str, seed: int) -> bool:

@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from adapters.credit.models import CreditPackage, FundPolicy
-from envs.adversarial.twins import TWIN_TAG, twin_sets
+from envs.adversarial.twins import TWIN_TAG, pair_problems
 from envs.credit.assess import Assessment, assess
 from envs.credit.cases import BASE, EDGE, base_case, edge_case
 from envs.credit.flags import flagged
@@ -137,25 +137,17 @@ def generate_twins(seed: int = 0, per_kind: int = 8) -> list[Task]:
     return out
 
 
+def _read(task: Task) -> tuple[object, list[object]]:
+    """What a blind desk reads of a credit task: its work item and how its packages' flags read."""
+    from adapters.credit.world import World
+
+    packages = World.model_validate(task.initial_world).packages.values()
+    return task.work_item, [shown(p) for p in packages]
+
+
 def twin_problems(tasks: Sequence[Task], verifier: str = "credit.v1") -> list[str]:
     """What is wrong with the twin sets among `tasks`: a set that is not a pair, packages whose
     flags read differently, or a gold that passes on its twin."""
-    from adapters.credit.world import World
     from envs.credit.domain import DOMAIN
-    from envs.env import replay
-    from envs.verifiers.base import VERIFIERS
 
-    scorer = VERIFIERS.get(verifier)
-    problems: list[str] = []
-    for set_id, pair in sorted(twin_sets(tasks).items()):
-        if len(pair) != 2:
-            problems.append(f"twin set {set_id}: {len(pair)} tasks, not a pair")
-            continue
-        first, second = pair
-        read = [[shown(p) for p in World.model_validate(t.initial_world).packages.values()] for t in pair]
-        if read[0] != read[1] or first.work_item != second.work_item:
-            problems.append(f"twin set {set_id}: the packages' flags read differently")
-        for mine, other in ((first, second), (second, first)):
-            if scorer.score(other, replay(DOMAIN, other, mine.gold_solution)).passed:
-                problems.append(f"twin set {set_id}: {mine.task_id}'s gold also passes on {other.task_id}")
-    return problems
+    return pair_problems(tasks, DOMAIN, verifier, _read, "the packages' flags read differently")

@@ -23,7 +23,7 @@ from functools import partial
 from pathlib import Path
 
 from adapters.rcm import World
-from envs.adversarial.twins import TWIN_TAG, twin_sets
+from envs.adversarial.twins import TWIN_TAG, pair_problems
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx
 from envs.rcm.cases import DISTINCT_NOTES
@@ -428,24 +428,10 @@ def _visible(task: Task) -> list[object]:
 def twin_problems(tasks: Sequence[Task], verifier: str = "rcm.v2") -> list[str]:
     """What is wrong with the twin sets among `tasks`: a set that is not a pair, twins a blind desk
     can tell apart, or a gold that passes on its twin (the twins would not call for different moves)."""
-    from envs.env import replay
     from envs.rcm.domain import DOMAIN
-    from envs.verifiers.base import VERIFIERS
 
-    scorer = VERIFIERS.get(verifier)
-    problems: list[str] = []
-    for set_id, pair in sorted(twin_sets(tasks).items()):
-        if len(pair) != 2:
-            problems.append(f"twin set {set_id}: {len(pair)} tasks, not a pair")
-            continue
-        first, second = pair
-        if _visible(first) != _visible(second):
-            problems.append(f"twin set {set_id}: the work item or a visible read differs between the twins")
-        for mine, other in ((first, second), (second, first)):
-            verdict = scorer.score(other, replay(DOMAIN, other, mine.gold_solution))
-            if verdict.passed:
-                problems.append(f"twin set {set_id}: {mine.task_id}'s gold also passes on {other.task_id}")
-    return problems
+    differs = "the work item or a visible read differs between the twins"
+    return pair_problems(tasks, DOMAIN, verifier, _visible, differs)
 
 
 def _one_draw_both_ways(
