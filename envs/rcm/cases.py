@@ -26,7 +26,7 @@ from envs.rcm.casekit import (
     visit,
 )
 from envs.rcm.charts import ABN_REASONS, abn_text, necessity_letter, timely_filing_proof
-from envs.rcm.deciding import contract_read, no_auth_path, retro_auth_facts
+from envs.rcm.deciding import contract_read, coverage_ended, no_auth_path, retro_auth_facts
 from envs.rcm.vocab import COMMERCIAL, NEEDS_AUTH, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 from envs.verifiers.evidence import VISIBLE_TAG
@@ -270,15 +270,9 @@ def carc27(ctx: Ctx) -> Case:
     )
     if moved:
         return ctx.case(claim, want.bill_other(claim.claim_id, new, "primary"), "variant:new_coverage")
-    ended_on = want.seen(
-        "coverage_ended",
-        f"eligibility shows the coverage ended on {ended.isoformat()}, before the service",
-        "check_eligibility",
-        claim.claim_id,
-        before=("transfer_to_patient_responsibility",),
-        returns=(ended.isoformat(),),
+    intent = want.transfer(claim.claim_id, "coverage_terminated").citing(
+        coverage_ended(claim.claim_id, ended)
     )
-    intent = want.transfer(claim.claim_id, "coverage_terminated").citing(ended_on)
     return ctx.case(claim, intent, "variant:uninsured")
 
 

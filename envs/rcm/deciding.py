@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from envs.verifiers.evidence import DecidingFact
@@ -42,6 +43,20 @@ def rules_read(payer_id: str, why: str, claim_id: str, *before: str) -> Deciding
     """The payer's rules were read before the writes `before` on the claim."""
     return seen(
         f"rules:{payer_id.lower()}", why, "get_payer_rules", claim_id, before=before, payer_id=payer_id
+    )
+
+
+def coverage_ended(claim_id: str, ended: date, *, none_other: bool = False) -> DecidingFact:
+    """Eligibility showed the coverage ended on `ended`, before the service (and, `none_other`, no
+    other coverage), before the claim went to the patient."""
+    why = f"eligibility shows the coverage ended on {ended.isoformat()}, before the service"
+    return seen(
+        "coverage_ended",
+        f"{why}, and no other coverage" if none_other else why,
+        "check_eligibility",
+        claim_id,
+        before=("transfer_to_patient_responsibility",),
+        returns=(ended.isoformat(),),
     )
 
 

@@ -19,7 +19,7 @@ from adapters.rcm.era import build_remittance
 from adapters.rcm.models import Coverage
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, QueueItem
-from envs.rcm.deciding import WRITE_OFF, contract_read, no_auth_path, read_doc, rules_read
+from envs.rcm.deciding import WRITE_OFF, contract_read, coverage_ended, no_auth_path, read_doc, rules_read
 from envs.rcm.twin_documents import chart_without_coding
 from envs.rcm.vocab import COMMERCIAL
 from envs.rcm.vocab import member_id as make_member_id
@@ -334,14 +334,7 @@ def coverage_really_ended(case: Case, rng: random.Random, typical: tuple[int, ..
         return None
     ended = dos - timedelta(days=rng.randrange(5, 60))
     world = _with_coverage(world, mine[0].model_copy(update={"end_date": ended}))
-    ended_on = want.seen(
-        "coverage_ended",
-        f"eligibility shows the coverage ended on {ended.isoformat()}, before the service, and no other coverage",
-        "check_eligibility",
-        claim.claim_id,
-        before=("transfer_to_patient_responsibility",),
-        returns=(ended.isoformat(),),
-    )
+    ended_on = coverage_ended(claim.claim_id, ended, none_other=True)
     intent = want.transfer(claim.claim_id, "coverage_terminated").citing(ended_on)
     return replace(case, world=world, intent=intent)
 

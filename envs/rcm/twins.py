@@ -28,7 +28,14 @@ from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx
 from envs.rcm.cases import DISTINCT_NOTES
 from envs.rcm.charts import ABN_REASONS
-from envs.rcm.deciding import WRITE_OFF, no_auth_path, read_doc, retro_auth_facts, rules_read
+from envs.rcm.deciding import (
+    WRITE_OFF,
+    coverage_ended,
+    no_auth_path,
+    read_doc,
+    retro_auth_facts,
+    rules_read,
+)
 from envs.rcm.tasks import draw, to_task
 from envs.rcm.twin_documents import (
     abn_for_the_service,
@@ -279,15 +286,7 @@ def _intent(case: Case, recipe: Recipe, world: World) -> want.Intent:
         ended = _coverage_end(world, claim.claim_id)
         assert ended is not None
         return want.transfer(claim.claim_id, detail).citing(
-            want.seen(
-                "coverage_ended",
-                f"eligibility shows the coverage ended on {ended.isoformat()}, before the service, "
-                "and no other coverage",
-                "check_eligibility",
-                claim.claim_id,
-                before=("transfer_to_patient_responsibility",),
-                returns=(ended.isoformat(),),
-            )
+            coverage_ended(claim.claim_id, ended, none_other=True)
         )
     if kind == "close" and detail == "duplicate_of_original_in_process":
         return want.close_duplicate(claim.claim_id, in_process=True)
