@@ -15,7 +15,6 @@ from functools import cache
 from importlib.resources import files
 
 from adapters.rcm.era import build_remittance
-from adapters.rcm.records import WriteOff
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx
 from envs.rcm.desk import Desk, Facts, Script
@@ -91,15 +90,7 @@ def overpayment_case(ctx: Ctx, offset: bool | None = None) -> Case:
     claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(rng.choice(OFFICE_VISITS))], dos)
     contractual = round(claim.total_charge * rng.uniform(0.2, 0.45), 2)
     first = b.remit(claim, first_paid, {1: [("CO", "45", contractual)]})
-    posted = WriteOff(
-        write_off_id=b.new_id("WO-"),
-        claim_id=claim.claim_id,
-        amount=contractual,
-        reason_code="contractual",
-        note="CO-45 on the first payment",
-        posted_date=first_paid + timedelta(days=1),
-    )
-    b.write_offs[posted.write_off_id] = posted
+    b.posted_contractual(claim, contractual, first_paid)
     again = b.ago(rng.randrange(5, 25))
     duplicate = build_remittance(
         claim,

@@ -15,7 +15,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 from adapters.rcm.era import reversal_and_correction
-from adapters.rcm.records import WriteOff
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, Ctx
 from envs.rcm.vocab import OFFICE_VISITS
@@ -85,15 +84,7 @@ def reversal_take_back(ctx: Ctx, supported: bool | None = None) -> Case:
     supported = drawn if supported is None else supported
     b.contract(ctx.payer_id, code, low if supported else high)
     earlier = b.remit(claim, first_paid, {1: [("CO", "45", round(charge - high, 2))]})
-    posted = WriteOff(
-        write_off_id=b.new_id("WO-"),
-        claim_id=claim.claim_id,
-        amount=round(charge - high, 2),
-        reason_code="contractual",
-        note="CO-45 on the first payment",
-        posted_date=first_paid + timedelta(days=1),
-    )
-    b.write_offs[posted.write_off_id] = posted
+    b.posted_contractual(claim, round(charge - high, 2), first_paid)
     produced = b.ago(rng.randrange(1, 20))
     pair = reversal_and_correction(
         claim,

@@ -295,6 +295,20 @@ class WorldBuilder:
         self.claims[claim.claim_id] = claim.model_copy(update={"status": status})
         return remittance
 
+    def posted_contractual(self, claim: Claim, amount: float, first_paid: date) -> WriteOff:
+        """The CO-45 of the claim's first payment (paid on `first_paid`), written off the day after:
+        what the practice posted before the work item."""
+        posted = WriteOff(
+            write_off_id=self.new_id("WO-"),
+            claim_id=claim.claim_id,
+            amount=amount,
+            reason_code="contractual",
+            note="CO-45 on the first payment",
+            posted_date=first_paid + timedelta(days=1),
+        )
+        self.write_offs[posted.write_off_id] = posted
+        return posted
+
     def deny(
         self, claim: Claim, produced: date, carc: str, *, group: str = "CO", remarks: tuple[str, ...] = ()
     ) -> Remittance:
