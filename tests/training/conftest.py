@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import torch
 
 from envs.rcm.tasks import generate_base, generate_edge
 from envs.tasksets import manifest_hash
@@ -14,6 +16,16 @@ from training.data.sources import task_family
 from training.loop import LoopConfig
 from training.structured.bootstrap import fit_structured
 from training.structured.store import save_model
+
+
+@pytest.fixture
+def one_thread() -> Iterator[None]:
+    """Torch on one thread for the test: these small models sample fastest on one (GRPO's runs pin
+    it themselves)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 def _loaded(name: str, tasks: list[Task]) -> LoadedTaskSet:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,13 +34,7 @@ from training.structured.store import load_model
 LORA = LoraSettings(r=4, alpha=8)
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    """This small model samples fastest on one thread (GRPO's runs pin it themselves)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ log-probs of what the model wrote, the update, and a round end to end."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,12 +21,7 @@ from training.lora import LLAMA_TARGETS, LoraSettings, read_lineage
 LORA = LoraSettings(r=4, alpha=8, target_modules=LLAMA_TARGETS, modules_to_save=())
 
 
-@pytest.fixture(autouse=True)
-def one_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 @pytest.fixture(scope="module")
