@@ -27,9 +27,7 @@ from adapters.credit.models import (
     BorrowerAnswer,
     BreachRecord,
     CreditPackage,
-    Flow,
     FundPolicy,
-    SourcesAndUses,
 )
 from envs.credit.addbacks import judge
 from envs.credit.cases import reconciliation
@@ -41,7 +39,7 @@ from envs.credit.qoe import DATA as QOE
 from envs.credit.qoe import FINDINGS as QOE_FINDINGS
 from envs.credit.qoe import qoe_answer
 from envs.credit.traps import DATA as TRAPS
-from envs.credit.worldgen import TODAY
+from envs.credit.worldgen import TODAY, repaying
 
 DATA = Path(__file__).with_name("twin_edits.json")
 
@@ -111,14 +109,7 @@ def refinancing_edits(p: CreditPackage, rng: random.Random) -> list[tuple[str, C
         return []
     named = {f.debt_id for f in answer.sources_and_uses.uses if f.debt_id}
     loans = [d for d in p.existing_debt if d.debt_id in named]
-    facility = p.term_sheet.facility.amount
-    owed = sum(d.outstanding for d in loans)
-    sources = [Flow(label="Facility", amount=facility)]
-    if owed > facility:
-        sources.append(Flow(label="Sponsor equity", amount=owed - facility))
-    uses = [Flow(label=f"Repay {d.lender}", amount=d.outstanding, debt_id=d.debt_id) for d in loans]
-    uses.append(Flow(label="Purchase price and fees", amount=max(facility - owed, 0.0)))
-    table = SourcesAndUses(sources=tuple(sources), uses=tuple(uses))
+    table = repaying(p.term_sheet.facility.amount, loans)
     full = answer.model_copy(update={"text": _json(DATA)["repaid_in_full"], "sources_and_uses": table})
     return [("repaid_in_full", _swap(p, full))]
 

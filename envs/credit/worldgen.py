@@ -8,6 +8,7 @@ Everything comes from the `random.Random` passed in, so a seed always gives the 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -286,15 +287,19 @@ def draw(rng: random.Random, package_id: str, knobs: Knobs, policy: FundPolicy) 
 
 
 def _sources_and_uses(amount: float, debts: list[ExistingDebt]) -> SourcesAndUses | None:
-    """A table whose sources repay every refinanced debt in full (equity makes up any gap)."""
+    """A table whose sources repay every refinanced debt in full; None when none is refinanced."""
     repaid = [d for d in debts if d.refinanced]
-    if not repaid:
-        return None
-    owed = sum(d.outstanding for d in repaid)
+    return repaying(amount, repaid) if repaid else None
+
+
+def repaying(amount: float, debts: Sequence[ExistingDebt]) -> SourcesAndUses:
+    """The sources and uses of a facility of `amount` that repays `debts` in full: sponsor equity
+    makes up any gap, and what is left pays the purchase price and fees."""
+    owed = sum(d.outstanding for d in debts)
     sources = [Flow(label="Facility", amount=amount)]
     if owed > amount:
         sources.append(Flow(label="Sponsor equity", amount=owed - amount))
-    uses = [Flow(label=f"Repay {d.lender}", amount=d.outstanding, debt_id=d.debt_id) for d in repaid]
+    uses = [Flow(label=f"Repay {d.lender}", amount=d.outstanding, debt_id=d.debt_id) for d in debts]
     uses.append(Flow(label="Purchase price and fees", amount=max(amount - owed, 0.0)))
     return SourcesAndUses(sources=tuple(sources), uses=tuple(uses))
 
