@@ -37,12 +37,12 @@ from training.data import load_task_set, write_dataset
 from training.data.builder import build_dataset
 from training.data.sources import LoadedTaskSet, only_families
 from training.evaluate import SuiteRun, bootstrap_interval, run_suite
-from training.grpo import GrpoSettings
+from training.grpo import GrpoSettings, RoundReport
 from training.loop import LoopConfig
 from training.lora import LoraSettings
 from training.rft import RftSettings, rft_spec, sample_rollouts
 from training.structured.bootstrap import BootstrapSpec, bootstrap
-from training.structured.grpo import RoundReport, grpo_structured
+from training.structured.grpo import grpo_structured
 from training.structured.policy import load_structured_policy
 from training.structured.sft import sft_structured
 

@@ -17,13 +17,19 @@ from envs.tasksets import dump_jsonl, manifest_hash
 from loopline.cli import app
 from training.data import LoadedTaskSet
 from training.data.sources import task_family
-from training.grpo import GrpoSettings, clipped_objective, group_advantages, grpo_loss, has_spread
+from training.grpo import (
+    GrpoSettings,
+    RoundReport,
+    clipped_objective,
+    group_advantages,
+    grpo_loss,
+    has_spread,
+)
 from training.lora import LoraSettings, attach, read_lineage
 from training.structured.decisions import log_probs, step_kl
 from training.structured.grpo import (
     GrpoTrainer,
     Rollout,
-    RoundReport,
     advantages_of,
     grpo_structured,
     sample_groups,

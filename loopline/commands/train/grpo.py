@@ -62,11 +62,11 @@ def grpo(
     environment, a LoRA adapter updated on group-relative advantages with a KL penalty to the
     base; resumes a killed run from its last round."""
     from training.data.sources import only_families
-    from training.grpo import GrpoSettings
+    from training.grpo import GrpoSettings, RoundReport
     from training.lora import LLAMA_TARGETS, LoraSettings
     from training.policies import STRUCTURED, model_kind
     from training.registry import adapters_root, record_trained
-    from training.structured.grpo import RoundReport, grpo_structured
+    from training.structured.grpo import grpo_structured
 
     try:
         settings = GrpoSettings(
