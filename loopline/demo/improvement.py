@@ -50,6 +50,7 @@ from loopline.demo.day_two import Day, Production, serve_day
 from loopline.demo.served import ServedPolicy
 from schemas.tasks import Task
 from training.data.sources import task_family
+from training.gate import GateRules
 from training.release.manager import ReleaseManager
 from training.release.sequential import llr_path
 from training.release.store import SqlReleaseStore
@@ -101,6 +102,32 @@ EPOCHS = 8
 MIN_GAIN_POINTS = 40.0
 """What the stage claims: the adapter passes at least 40 points more of the day's promoted cases."""
 
+
+@dataclass(frozen=True)
+class StageConfig:
+    """What the stage trains, judges and serves (the defaults: the demo's constants above)."""
+
+    champion: BootstrapSpec = CHAMPION
+    """The champion, trained once and cached under the state folder; its task set and seeds are the
+    cycle's replay buffer."""
+    train_per_case: int = TRAIN_PER_CASE
+    eval_per_case: int = EVAL_PER_CASE
+    day_per_case: int = DAY_PER_CASE
+    base_eval: tuple[int, int] = BASE_EVAL
+    """(generator seed, tasks per CARC) of the gate's base suite."""
+    day_base: tuple[int, int] = DAY_BASE
+    """(generator seed, tasks per CARC) of the second day's base mix."""
+    replay_ratio: float = REPLAY_RATIO
+    rehearsal_seeds: tuple[int, ...] = REHEARSAL_SEEDS
+    epochs: int = EPOCHS
+    min_gain_points: float = MIN_GAIN_POINTS
+    gate_rules: GateRules | None = None
+    """The cycle's gate (None: the product's default, `training.gate.DEFAULT_RULES`)."""
+
+
+DEMO_STAGE = StageConfig()
+"""The demo's stage."""
+
 DEMO_KEYS = AccessKeys(serving=secrets.token_urlsafe(24), release=secrets.token_urlsafe(24))
 """This run's policy-server keys: the scoring clients hold the serving key, the canary's load the
 release key."""
@@ -137,6 +164,8 @@ class ImprovementSummary:
     path: list[float] = field(default_factory=list)
     """The sequential test's log-likelihood ratio after each discordant pair."""
     seconds: float = 0.0
+    claimed_gain: float = MIN_GAIN_POINTS
+    """The least gain on the day's promoted cases the stage claims, in points."""
     promoted_cases: int = 0
     """How many cases stage 8 published that the demo's policy can write (`expressible`)."""
     beyond_policy: list[str] = field(default_factory=list)
@@ -168,10 +197,10 @@ class ImprovementSummary:
         gain = 100 * (self.after - self.before)
         if self.families and not any(r.after.total for r in self.families):
             out.append("the adapter was never served, so nothing shows a gain on the day's promoted cases")
-        elif gain < MIN_GAIN_POINTS:
+        elif gain < self.claimed_gain:
             out.append(
                 f"the adapter gained {gain:+.0f} points on the day's promoted cases "
-                f"({self.before:.0%} -> {self.after:.0%}); the stage claims at least +{MIN_GAIN_POINTS:.0f}"
+                f"({self.before:.0%} -> {self.after:.0%}); the stage claims at least +{self.claimed_gain:.0f}"
             )
         if self.gate_passed and self.decision != "promote":
             out.append(f"the sequential test did not promote the adapter ({self.decision or 'no decision'})")
@@ -209,10 +238,11 @@ def is_promoted_case(family: str) -> bool:
     return family.startswith(INSTANCE_TAG)
 
 
-def day_two(promoted: list[Task]) -> list[Task]:
+def day_two(promoted: list[Task], config: StageConfig = DEMO_STAGE) -> list[Task]:
     """The second production day: fresh instances of every promoted case and fresh base cases,
     none of them trained on or judged by the gate (their own seeds)."""
-    return instances(promoted, DAY_PER_CASE, DAY_SEED) + generate_base(DAY_BASE[0], per_carc=DAY_BASE[1])
+    seed, per_carc = config.day_base
+    return instances(promoted, config.day_per_case, DAY_SEED) + generate_base(seed, per_carc=per_carc)
 
 
 def source_families(promoted: list[Task]) -> tuple[str, ...]:
@@ -222,13 +252,13 @@ def source_families(promoted: list[Task]) -> tuple[str, ...]:
     return tuple(sorted(f"carc:{c.split('-', 1)[-1]}" for c in codes))
 
 
-def champion_model(state: Path, console: Console) -> Path:
-    """The demo's champion (`CHAMPION`), trained once and reused from `state/models`."""
+def champion_model(state: Path, console: Console, spec: BootstrapSpec = CHAMPION) -> Path:
+    """The stage's champion (`spec`), trained once and reused from `state/models`."""
     from training.structured.bootstrap import bootstrap
 
     with console.status("the champion: the reference policy at the demo's size (once; cached)…") as status:
         return bootstrap(
-            CHAMPION,
+            spec,
             root=state,
             taskset_root=state / "tasksets",
             name=BASE_NAME,
@@ -238,14 +268,15 @@ def champion_model(state: Path, console: Console) -> Path:
         )
 
 
-def publish_sets(root: Path, promoted: list[Task]) -> dict[str, int]:
+def publish_sets(root: Path, promoted: list[Task], config: StageConfig = DEMO_STAGE) -> dict[str, int]:
     """The task sets the cycle reads (promoted-case instances to learn and to judge, the base
     suite); how many tasks each holds. Publishing the same tasks again adds no version."""
     registry = TaskSetRegistry(root)
+    seed, per_carc = config.base_eval
     sets = {
-        "demo-promoted-train": instances(promoted, TRAIN_PER_CASE, TRAIN_SEED),
-        "demo-promoted-eval": instances(promoted, EVAL_PER_CASE, EVAL_SEED),
-        "demo-base-eval": generate_base(BASE_EVAL[0], per_carc=BASE_EVAL[1]),
+        "demo-promoted-train": instances(promoted, config.train_per_case, TRAIN_SEED),
+        "demo-promoted-eval": instances(promoted, config.eval_per_case, EVAL_SEED),
+        "demo-base-eval": generate_base(seed, per_carc=per_carc),
     }
     for name, tasks in sets.items():
         registry.publish(name, tasks)
@@ -260,9 +291,11 @@ def cycle_input(
     *,
     families: tuple[str, ...] = (),
     corrupt: bool = False,
+    config: StageConfig = DEMO_STAGE,
 ) -> CycleInput:
-    """The demo's cycle: learn the promoted cases with base replay and a rehearsal of their own
-    `families`; judge on unseen instances and unseen base cases, by the product's default gate."""
+    """The stage's cycle: learn the promoted cases with base replay and a rehearsal of their own
+    `families`; judge on unseen instances and unseen base cases, by the config's gate."""
+    champion = config.champion
     return CycleInput(
         cycle_id=cycle_id,
         settings=CycleSettings(
@@ -271,20 +304,22 @@ def cycle_input(
             release_db_url=f"sqlite:///{workdir / 'release.db'}",
             base_model=str(base),
             primary=TaskSource(specs=("demo-promoted-train",)),
-            replay=TaskSource(specs=(CHAMPION.task_set,), seeds=CHAMPION.seeds),
+            replay=TaskSource(specs=(champion.task_set,), seeds=champion.seeds),
             rehearsal=TaskSource(
-                specs=(CHAMPION.task_set,) if families else (), seeds=REHEARSAL_SEEDS, families=families
+                specs=(champion.task_set,) if families else (),
+                seeds=config.rehearsal_seeds,
+                families=families,
             ),
-            replay_ratio=REPLAY_RATIO,
+            replay_ratio=config.replay_ratio,
             suites=(
                 Suite(name="base", tasks=TaskSource(specs=("demo-base-eval",))),
                 Suite(name="promoted", tasks=TaskSource(specs=("demo-promoted-eval",))),
             ),
-            gate_rules=None,
+            gate_rules=config.gate_rules,
             verifier_cards=tuple(card_evidence(REPO_CARD)),
             corrupt=corrupt,
             force_gate=corrupt,
-            epochs=EPOCHS,
+            epochs=config.epochs,
             batch_size=32,
             lr=2e-3,
             rank=16,
@@ -416,10 +451,11 @@ def improvement_stage(
     promoted_root: Path,
     production: Production,
     corrupt: bool = False,
+    config: StageConfig = DEMO_STAGE,
 ) -> ImprovementSummary:
     """Run the stage (see the module docstring) on what stage 8 published under `promoted_root`;
     `corrupt` trains a deliberately bad adapter that is forced through the gate, to show the canary
-    rolling it back."""
+    rolling it back. `config` sizes the stage (the demo's by default)."""
     import torch
 
     from training.policies import load_policy
@@ -429,17 +465,17 @@ def improvement_stage(
     started = time.monotonic()
     workdir.mkdir(parents=True, exist_ok=True)
     cycle_id = f"cycle-{'bad' if corrupt else 'good'}-{uuid.uuid4().hex[:6]}"
-    summary = ImprovementSummary(adapter_id=cycle_id, forced=corrupt)
+    summary = ImprovementSummary(adapter_id=cycle_id, forced=corrupt, claimed_gain=config.min_gain_points)
     published = promoted_tasks(promoted_root)
     promoted = [t for t in published if expressible(t)]
     summary.promoted_cases = len(promoted)
     summary.beyond_policy = [t.task_id for t in published if t not in promoted]
     if not promoted:
         return summary
-    base = champion_model(state, console)
+    base = champion_model(state, console, config.champion)
     with console.status("fresh instances of each promoted case, each through the promotion gates…"):
-        summary.sets = publish_sets(workdir / "tasksets", promoted)
-        day = day_two(promoted)
+        summary.sets = publish_sets(workdir / "tasksets", promoted, config)
+        day = day_two(promoted, config)
     console.print(
         f"{len(promoted)} promoted cases; instances: "
         + ", ".join(f"{name} {n}" for name, n in summary.sets.items())
@@ -451,6 +487,7 @@ def improvement_stage(
         f"demo-gpu-{uuid.uuid4().hex[:8]}",
         families=source_families(promoted),
         corrupt=corrupt,
+        config=config,
     )
     store = SqlReleaseStore(data.settings.release_db_url)
     store.create_schema()
