@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import secrets
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import httpx
 from rich.console import Console
@@ -48,85 +46,26 @@ from loopline.card.evidence import REPO_CARD, card_evidence
 from loopline.demo.charts import FamilyRates, Rate
 from loopline.demo.day_two import Day, Production, serve_day
 from loopline.demo.served import ServedPolicy
+from loopline.demo.stage_config import (
+    BASE_NAME,
+    CHAMPION,
+    DAY_SEED,
+    DEMO_STAGE,
+    EVAL_SEED,
+    PROMOTED_SET,
+    TORCH_THREADS,
+    TRAIN_SEED,
+    StageConfig,
+)
+from loopline.demo.stage_summary import ImprovementSummary
 from schemas.tasks import Task
 from training.data.sources import task_family
-from training.gate import GateRules
 from training.release.manager import ReleaseManager
 from training.release.sequential import llr_path
 from training.release.store import SqlReleaseStore
 from training.serve.access import AccessKeys
 from training.structured.bootstrap import BootstrapSpec
 from workflows.improvement.models import CycleInput, CycleResult, CycleSettings, Suite, TaskSource
-
-PROMOTED_SET = "rcm-promoted"
-"""What stage 8 publishes (under the promotion stage's task-set registry)."""
-CHAMPION = BootstrapSpec()
-"""The demo's champion is the reference policy itself: `loopline train bootstrap` with its defaults
-(generator seeds 1-6 of `rcm-base`, 96 wide, three layers, 10 epochs; 95.9% of the gate's 340-task
-base suite). Trained once on one torch thread (`TORCH_THREADS`), about 8 minutes on an idle 2-core
-machine, and cached under the state folder. Smaller champions (two seeds, 64 wide, two layers) held
-the evidence families (CO-29, CO-197, CO-50) at 55-75%, so any adapter flipped their borderline
-cases and the gate rightly stopped the cycle on base."""
-TORCH_THREADS = 1
-"""The stage's torch intra-op threads: the structured policy's small matrices run about 25 times
-faster on one thread than on two contended ones (the serving, scoring and training threads of this
-one process share two cores), and a fixed count keeps its training bit-reproducible."""
-BASE_NAME = "demo-champion"
-TRAIN_SEED, EVAL_SEED, DAY_SEED = 1, 2, 3
-"""Instance seeds: what the adapter learns, what the gate judges, what the second day serves."""
-TRAIN_PER_CASE, EVAL_PER_CASE, DAY_PER_CASE = 8, 40, 8
-"""Instances of each promoted case per use: the gate's promoted suite is 40 per case, so that its
-interval is narrow enough for the default +40 rule to mean something."""
-BASE_EVAL = (0, 40)
-"""(generator seed, tasks per CARC) of the gate's base suite: 680 tasks the champion never saw, 40
-per family. Any adapter changes some of a champion's borderline decisions both ways (about 6% of
-base cases here); the -2 rule is judged at the bound of the paired interval, whose half-width is
-about 1.96 * sqrt(discordant share / tasks): 2.5 points over 340 tasks for that share, 1.8 over 680.
-So over 340 tasks even an adapter that loses nothing on average fails the rule, and 680 is about the
-smallest suite on which the -2 bound can tell a loss from churn. With 40 a family, the per-family
-rule (no family down more than 10 points) lets a family lose four cases but not five. Evaluating it
-costs about 20 s per policy on two cores."""
-DAY_BASE = (11, 2)
-"""(generator seed, tasks per CARC) of the second day's base mix (a seed neither the champion, the
-rehearsal nor the gate reads)."""
-REPLAY_RATIO = 0.9
-"""Share of replay rows (the champion's own training seeds and the rehearsal): nine base rows for
-each promoted-case row, so that the adapter moves as few of the champion's base decisions as it can
-(measured on one promoted set: 0.8 and no rehearsal 15 pass->fail / 5 fail->pass over 340 base
-tasks; 0.9 with the rehearsal 9 / 8)."""
-REHEARSAL_SEEDS = (7, 8, 9, 10)
-"""Generator seeds of `rcm-base` whose cases of the promoted cases' own families (`source_families`)
-join the replay buffer: the adapter sees each exception beside its family's ordinary cases."""
-EPOCHS = 8
-"""Training passes over the cycle's dataset (4 left one of seven promoted cases unlearned)."""
-MIN_GAIN_POINTS = 40.0
-"""What the stage claims: the adapter passes at least 40 points more of the day's promoted cases."""
-
-
-@dataclass(frozen=True)
-class StageConfig:
-    """What the stage trains, judges and serves (the defaults: the demo's constants above)."""
-
-    champion: BootstrapSpec = CHAMPION
-    """The champion, trained once and cached under the state folder; its task set and seeds are the
-    cycle's replay buffer."""
-    train_per_case: int = TRAIN_PER_CASE
-    eval_per_case: int = EVAL_PER_CASE
-    day_per_case: int = DAY_PER_CASE
-    base_eval: tuple[int, int] = BASE_EVAL
-    """(generator seed, tasks per CARC) of the gate's base suite."""
-    day_base: tuple[int, int] = DAY_BASE
-    """(generator seed, tasks per CARC) of the second day's base mix."""
-    replay_ratio: float = REPLAY_RATIO
-    rehearsal_seeds: tuple[int, ...] = REHEARSAL_SEEDS
-    epochs: int = EPOCHS
-    min_gain_points: float = MIN_GAIN_POINTS
-    gate_rules: GateRules | None = None
-    """The cycle's gate (None: the product's default, `training.gate.DEFAULT_RULES`)."""
-
-
-DEMO_STAGE = StageConfig()
-"""The demo's stage."""
 
 DEMO_KEYS = AccessKeys(serving=secrets.token_urlsafe(24), release=secrets.token_urlsafe(24))
 """This run's policy-server keys: the scoring clients hold the serving key, the canary's load the
@@ -137,74 +76,6 @@ DEMO_CANARY_SECRET = secrets.token_urlsafe(32)
 
 def _bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
-
-
-@dataclass
-class ImprovementSummary:
-    """What the stage showed."""
-
-    adapter_id: str
-    forced: bool = False
-    """The cycle was forced through the gate on purpose (`--corrupt`)."""
-    gate_passed: bool = False
-    decision: str = ""
-    reason: str = ""
-    before: float = 0.0
-    after: float = 0.0
-    new_cases: int = 0
-    day2_episodes: int = 0
-    canary_episodes: int = 0
-    trail: list[str] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
-    """The adapter's stream in the release store: lineage, evaluation, canary and decision."""
-    families: list[FamilyRates] = field(default_factory=list)
-    """Every family of the second day, champion and adapter on the same cases."""
-    day: list[tuple[str, str, str, bool]] = field(default_factory=list)
-    """(case id, family, served name, passed) for each second-day episode, as routed."""
-    path: list[float] = field(default_factory=list)
-    """The sequential test's log-likelihood ratio after each discordant pair."""
-    seconds: float = 0.0
-    claimed_gain: float = MIN_GAIN_POINTS
-    """The least gain on the day's promoted cases the stage claims, in points."""
-    promoted_cases: int = 0
-    """How many cases stage 8 published that the demo's policy can write (`expressible`)."""
-    beyond_policy: list[str] = field(default_factory=list)
-    """Published cases whose gold the demo's policy cannot write: named, left out of the cycle."""
-    sets: dict[str, int] = field(default_factory=dict)
-    """The cycle's task sets and their sizes."""
-    left_off_day: list[tuple[str, str]] = field(default_factory=list)
-    """Second-day cases the sandbox could not hold (task id, why): not served through production."""
-
-    def problems(self) -> list[str]:
-        """Why the stage did not show what it claims (empty when it did): a good cycle is passed by
-        the gate, served by the canary, gains on the promoted cases and is promoted; a forced bad one is
-        rolled back."""
-        if self.forced:
-            if self.decision != "roll_back":
-                return [f"the forced bad adapter was not rolled back (decision {self.decision or 'none'})"]
-            return []
-        if self.promoted_cases == 0:
-            if self.beyond_policy:
-                return [
-                    "stage 8 published no promoted case the demo's policy can write: the cycle had nothing to learn"
-                ]
-            return ["stage 8 published no promoted case: the cycle had nothing to learn"]
-        out = []
-        if not self.gate_passed:
-            out.append(f"the gate stopped the cycle: {self.reason or 'no reason recorded'}")
-        if self.canary_episodes == 0:
-            out.append("the canary served no episode of the second day")
-        gain = 100 * (self.after - self.before)
-        if self.families and not any(r.after.total for r in self.families):
-            out.append("the adapter was never served, so nothing shows a gain on the day's promoted cases")
-        elif gain < self.claimed_gain:
-            out.append(
-                f"the adapter gained {gain:+.0f} points on the day's promoted cases "
-                f"({self.before:.0%} -> {self.after:.0%}); the stage claims at least +{self.claimed_gain:.0f}"
-            )
-        if self.gate_passed and self.decision != "promote":
-            out.append(f"the sequential test did not promote the adapter ({self.decision or 'no decision'})")
-        return out
 
 
 def promoted_tasks(root: Path) -> list[Task]:
@@ -539,36 +410,3 @@ def improvement_stage(
     summary.seconds = time.monotonic() - started
     (workdir / f"{cycle_id}.json").write_text(json.dumps(asdict(summary), indent=1, default=str))
     return summary
-
-
-def print_summary(console: Console, summary: ImprovementSummary) -> None:
-    """The stage's lines in the demo's report."""
-    gate = "passed" if summary.gate_passed else "[red]stopped it[/]"
-    if summary.forced:
-        gate += " (forced through on purpose: --corrupt)"
-    console.print(
-        f"improvement: adapter {summary.adapter_id}, gate {gate}; second day {summary.day2_episodes} episodes, "
-        f"{summary.canary_episodes} served by the canary"
-    )
-    for case in summary.beyond_policy:
-        console.print(
-            f"left out of the cycle: {case}, whose gold writes a value no tool returns (the demo's structured "
-            "policy copies every value it writes; a language-model adapter would not be limited so)"
-        )
-    for case, why in summary.left_off_day:
-        console.print(f"second day: {case} not served through the bridge: the sandbox cannot reproduce {why}")
-    after = f"{summary.after:.0%} (adapter)"
-    if not any(r.after.total for r in summary.families):
-        after = "the adapter was not served"
-    console.print(
-        f"instances of the promoted cases on the day ({summary.new_cases}): pass rate {summary.before:.0%} (champion) → "
-        + after
-    )
-    colour = "green" if summary.decision == "promote" else "red"
-    console.print(f"canary decision: [{colour}]{summary.decision}[/]: {summary.reason}")
-    console.print(
-        "release events: "
-        + ", ".join(re.sub(r"\.v\d+$", "", t.removeprefix("loopline.")) for t in summary.trail)
-    )
-    for problem in summary.problems():
-        console.print(f"[red]the loop did not close:[/] {problem}")

@@ -306,7 +306,8 @@ def _improvement(
     corrupt: bool = False,
 ) -> None:
     """Stage 9: an improvement cycle and a second production day with a canary (docs/release.md)."""
-    from loopline.demo.improvement import improvement_stage, print_summary
+    from loopline.demo.improvement import improvement_stage
+    from loopline.demo.stage_summary import print_summary
 
     summary = improvement_stage(
         console,

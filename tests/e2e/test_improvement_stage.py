@@ -20,16 +20,14 @@ from envs.rcm.tasks import generate_edge
 from envs.tasksets import TaskSetRegistry
 from loopline.demo.day_two import Production
 from loopline.demo.improvement import (
-    BASE_NAME,
     DEMO_KEYS,
-    PROMOTED_SET,
-    ImprovementSummary,
-    StageConfig,
     day_two,
     improvement_stage,
     is_promoted_case,
     passes,
 )
+from loopline.demo.stage_config import BASE_NAME, PROMOTED_SET, StageConfig
+from loopline.demo.stage_summary import ImprovementSummary
 from loopline.demo.worker import streams_worker
 from loopline.kafka.topics import ensure_topics
 from loopline.streams.event_keys import ensure_keys

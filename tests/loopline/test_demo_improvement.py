@@ -11,14 +11,6 @@ from envs.rcm.tasks import generate_base
 from envs.tasksets import TaskSetRegistry
 from loopline.demo.charts import FamilyRates, Rate
 from loopline.demo.improvement import (
-    BASE_EVAL,
-    CHAMPION,
-    DAY_BASE,
-    DAY_PER_CASE,
-    EVAL_PER_CASE,
-    PROMOTED_SET,
-    REHEARSAL_SEEDS,
-    ImprovementSummary,
     cycle_input,
     day_two,
     expressible,
@@ -28,6 +20,16 @@ from loopline.demo.improvement import (
     source_families,
 )
 from loopline.demo.run import fresh_workdir
+from loopline.demo.stage_config import (
+    BASE_EVAL,
+    CHAMPION,
+    DAY_BASE,
+    DAY_PER_CASE,
+    EVAL_PER_CASE,
+    PROMOTED_SET,
+    REHEARSAL_SEEDS,
+)
+from loopline.demo.stage_summary import ImprovementSummary
 from training.data.sources import task_family
 
 
