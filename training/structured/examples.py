@@ -69,16 +69,21 @@ def prepare(
     vocab: Vocab,
     *,
     grow: bool = False,
+    max_slots: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> Prepared:
     """Encode every step of every learnable row; `grow` adds unseen templates to the vocabulary
-    (an adapter learning new actions), otherwise rows that need one are skipped."""
+    (an adapter learning new actions), otherwise rows that need one are skipped. A row with a call
+    of more arguments to fill than `max_slots` (a trained model's slot table) is skipped too: that
+    model cannot point at them."""
     steps: list[Step] = []
     used = skipped = 0
     for index, row in enumerate(rows):
         if progress is not None:
             progress(index + 1, len(rows))
         row_steps = _row_steps(row, index, vocab, grow=grow)
+        if row_steps is not None and max_slots is not None:
+            row_steps = None if any(len(s.slots) > max_slots for s in row_steps) else row_steps
         if row_steps is None:
             skipped += 1
             continue

@@ -41,7 +41,19 @@ def sft_structured(
     vocab = Vocab.from_json(stored.vocab.to_json())
     known = len(vocab.templates)
     tell = progress or (lambda stage, done, total: None)
-    prepared = prepare(data.rows, vocab, grow=True, progress=lambda d, t: tell("encoding", d, t))
+    prepared = prepare(
+        data.rows,
+        vocab,
+        grow=True,
+        max_slots=stored.model.config.max_slots,
+        progress=lambda d, t: tell("encoding", d, t),
+    )
+    if not prepared.steps:
+        raise ValueError(
+            f"none of the {len(data.rows)} rows of {dataset} can be learnt by this base model: each needs"
+            " a value no tool returned, or more arguments than its slot table holds"
+            f" ({stored.model.config.max_slots})"
+        )
     seed_everything(loop.seed)  # the adapter's (or model's) initial weights
     model = attach(stored.model, settings)
     n_templates = len(vocab.templates)
