@@ -15,8 +15,8 @@ from training.loop import LoopConfig
 from training.lora import LoraSettings, attach, load_adapter, read_lineage
 from training.structured.batch import collate
 from training.structured.examples import prepare
-from training.structured.sft import sft_structured
 from training.structured.model import StructuredPolicyModel
+from training.structured.sft import sft_structured
 from training.structured.store import load_model, save_model
 
 
