@@ -326,13 +326,41 @@ def improvement_stage(
 ) -> ImprovementSummary:
     """Run the stage (see the module docstring) on what stage 8 published under `promoted_root`;
     `corrupt` trains a deliberately bad adapter that is forced through the gate, to show the canary
-    rolling it back. `config` sizes the stage (the demo's by default)."""
+    rolling it back. `config` sizes the stage (the demo's by default). Torch runs on `TORCH_THREADS`
+    intra-op threads meanwhile; the process's count is restored after."""
     import torch
 
+    before = torch.get_num_threads()
+    torch.set_num_threads(TORCH_THREADS)
+    try:
+        return _run_stage(
+            console,
+            temporal_address=temporal_address,
+            workdir=workdir,
+            state=state,
+            promoted_root=promoted_root,
+            production=production,
+            corrupt=corrupt,
+            config=config,
+        )
+    finally:
+        torch.set_num_threads(before)
+
+
+def _run_stage(
+    console: Console,
+    *,
+    temporal_address: str,
+    workdir: Path,
+    state: Path,
+    promoted_root: Path,
+    production: Production,
+    corrupt: bool,
+    config: StageConfig,
+) -> ImprovementSummary:
     from training.policies import load_policy
     from training.serve.app import create_app
 
-    torch.set_num_threads(TORCH_THREADS)
     started = time.monotonic()
     workdir.mkdir(parents=True, exist_ok=True)
     cycle_id = f"cycle-{'bad' if corrupt else 'good'}-{uuid.uuid4().hex[:6]}"

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import torch
 from rich.console import Console
 
 from adapters.serving import serve_in_thread
@@ -95,7 +96,8 @@ def _production(stack: StackHandle, root: Path, stem: str) -> Production:
 
 def _stage(stack: StackHandle, stem: str, state: Path, root: Path, config: StageConfig) -> ImprovementSummary:
     TaskSetRegistry(root / "promotion").publish(PROMOTED_SET, _promoted())
-    return improvement_stage(
+    threads = torch.get_num_threads()
+    summary = improvement_stage(
         Console(),
         temporal_address=stack.temporal_address,
         workdir=root / "improvement",
@@ -104,6 +106,8 @@ def _stage(stack: StackHandle, stem: str, state: Path, root: Path, config: Stage
         production=_production(stack, root, stem),
         config=config,
     )
+    assert torch.get_num_threads() == threads  # the stage leaves the process's torch as it found it
+    return summary
 
 
 def _served_rates(champion: Path, record: AdapterRecord, tasks: list[Task]) -> tuple[float, float]:

@@ -25,6 +25,8 @@ SETTINGS = LoraSettings(r=4, alpha=8, dropout=0.1)
 SCRIPT = """
 import sys
 from pathlib import Path
+import torch
+torch.set_num_threads(int(sys.argv[4]))  # the parent's count: another count adds in another order
 from training.loop import LoopConfig
 from training.lora import LoraSettings
 from training.structured.sft import sft_structured
@@ -67,7 +69,15 @@ def test_one_seed_one_adapter_here_and_in_another_process(
     assert _identical(_weights(tmp_path / "first"), _weights(tmp_path / "second"))
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
     done = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(tiny_structured), str(dataset), str(tmp_path / "elsewhere")],
+        [
+            sys.executable,
+            "-c",
+            SCRIPT,
+            str(tiny_structured),
+            str(dataset),
+            str(tmp_path / "elsewhere"),
+            str(torch.get_num_threads()),
+        ],
         env=env,
         cwd=os.getcwd(),
         capture_output=True,
