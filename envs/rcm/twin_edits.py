@@ -1,4 +1,5 @@
-"""Twin edits of corrected claims, the right payer, dated rules, telehealth and work queues.
+"""Twin edits of corrected claims, the right payer, dated rules, telehealth, work queues and the edge
+families whose evidence decides (the patient's share and a duplicate's original: `envs.rcm.share_edits`).
 
 Each edit takes a generated case and returns its twin (the world with one piece of evidence
 changed and the handling that evidence calls for), or None when the case cannot take it. What
@@ -15,64 +16,30 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from adapters.rcm import World
-from adapters.rcm.era import build_remittance
-from adapters.rcm.models import Coverage
 from envs.rcm import intents as want
 from envs.rcm.casekit import Case, QueueItem
-from envs.rcm.deciding import WRITE_OFF, contract_read, coverage_ended, no_auth_path, read_doc, rules_read
+from envs.rcm.deciding import contract_read, coverage_ended, no_auth_path, read_doc, rules_read
+from envs.rcm.share_edits import (
+    original_coding_not_recorded,
+    original_paid,
+    secondary_active,
+    secondary_ended,
+)
 from envs.rcm.twin_documents import chart_without_coding
 from envs.rcm.vocab import COMMERCIAL
 from envs.rcm.vocab import member_id as make_member_id
+from envs.rcm.world_edits import (
+    carcs_of,
+    edited_rules,
+    is_active,
+    necessity_intent,
+    notice_date,
+    retagged,
+    with_coverage,
+)
 
 Edit = Callable[[Case, random.Random, tuple[int, ...]], Case | None]
 """(case, the twin's random source, the recipe's typical rule values) → the twin, or None."""
-
-
-# -- small world edits ----------------------------------------------------------------------------
-def _rules(world: World, payer_id: str, **update: object) -> World | None:
-    payer = world.payers[payer_id]
-    if payer.rule_changes:
-        return None  # a twin edits only undated rules
-    edited = payer.model_copy(update={"rules": payer.rules.model_copy(update=update)})
-    return world.model_copy(update={"payers": {**world.payers, payer_id: edited}})
-
-
-def _with_coverage(world: World, coverage: Coverage) -> World:
-    return world.model_copy(update={"coverages": {**world.coverages, coverage.coverage_id: coverage}})
-
-
-def _active(coverage: Coverage, day: date) -> bool:
-    return coverage.start_date <= day and (coverage.end_date is None or coverage.end_date >= day)
-
-
-def _carcs(world: World, claim_id: str) -> set[str]:
-    remit = world.latest_remittance(claim_id)
-    return {a.reason_code for line in (remit.lines if remit else ()) for a in line.adjustments}
-
-
-def _notice(world: World, claim_id: str) -> date:
-    remit = world.latest_remittance(claim_id)
-    assert remit is not None
-    return remit.production_date
-
-
-def _retagged(tags: tuple[str, ...], prefix: str, value: str) -> tuple[str, ...]:
-    return tuple(f"{prefix}{value}" if t.startswith(prefix) else t for t in tags)
-
-
-def _necessity(world: World, claim_id: str, *, open_window: bool, why: str) -> want.Intent:
-    """CO-50 with records and a signed letter: the appeal while the window is open, else the
-    write-off; the payer's rules decide either way."""
-    claim = world.claims[claim_id]
-    window = rules_read(claim.payer_id, why, claim_id, "submit_appeal", *WRITE_OFF)
-    if not open_window:
-        limit = world.practice.write_off_approval_limit
-        intent = want.write_off(claim_id, "not_medically_necessary", claim.total_charge, limit)
-        return intent.citing(window)
-    docs = sorted(d.document_id for d in world.documents.values() if d.claim_id == claim_id)
-    records = [d for d in docs if world.documents[d].kind == "medical_record"]
-    letters = [d for d in docs if world.documents[d].kind == "letter_of_medical_necessity"]
-    return want.appeal(claim_id, "medical_necessity", records + letters).citing(window)
 
 
 # -- corrected claims: CO-16, CO-4, CO-31 --------------------------------------------------------
@@ -107,7 +74,7 @@ def member_id_reissued(case: Case, rng: random.Random, typical: tuple[int, ...])
     new = make_member_id(rng, world.payers[claim.payer_id])
     if new in (coverages[0].member_id, claim.member_id):
         return None
-    world = _with_coverage(world, coverages[0].model_copy(update={"member_id": new}))
+    world = with_coverage(world, coverages[0].model_copy(update={"member_id": new}))
     intent = want.replacement(
         claim.claim_id, "the member id eligibility returns", **{"corrections.member_id": new}
     )
@@ -118,7 +85,7 @@ def telehealth_rule_absent(case: Case, rng: random.Random, typical: tuple[int, .
     """The payer never made modifier 95 a rule and the chart's coding matches the claim: nothing on
     file says which modifier is wrong, so a coder decides."""
     claim = case.world.claims[case.claim_id]
-    world = _rules(case.world, claim.payer_id, telehealth_requires_modifier_95=False)
+    world = edited_rules(case.world, claim.payer_id, telehealth_requires_modifier_95=False)
     if world is None:
         return None
     absent = rules_read(
@@ -141,7 +108,7 @@ def covered_by_another(case: Case, rng: random.Random, typical: tuple[int, ...])
         for c in world.coverages.values()
         if c.patient_id == claim.patient_id
         and c.payer_id != claim.payer_id
-        and _active(c, claim.first_service_date)
+        and is_active(c, claim.first_service_date)
     ]
     if len(others) != 1:
         return None
@@ -160,8 +127,8 @@ def covered_by_another(case: Case, rng: random.Random, typical: tuple[int, ...])
         }
     )
     intent = want.bill_other(claim.claim_id, new, old.cob_order)
-    tags = _retagged(case.tags, "primary:", new)
-    return replace(case, world=_with_coverage(world, moved), intent=intent, tags=tags)
+    tags = retagged(case.tags, "primary:", new)
+    return replace(case, world=with_coverage(world, moved), intent=intent, tags=tags)
 
 
 # -- dated rule changes ---------------------------------------------------------------------------
@@ -234,7 +201,7 @@ def dated_other_side(case: Case, rng: random.Random, typical: tuple[int, ...]) -
     else:
         state = "open" if keeps else "closed"
         why = f"the appeal window in effect for this date of service is {state}"
-        intent = _necessity(edited, claim.claim_id, open_window=keeps, why=why)
+        intent = necessity_intent(edited, claim.claim_id, open_window=keeps, why=why)
     side = "dated:before" if keeps else "dated:after"
     tags = tuple(side if t in ("dated:before", "dated:after") else t for t in case.tags)
     return replace(case, world=edited, intent=intent, tags=tags)
@@ -262,7 +229,7 @@ def midqueue_window_kept(case: Case, rng: random.Random, typical: tuple[int, ...
         i
         for i in case.queue
         if world.claims[i.claim_id].payer_id == payer_id
-        and "50" in _carcs(world, i.claim_id)
+        and "50" in carcs_of(world, i.claim_id)
         and world.claims[i.claim_id].first_service_date >= change.effective_date
     ]
     if len(cut) != 1:
@@ -276,10 +243,12 @@ def midqueue_window_kept(case: Case, rng: random.Random, typical: tuple[int, ...
     deadline = (
         edited.payers[payer_id]
         .rules_on(claim.first_service_date)
-        .appeal_deadline(_notice(edited, claim.claim_id))
+        .appeal_deadline(notice_date(edited, claim.claim_id))
     )
     why = "the appeal window in effect for this date of service is open"
-    kept = QueueItem(claim.claim_id, _necessity(edited, claim.claim_id, open_window=True, why=why), deadline)
+    kept = QueueItem(
+        claim.claim_id, necessity_intent(edited, claim.claim_id, open_window=True, why=why), deadline
+    )
     return _queue_twin(case, edited, item, kept)
 
 
@@ -289,8 +258,8 @@ def queue_appeal_closed(case: Case, rng: random.Random, typical: tuple[int, ...]
     appeal window, measured from the notice's presumed receipt, has closed: it is written off and
     has no deadline, so the order the others are worked in changes too."""
     world = case.world
-    fifty = [i for i in case.queue if "50" in _carcs(world, i.claim_id) and i.intent.resolution == "appeal"]
-    payers = [world.claims[i.claim_id].payer_id for i in case.queue if "50" in _carcs(world, i.claim_id)]
+    fifty = [i for i in case.queue if "50" in carcs_of(world, i.claim_id) and i.intent.resolution == "appeal"]
+    payers = [world.claims[i.claim_id].payer_id for i in case.queue if "50" in carcs_of(world, i.claim_id)]
     alone = [i for i in fifty if payers.count(world.claims[i.claim_id].payer_id) == 1]
     alone = [i for i in alone if world.claims[i.claim_id].payer_id != "MCR"]  # Medicare's 120 days is law
     if not alone:
@@ -298,14 +267,16 @@ def queue_appeal_closed(case: Case, rng: random.Random, typical: tuple[int, ...]
     item = rng.choice(alone)
     payer_id = world.claims[item.claim_id].payer_id
     rules = world.payers[payer_id].rules
-    since = (world.today - _notice(world, item.claim_id)).days - rules.notice_receipt_days
+    since = (world.today - notice_date(world, item.claim_id)).days - rules.notice_receipt_days
     under = [v for v in typical if v < since]
-    edited = _rules(world, payer_id, appeal_window_days=max(under)) if under else None
+    edited = edited_rules(world, payer_id, appeal_window_days=max(under)) if under else None
     if edited is None:
         return None
     closed = QueueItem(
         item.claim_id,
-        _necessity(edited, item.claim_id, open_window=False, why="the payer's appeal window has closed"),
+        necessity_intent(
+            edited, item.claim_id, open_window=False, why="the payer's appeal window has closed"
+        ),
         None,
     )
     return _queue_twin(case, edited, item, closed)
@@ -318,7 +289,7 @@ def _queue_twin(case: Case, world: World, old: QueueItem, new: QueueItem) -> Cas
     due = [i for i in items if i.deadline is not None]
     if due and min(due, key=lambda i: i.deadline or date.max) is items[0]:
         return None
-    tags = _retagged(case.tags, "queue:due:", str(len(due)))
+    tags = retagged(case.tags, "queue:due:", str(len(due)))
     return replace(case, world=world, queue=items, tags=tags)
 
 
@@ -333,7 +304,7 @@ def coverage_really_ended(case: Case, rng: random.Random, typical: tuple[int, ..
     if len(mine) != 1 or mine[0].payer_id != claim.payer_id or mine[0].start_date >= dos - timedelta(days=60):
         return None
     ended = dos - timedelta(days=rng.randrange(5, 60))
-    world = _with_coverage(world, mine[0].model_copy(update={"end_date": ended}))
+    world = with_coverage(world, mine[0].model_copy(update={"end_date": ended}))
     ended_on = coverage_ended(claim.claim_id, ended, none_other=True)
     intent = want.transfer(claim.claim_id, "coverage_terminated").citing(ended_on)
     return replace(case, world=world, intent=intent)
@@ -345,12 +316,12 @@ def appeal_window_open(case: Case, rng: random.Random, typical: tuple[int, ...])
     world = case.world
     claim = world.claims[case.claim_id]
     rules = world.payers[claim.payer_id].rules
-    since = (world.today - _notice(world, claim.claim_id)).days - rules.notice_receipt_days
+    since = (world.today - notice_date(world, claim.claim_id)).days - rules.notice_receipt_days
     over = [v for v in typical if v > since + 1]
-    edited = _rules(world, claim.payer_id, appeal_window_days=min(over)) if over else None
+    edited = edited_rules(world, claim.payer_id, appeal_window_days=min(over)) if over else None
     if edited is None or claim.payer_id == "MCR":
         return None
-    intent = _necessity(
+    intent = necessity_intent(
         edited, claim.claim_id, open_window=True, why="the payer's appeal window is still open"
     )
     return replace(case, world=edited, intent=intent)
@@ -370,7 +341,7 @@ def rate_met(case: Case, rng: random.Random, typical: tuple[int, ...]) -> Case |
     if code not in payer.rules.fee_schedule:
         return None
     schedule = {**payer.rules.fee_schedule, code: round(claim.total_charge - co45, 2)}
-    edited = _rules(world, claim.payer_id, fee_schedule=schedule)
+    edited = edited_rules(world, claim.payer_id, fee_schedule=schedule)
     if edited is None:
         return None
     limit = world.practice.write_off_approval_limit
@@ -405,151 +376,6 @@ def auth_of_this_payer(case: Case, rng: random.Random, typical: tuple[int, ...])
         **{"corrections.prior_auth_number": auth.auth_number},
     )
     return replace(case, world=world, intent=intent)
-
-
-# -- what the patient's share and a duplicate's original call for ---------------------------------
-SHARES = {"1": "deductible", "2": "coinsurance", "3": "copay"}
-"""PR CARC → the patient share's reason."""
-
-
-def _patient_shares(world: World, claim_id: str) -> tuple[float, dict[str, float]]:
-    """(the CO-45 total, PR CARC → amount) of the claim's latest remittance."""
-    remit = world.latest_remittance(claim_id)
-    adjustments = [a for line in (remit.lines if remit else ()) for a in line.adjustments]
-    shares: dict[str, float] = {}
-    for a in adjustments:
-        if a.group_code == "PR" and a.reason_code in SHARES:
-            shares[a.reason_code] = round(shares.get(a.reason_code, 0.0) + a.amount, 2)
-    contractual = sum(a.amount for a in adjustments if (a.group_code, a.reason_code) == ("CO", "45"))
-    return round(contractual, 2), shares
-
-
-def secondary_active(case: Case, rng: random.Random, typical: tuple[int, ...]) -> Case | None:
-    """The patient has an active secondary (a spouse's commercial plan) on the date of service: the
-    coinsurance goes to it on a claim carrying the primary's adjudication, not to the patient; the
-    contractual part is written off either way."""
-    world = case.world
-    claim = world.claims[case.claim_id]
-    contractual, shares = _patient_shares(world, claim.claim_id)
-    mine = [c for c in world.coverages.values() if c.patient_id == claim.patient_id]
-    if contractual < 0.01 or not shares or len(mine) != 1:
-        return None
-    payer_id = rng.choice([p for p in COMMERCIAL if p != claim.payer_id])
-    payer, patient = world.payers[payer_id], world.patients[claim.patient_id]
-    coverage_id = next(
-        c for c in (f"COV-{rng.randrange(10000, 100000)}" for _ in range(100)) if c not in world.coverages
-    )
-    added = mine[0].model_copy(
-        update={
-            "coverage_id": coverage_id,
-            "payer_id": payer_id,
-            "member_id": make_member_id(rng, payer),
-            "group_number": f"GRP-{payer_id}-{rng.randrange(100, 999)}",
-            "plan_name": f"{payer.name} {rng.choice(('Gold', 'Silver', 'Standard', 'Plus'))}",
-            "subscriber_first_name": patient.first_name,
-            "start_date": claim.first_service_date - timedelta(days=rng.randrange(200, 1500)),
-            "end_date": None,
-            "cob_order": "secondary",
-        }
-    )
-    limit = world.practice.write_off_approval_limit
-    intent = want.write_off(claim.claim_id, "contractual", contractual, limit).citing(
-        contract_read(claim.payer_id, claim.claim_id)
-    ) + want.bill_secondary(claim.claim_id, claim.payer_id, payer_id)
-    return replace(case, world=_with_coverage(world, added), intent=intent)
-
-
-def secondary_ended(case: Case, rng: random.Random, typical: tuple[int, ...]) -> Case | None:
-    """The spouse's secondary plan ended before the date of service: the patient's share is the
-    patient's, and the contractual part is written off."""
-    world = case.world
-    claim = world.claims[case.claim_id]
-    dos = claim.first_service_date
-    contractual, shares = _patient_shares(world, claim.claim_id)
-    second = [
-        c
-        for c in world.coverages.values()
-        if c.patient_id == claim.patient_id and c.cob_order == "secondary" and _active(c, dos)
-    ]
-    if len(second) != 1 or contractual < 0.01 or not shares:
-        return None
-    ended = dos - timedelta(days=rng.randrange(5, 90))
-    if ended <= second[0].start_date:
-        return None
-    world = _with_coverage(world, second[0].model_copy(update={"end_date": ended}))
-    limit = world.practice.write_off_approval_limit
-    intent = want.write_off(claim.claim_id, "contractual", contractual, limit).citing(
-        contract_read(claim.payer_id, claim.claim_id)
-    )
-    for carc in shares:
-        intent = want.transfer(claim.claim_id, SHARES[carc]) + intent
-    return replace(case, world=world, intent=intent)
-
-
-def original_coding_not_recorded(case: Case, rng: random.Random, typical: tuple[int, ...]) -> Case | None:
-    """The duplicate's denied original (CO-16 N290) has a chart that records no coding and names no
-    provider: the original's fix is a coder's, so it is escalated to coding."""
-    world = case.world
-    claim = world.claims[case.claim_id]
-    originals = [
-        c.claim_id
-        for c in world.claims.values()
-        if c.claim_id != claim.claim_id
-        and c.patient_id == claim.patient_id
-        and "16" in _carcs(world, c.claim_id)
-    ]
-    if len(originals) != 1:
-        return None
-    made = chart_without_coding(world, originals[0])
-    if made is None:
-        return None
-    world, chart_id = made
-    empty = read_doc(
-        chart_id,
-        "the original's chart records no coding or provider to correct from",
-        originals[0],
-        "escalate_to_human",
-    )
-    find = want.Intent(
-        "find", (want.need("find_original_claim", "find the original", claim_id=claim.claim_id),)
-    )
-    return replace(case, world=world, intent=find + want.escalation(originals[0], "coding").citing(empty))
-
-
-def original_paid(case: Case, rng: random.Random, typical: tuple[int, ...]) -> Case | None:
-    """The duplicate's original was paid (an 835 with its contractual adjustment) before the
-    duplicate was denied: the duplicate is closed as one of a paid original."""
-    world = case.world
-    claim = world.claims[case.claim_id]
-    lines = [(ln.procedure_code, ln.service_date) for ln in claim.lines]
-    originals = [
-        c
-        for c in world.claims.values()
-        if c.claim_id != claim.claim_id
-        and c.patient_id == claim.patient_id
-        and c.status in ("accepted", "pending")
-        and [(ln.procedure_code, ln.service_date) for ln in c.lines] == lines
-    ]
-    denied = _notice(world, claim.claim_id)
-    if len(originals) != 1 or originals[0].submitted_date is None or len(claim.lines) != 1:
-        return None
-    original = originals[0]
-    paid_on = min(original.submitted_date + timedelta(days=rng.randrange(2, 5)), denied)
-    contractual = round(original.total_charge * rng.uniform(0.15, 0.45), 2)
-    remit = build_remittance(
-        original,
-        remittance_id=next(
-            r for r in (f"ERA{rng.randrange(10**7, 10**8)}" for _ in range(100)) if r not in world.remittances
-        ),
-        produced=paid_on,
-        filing_indicator=world.payers[original.payer_id].claim_filing_indicator,
-        adjustments={1: [("CO", "45", contractual)]},
-    )
-    claims = {**world.claims, original.claim_id: original.model_copy(update={"status": "partially_paid"})}
-    world = world.model_copy(
-        update={"claims": claims, "remittances": {**world.remittances, remit.remittance_id: remit}}
-    )
-    return replace(case, world=world, intent=want.close_duplicate(claim.claim_id))
 
 
 EDITS: dict[str, Edit] = {

@@ -30,7 +30,9 @@ import json
 import secrets
 import time
 import uuid
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 
@@ -313,6 +315,20 @@ async def _cycle(
             return await outcome, served
 
 
+@contextmanager
+def _torch_threads(count: int) -> Iterator[None]:
+    """Torch on `count` intra-op threads meanwhile; the process's count is restored after."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+@_torch_threads(TORCH_THREADS)
 def improvement_stage(
     console: Console,
     *,
@@ -327,37 +343,7 @@ def improvement_stage(
     """Run the stage (see the module docstring) on what stage 8 published under `promoted_root`;
     `corrupt` trains a deliberately bad adapter that is forced through the gate, to show the canary
     rolling it back. `config` sizes the stage (the demo's by default). Torch runs on `TORCH_THREADS`
-    intra-op threads meanwhile; the process's count is restored after."""
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(TORCH_THREADS)
-    try:
-        return _run_stage(
-            console,
-            temporal_address=temporal_address,
-            workdir=workdir,
-            state=state,
-            promoted_root=promoted_root,
-            production=production,
-            corrupt=corrupt,
-            config=config,
-        )
-    finally:
-        torch.set_num_threads(before)
-
-
-def _run_stage(
-    console: Console,
-    *,
-    temporal_address: str,
-    workdir: Path,
-    state: Path,
-    promoted_root: Path,
-    production: Production,
-    corrupt: bool,
-    config: StageConfig,
-) -> ImprovementSummary:
+    intra-op threads meanwhile (`_torch_threads`)."""
     from training.policies import load_policy
     from training.serve.app import create_app
 

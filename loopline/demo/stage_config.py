@@ -12,15 +12,14 @@ PROMOTED_SET = "rcm-promoted"
 """What stage 8 publishes (under the promotion stage's task-set registry)."""
 CHAMPION = BootstrapSpec()
 """The demo's champion is the reference policy itself: `loopline train bootstrap` with its defaults
-(generator seeds 1-6 of `rcm-base`, 96 wide, three layers, 10 epochs; 95.9% of the gate's 340-task
-base suite). Trained once on one torch thread (`TORCH_THREADS`), about 8 minutes on an idle 2-core
-machine, and cached under the state folder. Smaller champions (two seeds, 64 wide, two layers) held
-the evidence families (CO-29, CO-197, CO-50) at 55-75%, so any adapter flipped their borderline
-cases and the gate rightly stopped the cycle on base."""
+(generator seeds 1-6 of `rcm-base`, 96 wide, three layers, 10 epochs), trained once on one torch
+thread (`TORCH_THREADS`) and cached under the state folder. A smaller champion holds the families
+decided by evidence less firmly, and any adapter flips more of its borderline cases (its measured
+figures and the time it takes: docs/release.md)."""
 TORCH_THREADS = 1
-"""The stage's torch intra-op threads: the structured policy's small matrices run about 25 times
-faster on one thread than on two contended ones (the serving, scoring and training threads of this
-one process share two cores), and a fixed count keeps its training bit-reproducible."""
+"""The stage's torch intra-op threads: the structured policy's small matrices run much faster on
+one thread than on contended ones (the serving, scoring and training threads of this one process
+share the cores), and a fixed count keeps its training bit-reproducible."""
 BASE_NAME = "demo-champion"
 TRAIN_SEED, EVAL_SEED, DAY_SEED = 1, 2, 3
 """Instance seeds: what the adapter learns, what the gate judges, what the second day serves."""
@@ -29,26 +28,25 @@ TRAIN_PER_CASE, EVAL_PER_CASE, DAY_PER_CASE = 8, 40, 8
 interval is narrow enough for the default +40 rule to mean something."""
 BASE_EVAL = (0, 40)
 """(generator seed, tasks per CARC) of the gate's base suite: 680 tasks the champion never saw, 40
-per family. Any adapter changes some of a champion's borderline decisions both ways (about 6% of
-base cases here); the -2 rule is judged at the bound of the paired interval, whose half-width is
-about 1.96 * sqrt(discordant share / tasks): 2.5 points over 340 tasks for that share, 1.8 over 680.
-So over 340 tasks even an adapter that loses nothing on average fails the rule, and 680 is about the
-smallest suite on which the -2 bound can tell a loss from churn. With 40 a family, the per-family
-rule (no family down more than 10 points) lets a family lose four cases but not five. Evaluating it
-costs about 20 s per policy on two cores."""
+per family. Any adapter changes some of a champion's borderline decisions both ways; the -2 rule
+is judged at the bound of the paired interval, whose half-width is about
+1.96 * sqrt(discordant share / tasks), so the suite must be large enough for that half-width to sit
+well inside 2 points at the churn an adapter causes, or the rule cannot tell a loss from churn
+(the measured churn and both suite sizes: docs/release.md). With 40 a family, the per-family rule
+(no family down more than 10 points) lets a family lose four cases but not five."""
 DAY_BASE = (11, 2)
 """(generator seed, tasks per CARC) of the second day's base mix (a seed neither the champion, the
 rehearsal nor the gate reads)."""
 REPLAY_RATIO = 0.9
 """Share of replay rows (the champion's own training seeds and the rehearsal): nine base rows for
 each promoted-case row, so that the adapter moves as few of the champion's base decisions as it can
-(measured on one promoted set: 0.8 and no rehearsal 15 pass->fail / 5 fail->pass over 340 base
-tasks; 0.9 with the rehearsal 9 / 8)."""
+(what other shares did: docs/release.md)."""
 REHEARSAL_SEEDS = (7, 8, 9, 10)
 """Generator seeds of `rcm-base` whose cases of the promoted cases' own families (`source_families`)
 join the replay buffer: the adapter sees each exception beside its family's ordinary cases."""
 EPOCHS = 8
-"""Training passes over the cycle's dataset (4 left one of seven promoted cases unlearned)."""
+"""Training passes over the cycle's dataset: enough for the adapter to learn every expressible
+promoted case from its 8 instances beside nine times as many replay rows."""
 MIN_GAIN_POINTS = 40.0
 """What the stage claims: the adapter passes at least 40 points more of the day's promoted cases."""
 
