@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -68,7 +69,9 @@ def _record(stack: StackHandle, work: Path) -> tuple[Path, Path, Path]:
     # the checkpoint topic: the bridge's capture is told it, the worker finds it beside the events topic
     db, checkpoints = work / "archive.db", work / "checkpoints"
     url = f"sqlite:///{db}"
-    SqlEventArchive(url).create_schema()
+    schema = SqlEventArchive(url)
+    schema.create_schema()
+    schema.engine.dispose()  # no connection of this process stays open on the file the worker writes
     worker = _worker(stack, url, topic, keys, work)
     capture = CaptureService.open(
         CaptureConfig(
@@ -128,6 +131,16 @@ def _audit(
     argv = ["audit", "verify", "--db-url", f"sqlite:///{db}", "--checkpoints", str(checkpoints), *more]
     result = CliRunner(env=_env(origin or db, keys)).invoke(app, argv)
     return result.exit_code, " ".join(result.output.split())
+
+
+def _copy_db(source: Path, target: Path) -> None:
+    """`source` copied to `target` through SQLite's backup API: consistent with what a WAL file still
+    holds, and with no file handle of this process on `source` outside SQLite (closing one drops the
+    process's locks on it, so a plain file copy can lose a concurrent writer's commit)."""
+    with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    src.close()
+    dst.close()
 
 
 def _streams(engine: sa.Engine) -> list[str]:
@@ -266,7 +279,7 @@ def test_the_default_audit_names_each_tampering(
 ) -> None:
     db, keys, checkpoints = recorded
     copy = tmp_path / "archive.db"
-    shutil.copy(db, copy)
+    _copy_db(db, copy)
     shutil.copytree(keys, tmp_path / "keys-copy")
     tamper, named, more = CASES[case]
     engine = sa.create_engine(f"sqlite:///{copy}")
@@ -311,7 +324,7 @@ def test_with_the_checkpoint_files_gone_the_plain_audit_still_names_a_deleted_ta
 ) -> None:
     db, keys, _checkpoints = recorded
     copy = tmp_path / "archive.db"
-    shutil.copy(db, copy)
+    _copy_db(db, copy)
     engine = sa.create_engine(f"sqlite:///{copy}")
     try:
         with engine.begin() as conn:
@@ -343,7 +356,7 @@ def test_an_event_appended_through_the_topic_and_deleted_within_the_lag_is_named
     work = tmp_path_factory.mktemp("appended")
     db, keys, checkpoints = _record(stack, work)
     before = work / "before.db"
-    shutil.copy(db, before)
+    _copy_db(db, before)
     url = f"sqlite:///{db}"
     engine = sa.create_engine(url)
     try:
@@ -367,7 +380,7 @@ def test_an_event_appended_through_the_topic_and_deleted_within_the_lag_is_named
     finally:
         worker.stop()
         archive.engine.dispose()
-    shutil.copy(before, db)  # deleted again, and every projection as it was
+    _copy_db(before, db)  # deleted again, and every projection as it was
     code, out = _audit(db, keys, checkpoints, "--skip", "event-topic")
     assert code == 0, out  # what the checkpoints alone can say: nothing is missing
     code, out = _audit(db, keys, checkpoints)
