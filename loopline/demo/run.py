@@ -79,6 +79,8 @@ if TYPE_CHECKING:
 
 AGENT = {"Authorization": "Bearer dev-agent-token"}
 INTEGRATION = {"Authorization": "Bearer dev-integration-token"}
+CARD_WORKERS = min(2, os.cpu_count() or 1)
+"""Processes for the card's mutants, exploits and blind desks (each task's work is independent)."""
 """The billing system's token: only the integration role may report outcomes."""
 
 
@@ -400,7 +402,7 @@ def _verifier_card(
         card = build_card(
             domain=parts.name,
             **parts.scenario.card_sizes,
-            workers=1,
+            workers=CARD_WORKERS,
             db_url=db_url,
             progress=lambda step: status.update(f"verifier card: {step}"),
         )

@@ -48,7 +48,7 @@ def _reviewed_archive(tmp_path: Path) -> str:
 
 
 def test_the_card_reports_every_part_for_both_verifiers_and_exits_by_its_bars(tmp_path: Path) -> None:
-    sizes = ["--per-carc", "1", "--per-kind", "1", "--queues", "2", "--workers", "1"]
+    sizes = ["--per-carc", "1", "--per-kind", "1", "--queues", "2", "--workers", "2"]
     url = _reviewed_archive(tmp_path)
     result = CliRunner().invoke(app, ["verifiers", "report", "--json", *sizes, "--db-url", url])
     card = json.loads(result.stdout[result.stdout.index("{") :])
