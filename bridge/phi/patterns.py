@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 
 from bridge.phi.names import find_name_spans
+from bridge.phi.places import extend_addresses, find_place_spans
+from bridge.phi.scripts import find_script_spans
+from bridge.phi.spoken import find_spoken_spans
 
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|Jun(?:e)?|Jul(?:y)?|Aug(?:ust)?|"
@@ -21,7 +24,8 @@ _MONTH = (
 _MBI_ALPHA = "[AC-HJKMNP-RT-Y]"
 _STREET = (
     r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
-    r"Terrace|Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl)"
+    r"Terrace|Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Parade|Row|Close|Crescent|Mews|"
+    r"Grove|Gardens|Esplanade|Quay|Alley|Loop|Pike|Heights)"
 )
 _STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|IA|ID|IL|IN|KS|KY|LA|MA|MD|ME|MI|MN|MO|MS|MT|NC|ND|NE|NH|"
@@ -36,7 +40,7 @@ _NAME_WORD = rf"(?:[{_UPPER}]['\u2019])?[{_UPPER}][{_LOWER}]*[{_UPPER}]?[{_LOWER
 """A capitalised name word: `Khan`, `Nguyễn`, `O'Brien`, `D'Angelo`, `McDonald`, `Mensah-Bonsu`, `Li`."""
 _PARTICLE = (
     r"(?i:van|von|der|den|de|la|le|del|della|da|das|dos|du|di|st|y|al|el|bin|bint|ibn|abu|ben|ter|ten|zu|"
-    r"o|\u00f3|n[i\u00ed]|nic|mac|mc|ua)"
+    r"o|\u00f3|n[i\u00ed]|nic|mac|mc|ua|binti|bte|bt)"
 )
 """The short words between a name's words (`van der`, `bin`, the Irish `Ó` and `Ní`), in any case."""
 _SUFFIX = r"(?:\s+(?:Jr|Sr|II|III|IV|V)\b\.?)?"
@@ -157,7 +161,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "address",
         re.compile(
             rf"\b\d{{1,6}}\s+(?:[A-Z0-9][A-Za-z0-9'.-]*\s+){{1,4}}(?i:{_STREET})\b\.?"
-            r"(?:\s+(?:N|S|E|W|NE|NW|SE|SW)\b)?"
+            r"(?:\s+(?:N|S|E|W|NE|NW|SE|SW|North|South|East|West)\b)?"
             r"(?:,?\s+(?i:Apt|Apartment|Suite|Ste|Unit)\.?\s*[A-Za-z0-9-]+|\s*#\s*[A-Za-z0-9-]+)?"
             r"(?:,?\s+(?:[A-Z][a-z]+|[A-Z]{3,})(?:\s(?:[A-Z][a-z]+|[A-Z]{3,})){0,2},?\s+"
             rf"(?:(?:{_STATES})\s+)?\d{{5}}(?:-?\d{{4}})?\b)?"
@@ -235,7 +239,10 @@ def find_spans(text: str) -> list[tuple[int, int, str]]:
             start, end = match.span(group)
             if end > start:
                 spans.append((start, end, kind))
-    spans += find_name_spans(text)
+    spans += (
+        find_name_spans(text) + find_place_spans(text) + find_spoken_spans(text) + find_script_spans(text)
+    )
+    spans += extend_addresses(text, spans)
     return spans + _named_again(text, spans)
 
 
