@@ -75,7 +75,8 @@ Notice`, `Member Services`)."""
 _ID_LABEL = (
     r"(?:member|subscriber|beneficiary|policy|insurance|health\s+plan|medicare|medicaid|"
     r"medical\s+record|MRN|account|acct|patient|chart|license|licence|certificate|device|serial|"
-    r"vehicle|VIN|plate|DL|driver'?s\s+licen[cs]e|passport|IBAN|national\s+id|ID\s+card)"
+    r"vehicle|VIN|plate|DL|driver'?s\s+licen[cs]e|passport|IBAN|national\s+id|ID\s+card|tribal\s+id|"
+    r"case|docket|health\s+card|personnummer|(?<!payer\s)(?<!claim\s)(?<!group\s)(?<!plan\s)(?<!tax\s)(?-i:id)|(?-i:RFC|CURP|CPF|DNI|NIE|NIF|NIN|NINO|NHS|SIN|BSN|PESEL|TFN))"
 )
 _CAPS_NAME = r"[A-Z]{2,}(?:['-][A-Z]{2,})*,\s*[A-Z]{2,}(?:-[A-Z]{2,})?(?:\s+[A-Z]\b)?"
 """A name as systems of record print it: `KHAN, AISHA M`."""
@@ -92,6 +93,11 @@ _NOT_A_NAME = (
 """A role, a label or a plain word is not the name before a label (`Guarantor phone`, `Medicare MBI`)."""
 """What follows a person's name and nothing else: an identifier's label, an officer's title, a
 relative (`Faith Brown's husband`)."""
+_MAIL_HOSTS = (
+    r"(?i:gmail|googlemail|yahoo|ymail|hotmail|outlook|live|msn|aol|icloud|me|mac|protonmail|proton|gmx|"
+    r"yandex|mail|comcast|att|verizon|sbcglobal|bellsouth|cox|charter|earthlink|optonline|zoho|qq|163|naver)"
+)
+"""Mail hosts people name after `at` when they read an address out."""
 _SPANISH_MONTH = (
     r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
 )
@@ -104,6 +110,19 @@ _SPELLED_AGE = (
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
     ("url", re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)),
+    (
+        "email",  # a mailbox written out: `jdoe71 at gmail`, `jdoe [at] example [dot] org`
+        re.compile(
+            rf"(?<![\w.+-])[A-Za-z0-9._%+-]+\s*(?:\s(?i:at)\s+(?={_MAIL_HOSTS}\b)|\((?i:at)\)|\[(?i:at)\])\s*[A-Za-z0-9-]+"
+            r"(?:\s*(?:\.|\s(?i:dot)\s|\((?i:dot)\)|\[(?i:dot)\])\s*[A-Za-z]{2,})*"
+        ),
+    ),
+    (
+        "ip",
+        re.compile(
+            r"(?<![\w:])(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){7})(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])"
+        ),
+    ),
     (
         "url",  # a social profile without its scheme
         re.compile(r"\b(?:facebook|instagram|linkedin|twitter|x|tiktok)\.com/[^\s<>\"',;]+", re.I),
@@ -153,7 +172,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "record_id",  # any id introduced as a member, record, account, licence or device number
         re.compile(
             rf"\b{_ID_LABEL}s?\s*(?:id|ID|number|no\.?|num|#)?\s*[:#=]?\s*"
-            r"(?P<v>(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}(?:\s\d{2,4}\b(?![/.,:-]\d))*)",
+            r"(?P<v>(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}(?:\s\d{2,4}\b(?![/.,:-]\d))*"
+            r"(?:\s+(?:and|or|&)\s+(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{4,}\b(?![/.,:-]\d))*)",
             re.I,
         ),
     ),
@@ -196,13 +216,15 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "name",  # a nickname in quotes between a given name and a surname: `Catherine "Kit" Beaumont`
         re.compile(
-            rf"(?:\b{_NAME_WORD}|\b(?:[A-Z]\.\s*)+)\s*[\"\u201c'(][A-Z][A-Za-z.]{{0,12}}[\"\u201d')]\s+{_NAME}"
+            rf"(?:\b{_NAME_WORD}|\b[A-Z]{{2,}}|\b(?:[A-Z]\.\s*)+)\s*[\"\u201c'(][A-Z][A-Za-z.]{{0,12}}[\"\u201d')]\s+"
+            rf"(?:{_NAME}|[A-Z]{{2,}}(?:['-][A-Z]{{2,}})*)"
         ),
     ),
     (
         "name",  # a whole value written `Surname, Given`
         re.compile(
-            rf"^\s*(?P<v>(?:{_PARTICLE}\s+)*{_NAME_WORD}(?:[\s-]{_NAME_WORD})*,\s+{_NAME_WORD}(?:\s+[A-Z]\.?)?)\s*$"
+            rf"^\s*(?P<v>(?:{_PARTICLE}\s+)*{_NAME_WORD}(?:[\s-]{_NAME_WORD})*,\s+{_NAME_WORD}(?:\s+[A-Z]\.?)?"
+            r"(?:\s+[\"\u201c(][A-Za-z.]{1,12}[\"\u201d)])?)\s*$"
         ),
     ),
     # X12 and HL7 segments: a person's name and id in NM1 (entity type 1), the birth date in DMG,
@@ -214,6 +236,17 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("name", re.compile(r"\bPID\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
     ("date", re.compile(r"\bPID\|(?:[^|\n]*\|){6}(?P<v>[^|\n]+)")),
     ("address", re.compile(r"\bPID\|(?:[^|\n]*\|){10}(?P<v>[^|\n]+)")),
+    ("phone", re.compile(r"\bPID\|(?:[^|\n]*\|){12}(?P<v>[^|\n]+)")),
+    # the next of kin's name, address and phone (NK1), the guarantor's (GT1)
+    ("name", re.compile(r"\bNK1\|[^|\n]*\|(?P<v>[^|\n]+)")),
+    ("address", re.compile(r"\bNK1\|(?:[^|\n]*\|){3}(?P<v>[^|\n]+)")),
+    ("phone", re.compile(r"\bNK1\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
+    ("name", re.compile(r"\bGT1\|(?:[^|\n]*\|){2}(?P<v>[^|\n]+)")),
+    ("address", re.compile(r"\bGT1\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
+    ("phone", re.compile(r"\bGT1\|(?:[^|\n]*\|){5}(?P<v>[^|\n]+)")),
+    # a person's street and city, state and ZIP code after their NM1 (subscriber, patient)
+    ("address", re.compile(r"\bNM1\*(?:IL|QC)\*1\*[^~]*~N3\*(?P<v>[^~]+)")),
+    ("address", re.compile(r"\bNM1\*(?:IL|QC)\*1\*[^~]*~(?:N3\*[^~]*~)?N4\*(?P<v>[^~]+)")),
     (
         "age",
         re.compile(r"\b(?:9\d|1[01]\d)[- ](?:years?|yrs?)[- ]old\b|\b(?:9\d|1[01]\d)\s?(?:y/o|yo)\b", re.I),
@@ -223,6 +256,12 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "age",  # a bare age over 89: `At 92, the patient`, `(DOB 03/01/1930, 96)`
         re.compile(r"(?:\b(?i:at)\s+|\b(?:DOB|dob|born)\b[^,;()\n]{1,24},\s*)(?P<v>9\d|1[01]\d)(?=\s*[,)])"),
+    ),
+    (
+        "age",  # `she is 92 and`, `turned 101 in May`
+        re.compile(
+            r"\b(?:is|was|turns|turned|now)\s+(?P<v>9\d|1[01]\d)(?=\s+(?:and|but|now|so|in|years?|yrs?)\b)"
+        ),
     ),
     ("npi", re.compile(r"\bNPI\W{0,3}(?P<v>[12]\d{9})\b", re.I)),
 )

@@ -65,11 +65,11 @@ PLACES: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 _TAIL = re.compile(
     rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*[\w-]+)?,?\s+"
-    rf"(?:\d{{4,6}}\s+{_TOWN}|{_TOWN},?\s+(?:[A-Z]{{2,3}}\s+)?(?:\d{{4,6}}(?:-\d{{4}})?|{_UK_POSTCODE}|{_CA_POSTCODE}))"
+    rf"(?:\d{{4,6}}\s+{_TOWN}|{_TOWN}(?:,\s+{_TOWN})?,?\s+(?:[A-Z]{{2,3}}\s+)?(?:\d{{4,6}}(?:-\d{{4}})?|{_UK_POSTCODE}|{_CA_POSTCODE}))"
     r"(?![\w-])"
 )
-"""A town and its postal code, either way round, right after a street (a state's or a province's
-code between them)."""
+"""A town and its postal code, either way round, right after a street (a region's name, or a
+state's or a province's code, between them)."""
 _FLAT_BEFORE = re.compile(r"(?:\b(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[\w-]{1,6},?\s+)$")
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bridge.phi.known import KnownPhi
 from bridge.phi.patterns import find_spans
 from bridge.phi.scrub import merge_spans, scrub_text
@@ -117,3 +119,41 @@ def test_bare_ages_over_89_and_ids_written_with_spaces_are_found() -> None:
         assert value in _found(text), (text, _found(text))
     for text in ("paid at 95% of the fee schedule", "member W123456 billed 99213 at 90 days"):
         assert not {"95", "90", "99213"} & _found(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("reach her at jlarsen77 at yahoo dot com after six", "jlarsen77 at yahoo dot com"),
+        ("mailbox t.okafor [at] example [dot] org bounced", "t.okafor [at] example [dot] org"),
+        ("portal login from fe80::1c2a:33ff:fe4b:9d01 twice", "fe80::1c2a:33ff:fe4b:9d01"),
+        ("charts 2290871 and 2290872 are one person", "2290871 and 2290872"),
+        ("court case 24-10077-KLM stays collection", "24-10077-KLM"),
+        ("Tribal ID CN-2281734 on the card", "CN-2281734"),
+        ("CURP GOMR820101HDFRRN09 and RFC GOMR8201014K7", "GOMR820101HDFRRN09"),
+        ("member id QQA 5510 2208 17 per the rep", "QQA 5510 2208 17"),
+        ("my father is 97 and lives alone", "97"),
+        ("NK1|1|OKAFOR^ADA|SPO^Spouse|12 Oak St^^TULSA^OK^74103|9185550100", "9185550100"),
+        ("NM1*IL*1*DOE*JANE~N3*9 ELM ST~N4*TULSA*OK*741031234~", "TULSA*OK*741031234"),
+        ('final notice: MARGARET "PEGGY" DOYLE, balance due', 'MARGARET "PEGGY" DOYLE'),
+    ],
+)
+def test_written_out_mailboxes_ipv6_id_lists_other_labels_ages_and_segments_are_found(
+    text: str, value: str
+) -> None:
+    start = text.index(value)
+    spans = merge_spans(find_spans(text))
+    assert any(s <= start and start + len(value) <= e for s, e in spans), spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "payer id 60054 and claim id 8812203 on the 835",
+        "meeting at 10:30:45; see std::vector in the spec",
+        "the copay is 95 dollars; limit is 100 per year",
+        "met the rep at the office; at 3 pm call back",
+    ],
+)
+def test_payer_ids_times_amounts_and_plain_at_are_kept(text: str) -> None:
+    assert find_spans(text) == []
