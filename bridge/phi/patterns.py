@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 
+from bridge.phi.cued import find_cued_name_spans
 from bridge.phi.names import find_name_spans
 from bridge.phi.places import extend_addresses, find_place_spans
 from bridge.phi.scripts import find_script_spans
@@ -278,9 +279,8 @@ def find_spans(text: str) -> list[tuple[int, int, str]]:
             start, end = match.span(group)
             if end > start:
                 spans.append((start, end, kind))
-    spans += (
-        find_name_spans(text) + find_place_spans(text) + find_spoken_spans(text) + find_script_spans(text)
-    )
+    spans += find_name_spans(text) + find_cued_name_spans(text)
+    spans += find_place_spans(text) + find_spoken_spans(text) + find_script_spans(text)
     spans += extend_addresses(text, spans)
     return spans + _named_again(text, spans)
 
