@@ -17,6 +17,7 @@ from bridge.phi.names import find_name_spans
 from bridge.phi.places import extend_addresses, find_place_spans
 from bridge.phi.scripts import find_script_spans
 from bridge.phi.spoken import find_spoken_spans
+from bridge.phi.variants import name_variants
 
 _MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|Jun(?:e)?|Jul(?:y)?|Aug(?:ust)?|"
@@ -271,7 +272,8 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 
 def find_spans(text: str) -> list[tuple[int, int, str]]:
     """Every PHI span the patterns find in `text`: (start, end, class), possibly overlapping; a
-    name found once is found again where the same string names its words alone (`Aoife`)."""
+    name found once is found again where the same string names its words alone (`Aoife`) or by
+    a nickname or a short form (`Olu` of `Olumide`)."""
     spans: list[tuple[int, int, str]] = []
     for kind, pattern in PATTERNS:
         for match in pattern.finditer(text):
@@ -293,6 +295,7 @@ _WORD = re.compile(
 def _named_again(text: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     words = {m.group() for s, e, kind in spans if kind == "name" for m in _WORD.finditer(text, s, e)}
     words |= {part for word in words for part in word.split("-") if len(part) >= 3}  # `Quintanilla-Reyes`
+    words |= {form for word in words for v in name_variants(word) for form in (v.capitalize(), v.upper())}
     if not words:
         return []
     again = re.compile(

@@ -4,7 +4,7 @@ one`, `July nineteenth, sixty-eight`, a name spelled letter by letter (`C-I-A-R-
 Pure. A run of number words (digits, `oh`, `zero`, `double`, teens, tens and their compounds;
 `hundred` and `thousand` end a run: they write amounts, not identifiers) read out as four or more
 digits, in three or more words, is an identifier. A month followed by a day in words or digits and
-a year in words is a date. Letters joined by hyphens (three or more) are a word spelled out.
+a year in words is a date. Letters joined by hyphens (five or more) are a word spelled out.
 Months of the languages patients write in (`6 Juni 1979`, `12 mars 1950`) are dates too.
 """
 
@@ -35,6 +35,8 @@ _ANY_NUMBER_WORD = re.compile(r"(?i)(?:one|two|thr|fou|fiv|six|sev|eig|nin|oh|ze
 """A cheap first look: most strings hold no number word, and the runs' pattern costs more."""
 MIN_DIGITS = 4
 MIN_WORDS = 3
+MIN_SPELLED = 5
+"""Fewer letters spelled out are an acronym's (`D-U-N-S`), not a name's."""
 _MONTHS = (
     r"Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|"
     r"Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?"
@@ -84,5 +86,9 @@ def find_spoken_spans(text: str) -> list[tuple[int, int, str]]:
                 spans.append((match.start(), match.end(), "spoken_number"))
         spans += [(m.start(), m.end(), "date") for m in _SPOKEN_DATE.finditer(text)]
     spans += [(m.start(), m.end(), "date") for m in _FOREIGN_DATE.finditer(text)]
-    spans += [(m.start(), m.end(), "spelled_name") for m in _SPELLED_LETTERS.finditer(text)]
+    spans += [
+        (m.start(), m.end(), "spelled_name")
+        for m in _SPELLED_LETTERS.finditer(text)
+        if sum(c.isalpha() for c in m.group()) >= MIN_SPELLED
+    ]
     return spans

@@ -157,3 +157,17 @@ def test_written_out_mailboxes_ipv6_id_lists_other_labels_ages_and_segments_are_
 )
 def test_payer_ids_times_amounts_and_plain_at_are_kept(text: str) -> None:
     assert find_spans(text) == []
+
+
+def test_a_known_name_is_found_by_its_nickname_and_short_form_written_capitalised() -> None:
+    known = KnownPhi()
+    known.learn({"name": "Theodore Adeyemi-Okafor", "city": "Columbus"})
+    text = "Teddy called; Theo's balance; Yemi paid; teddy bear; Colu"
+    found = {text[s:e] for s, e, _ in known.spans(text)}
+    assert {"Teddy", "Theo", "Yemi"} <= found and "teddy" not in found and "Colu" not in found
+
+
+def test_a_name_found_in_a_text_is_found_again_by_its_nickname() -> None:
+    text = 'guarantor Frederick Oyelowo ("Freddie") and Oye for short'
+    found = {text[s:e] for s, e in merge_spans(find_spans(text))}
+    assert any("Freddie" in f for f in found) and any(f == "Oye" for f in found)

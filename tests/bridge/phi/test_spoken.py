@@ -41,6 +41,7 @@ def test_a_number_date_or_name_read_out_is_found(text: str, value: str) -> None:
         "resubmit within sixty days, then a second appeal in thirty",
         "two of the three claims paid; four remain",
         "CO-45 and PR-2 on line one",
+        "D-U-N-S 04-812-3307 and the A-B-C rating",
     ],
 )
 def test_counts_periods_and_amounts_in_words_are_kept(text: str) -> None:
