@@ -77,9 +77,15 @@ Notice`, `Member Services`)."""
 _ID_LABEL = (
     r"(?:member|subscriber|beneficiary|policy|insurance|health\s+plan|medicare|medicaid|"
     r"medical\s+record|MRN|account|acct|patient|chart|license|licence|certificate|device|serial|"
-    r"vehicle|VIN|plate|DL|driver'?s\s+licen[cs]e|passport|IBAN|national\s+id|ID\s+card|tribal\s+id|"
-    r"case|docket|health\s+card|personnummer|(?<!payer\s)(?<!claim\s)(?<!group\s)(?<!plan\s)(?<!tax\s)(?-i:id)|(?-i:RFC|CURP|CPF|DNI|NIE|NIF|NIN|NINO|NHS|SIN|BSN|PESEL|TFN))"
+    r"vehicle|VIN|plate|DL|driver'?s\s+licen[cs]e|passport|IBAN|national\s+id|ID\s+card)"
 )
+_ID_LABEL_MORE = (
+    r"(?:tribal\s+id|case|docket|health\s+card|personnummer|"
+    r"(?<!payer\s)(?<!claim\s)(?<!group\s)(?<!plan\s)(?<!tax\s)(?-i:id)|"
+    r"(?-i:RFC|CURP|CPF|DNI|NIE|NIF|NIN|NINO|NHS|SIN|BSN|PESEL|TFN))"
+)
+"""More labels of an id: a court case's, a nation's (`RFC`, `NHS`, `personnummer`), a bare `id`
+(not a payer's, a claim's, a group's, a plan's or a tax id)."""
 _CAPS_NAME = r"[A-Z]{2,}(?:['-][A-Z]{2,})*,\s*[A-Z]{2,}(?:-[A-Z]{2,})?(?:\s+[A-Z]\b)?"
 """A name as systems of record print it: `KHAN, AISHA M`."""
 _AFTER_NAME = (
@@ -112,19 +118,6 @@ _SPELLED_AGE = (
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
     ("url", re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)),
-    (
-        "email",  # a mailbox written out: `jdoe71 at gmail`, `jdoe [at] example [dot] org`
-        re.compile(
-            rf"(?<![\w.+-])[A-Za-z0-9._%+-]+\s*(?:\s(?i:at)\s+(?={_MAIL_HOSTS}\b)|\((?i:at)\)|\[(?i:at)\])\s*[A-Za-z0-9-]+"
-            r"(?:\s*(?:\.|\s(?i:dot)\s|\((?i:dot)\)|\[(?i:dot)\])\s*[A-Za-z]{2,})*"
-        ),
-    ),
-    (
-        "ip",
-        re.compile(
-            r"(?<![\w:])(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){7})(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])"
-        ),
-    ),
     (
         "url",  # a social profile without its scheme
         re.compile(r"\b(?:facebook|instagram|linkedin|twitter|x|tiktok)\.com/[^\s<>\"',;]+", re.I),
@@ -173,7 +166,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "record_id",  # any id introduced as a member, record, account, licence or device number
         re.compile(
-            rf"\b{_ID_LABEL}s?\s*(?:id|ID|number|no\.?|num|#)?\s*[:#=]?\s*"
+            rf"\b(?:{_ID_LABEL}|{_ID_LABEL_MORE})s?\s*(?:id|ID|number|no\.?|num|#)?\s*[:#=]?\s*"
             r"(?P<v>(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}(?:\s\d{2,4}\b(?![/.,:-]\d))*"
             r"(?:\s+(?:and|or|&)\s+(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{4,}\b(?![/.,:-]\d))*)",
             re.I,
@@ -229,26 +222,6 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:\s+[\"\u201c(][A-Za-z.]{1,12}[\"\u201d)])?)\s*$"
         ),
     ),
-    # X12 and HL7 segments: a person's name and id in NM1 (entity type 1), the birth date in DMG,
-    # the patient's id, name, birth date and address in PID
-    ("name", re.compile(r"\bNM1\*[A-Z0-9]{2,3}\*1\*(?P<v>[^*~]+(?:\*[^*~]*){0,4})")),
-    ("record_id", re.compile(r"\bNM1\*[A-Z0-9]{2,3}\*1\*(?:[^*~]*\*){5}[A-Z0-9]{1,2}\*(?P<v>[^*~]+)")),
-    ("date", re.compile(r"\bDMG\*D8\*(?P<v>\d{8})")),
-    ("record_id", re.compile(r"\bPID\|(?:[^|\n]*\|){2}(?P<v>[^|^\n]+)")),
-    ("name", re.compile(r"\bPID\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
-    ("date", re.compile(r"\bPID\|(?:[^|\n]*\|){6}(?P<v>[^|\n]+)")),
-    ("address", re.compile(r"\bPID\|(?:[^|\n]*\|){10}(?P<v>[^|\n]+)")),
-    ("phone", re.compile(r"\bPID\|(?:[^|\n]*\|){12}(?P<v>[^|\n]+)")),
-    # the next of kin's name, address and phone (NK1), the guarantor's (GT1)
-    ("name", re.compile(r"\bNK1\|[^|\n]*\|(?P<v>[^|\n]+)")),
-    ("address", re.compile(r"\bNK1\|(?:[^|\n]*\|){3}(?P<v>[^|\n]+)")),
-    ("phone", re.compile(r"\bNK1\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
-    ("name", re.compile(r"\bGT1\|(?:[^|\n]*\|){2}(?P<v>[^|\n]+)")),
-    ("address", re.compile(r"\bGT1\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
-    ("phone", re.compile(r"\bGT1\|(?:[^|\n]*\|){5}(?P<v>[^|\n]+)")),
-    # a person's street and city, state and ZIP code after their NM1 (subscriber, patient)
-    ("address", re.compile(r"\bNM1\*(?:IL|QC)\*1\*[^~]*~N3\*(?P<v>[^~]+)")),
-    ("address", re.compile(r"\bNM1\*(?:IL|QC)\*1\*[^~]*~(?:N3\*[^~]*~)?N4\*(?P<v>[^~]+)")),
     (
         "age",
         re.compile(r"\b(?:9\d|1[01]\d)[- ](?:years?|yrs?)[- ]old\b|\b(?:9\d|1[01]\d)\s?(?:y/o|yo)\b", re.I),
@@ -269,18 +242,70 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 """(class, pattern); a pattern with a group `v` marks only that group as PHI (the label stays)."""
 
+SEGMENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    # X12 and HL7 segments: a person's name and id in NM1 (entity type 1), the birth date in DMG,
+    # the patient's id, name, birth date and address in PID
+    ("name", re.compile(r"\bNM1\*[A-Z0-9]{2,3}\*1\*(?P<v>[^*~]+(?:\*[^*~]*){0,4})")),
+    ("record_id", re.compile(r"\bNM1\*[A-Z0-9]{2,3}\*1\*(?:[^*~]*\*){5}[A-Z0-9]{1,2}\*(?P<v>[^*~]+)")),
+    ("date", re.compile(r"\bDMG\*D8\*(?P<v>\d{8})")),
+    ("record_id", re.compile(r"\bPID\|(?:[^|\n]*\|){2}(?P<v>[^|^\n]+)")),
+    ("name", re.compile(r"\bPID\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
+    ("date", re.compile(r"\bPID\|(?:[^|\n]*\|){6}(?P<v>[^|\n]+)")),
+    ("address", re.compile(r"\bPID\|(?:[^|\n]*\|){10}(?P<v>[^|\n]+)")),
+    ("phone", re.compile(r"\bPID\|(?:[^|\n]*\|){12}(?P<v>[^|\n]+)")),
+    # the next of kin's name, address and phone (NK1), the guarantor's (GT1)
+    ("name", re.compile(r"\bNK1\|[^|\n]*\|(?P<v>[^|\n]+)")),
+    ("address", re.compile(r"\bNK1\|(?:[^|\n]*\|){3}(?P<v>[^|\n]+)")),
+    ("phone", re.compile(r"\bNK1\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
+    ("name", re.compile(r"\bGT1\|(?:[^|\n]*\|){2}(?P<v>[^|\n]+)")),
+    ("address", re.compile(r"\bGT1\|(?:[^|\n]*\|){4}(?P<v>[^|\n]+)")),
+    ("phone", re.compile(r"\bGT1\|(?:[^|\n]*\|){5}(?P<v>[^|\n]+)")),
+    # a person's street and city, state and ZIP code after their NM1 (subscriber, patient)
+    ("address", re.compile(r"\bNM1\*(?:IL|QC)\*1\*[^~]*~N3\*(?P<v>[^~]+)")),
+    ("address", re.compile(r"\bNM1\*(?:IL|QC)\*1\*[^~]*~(?:N3\*[^~]*~)?N4\*(?P<v>[^~]+)")),
+)
+"""As `PATTERNS`, in the segments of X12 and HL7 messages: tried only where a segment starts."""
+_SEGMENT = re.compile(r"\b(?:NM1\*|DMG\*|PID\||NK1\||GT1\|)")
+
+GATED_PATTERNS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        "email",  # a mailbox written out: `jdoe71 at gmail`, `jdoe [at] example [dot] org`
+        re.compile(rf"\sat\s+{_MAIL_HOSTS}\b|\((?i:at)\)|\[(?i:at)\]", re.I),
+        re.compile(
+            rf"(?<![\w.+-])[A-Za-z0-9._%+-]+\s*(?:\s(?i:at)\s+(?={_MAIL_HOSTS}\b)|\((?i:at)\)|\[(?i:at)\])\s*[A-Za-z0-9-]+"
+            r"(?:\s*(?:\.|\s(?i:dot)\s|\((?i:dot)\)|\[(?i:dot)\])\s*[A-Za-z]{2,})*"
+        ),
+    ),
+    (
+        "ip",  # IPv6
+        re.compile(r"::|(?:[0-9A-Fa-f]{1,4}:){7}"),
+        re.compile(
+            r"(?<![\w:])(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]{1,4}:){7})(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f]{0,4}(?![\w:])"
+        ),
+    ),
+)
+"""(class, gate, pattern): a pattern costly to try at every place of every string, tried only
+where its gate (something it cannot match without) is found."""
+
+
+def _matches(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> list[tuple[int, int, str]]:
+    spans: list[tuple[int, int, str]] = []
+    for kind, pattern in patterns:
+        for match in pattern.finditer(text):
+            start, end = match.span("v" if "v" in pattern.groupindex else 0)
+            if end > start:
+                spans.append((start, end, kind))
+    return spans
+
 
 def find_spans(text: str) -> list[tuple[int, int, str]]:
     """Every PHI span the patterns find in `text`: (start, end, class), possibly overlapping; a
     name found once is found again where the same string names its words alone (`Aoife`) or by
     a nickname or a short form (`Olu` of `Olumide`)."""
-    spans: list[tuple[int, int, str]] = []
-    for kind, pattern in PATTERNS:
-        for match in pattern.finditer(text):
-            group = "v" if "v" in pattern.groupindex else 0
-            start, end = match.span(group)
-            if end > start:
-                spans.append((start, end, kind))
+    spans = _matches(text, PATTERNS)
+    if _SEGMENT.search(text) is not None:
+        spans += _matches(text, SEGMENT_PATTERNS)
+    spans += _matches(text, tuple((kind, p) for kind, gate, p in GATED_PATTERNS if gate.search(text)))
     spans += find_name_spans(text) + find_cued_name_spans(text)
     spans += find_place_spans(text) + find_spoken_spans(text) + find_script_spans(text)
     spans += extend_addresses(text, spans)
@@ -311,5 +336,5 @@ IDENTIFIER_CLASSES = frozenset({"email", "url", "ip", "ssn", "phone"})
 def find_identifier_spans(text: str) -> list[tuple[int, int, str]]:
     """The spans of `find_spans` whose class is an identifier by its shape, and the person's
     fields of an X12 or HL7 segment: what a bare value (no space in it) is checked for."""
-    segment = "NM1*" in text or "PID|" in text or "DMG*" in text
+    segment = _SEGMENT.search(text) is not None
     return [s for s in find_spans(text) if s[2] in IDENTIFIER_CLASSES or (segment and s[2] != "member_id")]

@@ -36,17 +36,24 @@ _US_STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|IA|ID|IL|IN|KS|KY|LA|MA|MD|ME|MI|MN|MO|MS|MT|NC|ND|NE|NH|"
     "NJ|NM|NV|NY|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VA|VT|WA|WI|WV|WY|PR|GU|VI|AS|MP"
 )
+_POSTCODES = {"uk": re.compile(_UK_POSTCODE), "ca": re.compile(_CA_POSTCODE)}
 _TOWN = rf"(?!(?:{_US_STATES})\b)(?:{_CAP}[\w'\u2019-]+|[A-Z]{{2,}})(?:[ -](?:{_CAP}[\w'\u2019-]+)){{0,2}}"
 """A town's name; in capitals, not a US state's code (the ZIP code after one is the patterns' job)."""
 
-PLACES: tuple[tuple[str, re.Pattern[str]], ...] = (
+PLACES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     (
         "address",
+        re.compile(rf"{_STREET_KIND}\.?\s+\d"),
         re.compile(rf"\b(?:{_TITLE_WORD}\s+){{1,3}}{_STREET_KIND}\.?\s+{_HOUSE}\b(?![.,]\d|\s*(?:%|\$))"),
     ),
-    ("address", re.compile(rf"\b{_CAP}[\w-]*{_STREET_SUFFIX}\s+{_HOUSE}\b", re.UNICODE)),
     (
         "address",
+        re.compile(rf"{_STREET_SUFFIX}\s+\d"),
+        re.compile(rf"\b{_CAP}[\w-]*{_STREET_SUFFIX}\s+{_HOUSE}\b"),
+    ),
+    (
+        "address",
+        re.compile(rf"\b{_STREET_FIRST}\s"),
         re.compile(
             rf"(?:\b{_HOUSE},?\s+)?\b{_STREET_FIRST}\s+{_LINKS}{_TITLE_WORD}(?:\s+{_LINKS}{_TITLE_WORD}){{0,3}}"
             rf"(?:,?\s+{_HOUSE}\b(?!\s+{_CAP}))?"
@@ -54,14 +61,25 @@ PLACES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "address",
+        re.compile(r"Box\s+\d"),
         re.compile(r"\b(?:HC|RR|R\.R\.|Rural\s+Route|Star\s+Route|PSC|CMR)\s*\d{1,4},?\s+Box\s+\d{1,6}\b"),
     ),
-    ("zip", re.compile(rf"(?<![\w-]){_UK_POSTCODE}(?![\w-])")),
-    ("city", re.compile(rf"\b(?P<v>{_TOWN}),?\s+{_UK_POSTCODE}(?![\w-])")),
-    ("address", re.compile(rf"\b(?P<v>{_TOWN},?\s+{_PROVINCES}\s+{_CA_POSTCODE})(?![\w-])")),
-    ("address", re.compile(r"\^(?P<v>[^|^~\n]{2,40}\^[A-Z]{2}\^[A-Z0-9][A-Z0-9 -]{2,9})(?=[|^~\s]|$)")),
+    ("zip", _POSTCODES["uk"], re.compile(rf"(?<![\w-]){_UK_POSTCODE}(?![\w-])")),
+    ("city", _POSTCODES["uk"], re.compile(rf"\b(?P<v>{_TOWN}),?\s+{_UK_POSTCODE}(?![\w-])")),
+    (
+        "address",
+        _POSTCODES["ca"],
+        re.compile(rf"\b(?P<v>{_TOWN},?\s+{_PROVINCES}\s+{_CA_POSTCODE})(?![\w-])"),
+    ),
+    (
+        "address",
+        re.compile(r"\^"),
+        re.compile(r"\^(?P<v>[^|^~\n]{2,40}\^[A-Z]{2}\^[A-Z0-9][A-Z0-9 -]{2,9})(?=[|^~\s]|$)"),
+    ),
 )
-"""(class, pattern), as `bridge.phi.patterns.PATTERNS`: a group `v` marks only that group."""
+"""(class, gate, pattern), as `bridge.phi.patterns.GATED_PATTERNS`: a pattern is tried only where
+its gate (something it cannot match without) is found; a group `v` marks only that group."""
+_DIGIT = re.compile(r"\d")
 
 _TAIL = re.compile(
     rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*[\w-]+)?,?\s+"
@@ -76,7 +94,11 @@ _FLAT_BEFORE = re.compile(r"(?:\b(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[\w-]{1,
 def find_place_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, class) for every address shape of `PLACES` in `text`."""
     spans: list[tuple[int, int, str]] = []
-    for kind, pattern in PLACES:
+    if _DIGIT.search(text) is None:
+        return spans  # every shape holds a house number, a box or a postal code
+    for kind, gate, pattern in PLACES:
+        if gate.search(text) is None:
+            continue
         for match in pattern.finditer(text):
             start, end = match.span("v" if "v" in pattern.groupindex else 0)
             spans.append((start, end, kind))

@@ -31,8 +31,23 @@ _NUMBER_RUN = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(rf"{_TEN_WORD}(?:[- ](?:one|two|three|four|five|six|seven|eight|nine))?|[a-z]+", re.I)
-_ANY_NUMBER_WORD = re.compile(r"(?i)(?:one|two|thr|fou|fiv|six|sev|eig|nin|oh|zero|ten|ele|twe|fif|ty)\b")
-"""A cheap first look: most strings hold no number word, and the runs' pattern costs more."""
+_NUMBER_STEMS = (
+    "one",
+    "two",
+    "thr",
+    "fou",
+    "fiv",
+    "six",
+    "sev",
+    "eig",
+    "nin",
+    "zer",
+    "oh",
+    "ten",
+    "ele",
+    "twe",
+)
+"""A cheap first look, in the lower-cased text: every number word holds one of these."""
 MIN_DIGITS = 4
 MIN_WORDS = 3
 MIN_SPELLED = 5
@@ -56,11 +71,12 @@ _FOREIGN_MONTHS = (
     r"octubre|noviembre|diciembre|januari|mars|maj|augusti|oktober|stycznia|lutego|marca|kwietnia|"
     r"maja|czerwca|lipca|sierpnia|września|wrzesnia|października|pazdziernika|listopada|grudnia"
 )
-_FOREIGN_DATE = re.compile(
-    rf"\b\d{{1,2}}\.?\s+(?:de\s+)?(?:{_FOREIGN_MONTHS})\.?,?\s+(?:de\s+|del\s+)?\d{{4}}\b|"
-    rf"\b(?:{_FOREIGN_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}\b",
-    re.IGNORECASE,
+_FOREIGN_MONTH_NAMES = frozenset(_FOREIGN_MONTHS.split("|"))
+_DAY_MONTH_YEAR = re.compile(
+    r"\b\d{1,2}\.?\s+(?:de\s+)?(?P<m>[^\W\d_]{3,11})\.?,?\s+(?:de\s+|del\s+)?\d{4}\b"
 )
+_MONTH_DAY_YEAR = re.compile(r"\b(?P<m>[^\W\d_]{3,11})\s+\d{1,2},?\s+\d{4}\b")
+_YEAR = re.compile(r"\b\d{4}\b")
 _SPELLED_LETTERS = re.compile(r"(?<![\w-])[A-Za-z](?:-[A-Za-z]){2,}(?:\s+[A-Za-z](?:-[A-Za-z])*)*(?![\w-])")
 
 
@@ -79,16 +95,25 @@ def find_spoken_spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, class) for each number read out as an identifier, each date in words or in a
     month of another language, and each word spelled letter by letter."""
     spans: list[tuple[int, int, str]] = []
-    if _ANY_NUMBER_WORD.search(text):
+    lowered = text.lower()
+    if any(stem in lowered for stem in _NUMBER_STEMS):
         for match in _NUMBER_RUN.finditer(text):
             words = [w.group() for w in _WORD.finditer(match.group()) if w.group().casefold() != "dash"]
             if len(words) >= MIN_WORDS and _digits_read(words) >= MIN_DIGITS:
                 spans.append((match.start(), match.end(), "spoken_number"))
+    if "ty" in lowered:  # a year in words has its tens
         spans += [(m.start(), m.end(), "date") for m in _SPOKEN_DATE.finditer(text)]
-    spans += [(m.start(), m.end(), "date") for m in _FOREIGN_DATE.finditer(text)]
-    spans += [
-        (m.start(), m.end(), "spelled_name")
-        for m in _SPELLED_LETTERS.finditer(text)
-        if sum(c.isalpha() for c in m.group()) >= MIN_SPELLED
-    ]
+    if _YEAR.search(text) is not None:  # a date of another language's month: a shape, then its month
+        for shape in (_DAY_MONTH_YEAR, _MONTH_DAY_YEAR):
+            spans += [
+                (m.start(), m.end(), "date")
+                for m in shape.finditer(text)
+                if m.group("m").casefold() in _FOREIGN_MONTH_NAMES
+            ]
+    if "-" in text:
+        spans += [
+            (m.start(), m.end(), "spelled_name")
+            for m in _SPELLED_LETTERS.finditer(text)
+            if sum(c.isalpha() for c in m.group()) >= MIN_SPELLED
+        ]
     return spans
