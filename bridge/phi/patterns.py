@@ -81,16 +81,16 @@ _ID_LABEL = (
 )
 _ID_LABEL_MORE = (
     r"(?:tribal\s+id|case|docket|health\s+card|personnummer|"
-    r"(?<!payer\s)(?<!claim\s)(?<!group\s)(?<!plan\s)(?<!tax\s)(?-i:id)|"
+    r"(?<!payer\s)(?<!claim\s)(?<!group\s)(?<!plan\s)(?<!tax\s)(?:(?-i:id)|(?-i:ID)(?=:))|"
     r"(?-i:RFC|CURP|CPF|DNI|NIE|NIF|NIN|NINO|NHS|SIN|BSN|PESEL|TFN))"
 )
 """More labels of an id: a court case's, a nation's (`RFC`, `NHS`, `personnummer`), a bare `id`
-(not a payer's, a claim's, a group's, a plan's or a tax id)."""
+(not a payer's, a claim's, a group's, a plan's or a tax id), an `ID:` as a field's label."""
 _CAPS_NAME = r"[A-Z]{2,}(?:['-][A-Z]{2,})*,\s*[A-Z]{2,}(?:-[A-Z]{2,})?(?:\s+[A-Z]\b)?"
 """A name as systems of record print it: `KHAN, AISHA M`."""
 _AFTER_NAME = (
     r"(?=\s*[,(]?\s*(?:MRN\b|DOB\b|D\.O\.B|dob\b|born\b|b\.\s*\d|SSN\b|MBI\b|ph\b|tel\b|cell\b|phone\b|"
-    r"email\b|"
+    r"email\b|(?<=,\s)(?:last|family|maiden)\s+name\b|"
     r"Esq\b|CEO\b|CFO\b|COO\b|controller\b|founder\b|sole\s+shareholder\b|"
     r"'s\s+(?:husband|wife|spouse|daughter|son|mother|father|sister|brother|balance|account)\b))"
 )
@@ -117,6 +117,12 @@ _SPELLED_AGE = (
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("email", re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")),
+    (
+        "email",
+        re.compile(
+            r"(?<![\w.%+-])[A-Za-z0-9._%+-]*[A-Za-z][A-Za-z0-9._%+-]*@[A-Za-z][A-Za-z0-9-]{2,}\b(?!\.)"
+        ),
+    ),
     ("url", re.compile(r"\b(?:https?://|www\.)[^\s<>\"']+", re.IGNORECASE)),
     (
         "url",  # a social profile without its scheme
@@ -167,7 +173,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "record_id",  # any id introduced as a member, record, account, licence or device number
         re.compile(
             rf"\b(?:{_ID_LABEL}|{_ID_LABEL_MORE})s?\s*(?:id|ID|number|no\.?|num|#)?\s*[:#=]?\s*"
-            r"(?P<v>(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}(?:\s\d{2,4}\b(?![/.,:-]\d))*"
+            r"(?P<v>[A-Z]{1,4}\s\d{3,4}(?:\s\d{2,4})+\b(?![/.,:-]\d)|(?:[A-Z]{1,3}\s)?(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{3,}(?:\s\d{2,4}\b(?![/.,:-]\d))*"
             r"(?:\s+(?:and|or|&)\s+(?=[A-Za-z0-9-]*\d)[A-Za-z0-9][A-Za-z0-9-]{4,}\b(?![/.,:-]\d))*)",
             re.I,
         ),
@@ -208,6 +214,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "name",  # two name words or more before an `ID` (one is a label's word: `Ins ID`, `Payer ID`)
         re.compile(rf"(?<![\w.'-]){_NOT_A_NAME}(?P<v>{_NAME_WORD}(?:\s+{_NAME_WORD})+)(?=,?\s*\(?ID\b)"),
     ),
+    ("name", re.compile(rf"\bBaby\s+(?:Girl|Boy)\s+{_NAME_WORD}")),  # a newborn not yet named
     (
         "name",  # a nickname in quotes between a given name and a surname: `Catherine "Kit" Beaumont`
         re.compile(

@@ -82,12 +82,12 @@ its gate (something it cannot match without) is found; a group `v` marks only th
 _DIGIT = re.compile(r"\d")
 
 _TAIL = re.compile(
-    rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*[\w-]+)?,?\s+"
+    rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*[\w-]+|,\s+\d{{1,3}}[º°ª]?\s?[A-Za-z]{{0,6}}\.?)?,?\s+"
     rf"(?:\d{{4,6}}\s+{_TOWN}|{_TOWN}(?:,\s+{_TOWN})?,?\s+(?:[A-Z]{{2,3}}\s+)?(?:\d{{4,6}}(?:-\d{{4}})?|{_UK_POSTCODE}|{_CA_POSTCODE}))"
     r"(?![\w-])"
 )
-"""A town and its postal code, either way round, right after a street (a region's name, or a
-state's or a province's code, between them)."""
+"""A town and its postal code, either way round, right after a street (and its flat: `Apt 4`,
+`3º izq.`; a region's name, or a state's or a province's code, between them)."""
 _FLAT_BEFORE = re.compile(r"(?:\b(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[\w-]{1,6},?\s+)$")
 
 

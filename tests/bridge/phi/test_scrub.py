@@ -153,6 +153,7 @@ def test_written_out_mailboxes_ipv6_id_lists_other_labels_ages_and_segments_are_
         "meeting at 10:30:45; see std::vector in the spec",
         "the copay is 95 dollars; limit is 100 per year",
         "met the rep at the office; at 3 pm call back",
+        "missing identifier. Need last name from pt",
     ],
 )
 def test_payer_ids_times_amounts_and_plain_at_are_kept(text: str) -> None:
@@ -171,3 +172,26 @@ def test_a_name_found_in_a_text_is_found_again_by_its_nickname() -> None:
     text = 'guarantor Frederick Oyelowo ("Freddie") and Oye for short'
     found = {text[s:e] for s, e in merge_spans(find_spans(text))}
     assert any("Freddie" in f for f in found) and any(f == "Oye" for f in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Obinna, last name Eze-Okoro, called", "Obinna"),
+        ("Re: X; ID: QWE 510 220 871. Denied.", "QWE 510 220 871"),
+        ("per tmwangi@portal message, paid", "tmwangi@portal"),
+        ("claim for Baby Boy Lindqvist, newborn", "Baby Boy Lindqvist"),
+    ],
+)
+def test_a_name_before_its_surname_label_ids_in_groups_handles_and_newborns_are_found(
+    text: str, value: str
+) -> None:
+    start = text.index(value)
+    assert any(s <= start and start + len(value) <= e for s, e in merge_spans(find_spans(text)))
+
+
+def test_a_flat_in_another_countrys_form_joins_the_address_before_its_town() -> None:
+    text = "lives at Calle de Alcalá 120, 2º dcha., Madrid 28009 since May"
+    value = "Calle de Alcalá 120, 2º dcha., Madrid 28009"
+    start = text.index(value)
+    assert any(s <= start and start + len(value) <= e for s, e in merge_spans(find_spans(text)))
