@@ -1,5 +1,5 @@
 """Names and handles a cue next to them gives away, where their shape alone does not: a surname in
-lower case after a title (`mrs. o'leary`), a given name signed with an initial (`- Eleni P.`), a
+lower case after a title (`ms whitcombe`), a given name signed with an initial (`- Ingrid K.`), a
 user name after its label (`login jdoe`).
 
 Pure; the name lexicon (`bridge.phi.names`) tells a name from a common word.

@@ -160,7 +160,7 @@ def find_name_spans(text: str) -> list[tuple[int, int, str]]:
             initial or (lex.kind(word) != "common" and fold(word) not in lex.place_words)
         )
         particle = word.casefold() in lex.particles and word_shape == "lower"
-        # `TANAKA Hiroshi`: a family name in capitals first, as many countries write it
+        # `WATANABE Kenji`: a family name in capitals first, as many countries write it
         surname_first = (
             shape == "caps"
             and word_shape == "title"
@@ -184,7 +184,7 @@ def find_name_spans(text: str) -> list[tuple[int, int, str]]:
 
 
 def _person_at(words: list[tuple[int, int, str]], index: int, lex: NameLexicon) -> bool:
-    """Whether a person's name starts at `words[index]` (`Maria E. Gonzales` after an `&`)."""
+    """Whether a person's name starts at `words[index]` (`Elena M. Rossi` after an `&`)."""
     if index + 1 >= len(words) or _shape(words[index][2]) != "title" or lex.kind(words[index][2]) != "strong":
         return False
     following = words[index + 1][2]
@@ -202,7 +202,7 @@ _SURNAME_GIVEN = re.compile(r"(?<![\w-])([A-Z][A-Z'-]+)\s*(?:,\s*|/|\^)([A-Z][A-
 
 
 def _surname_given(text: str, lex: NameLexicon) -> list[tuple[int, int, str]]:
-    """`LI, NAN`, `KOSTOPOULOS/ANASTASIA`, `KIM^SOO-JIN` (HL7's order): a surname and a given name in capitals, one of them a
+    """`LI, NAN`, `KOSTOPOULOS/ANASTASIA`, `NGUYEN^THANH` (HL7's order): a surname and a given name in capitals, one of them a
     lexicon name and neither a common word."""
     spans: list[tuple[int, int, str]] = []
     for match in _SURNAME_GIVEN.finditer(text):

@@ -4,8 +4,11 @@ Pure and offline: regular expressions for the HIPAA Safe Harbor identifier class
 recognisable shape (SSN, phone and fax numbers, e-mail, URLs, IP addresses, full dates, ages over
 89, member ids by payer format, medical record, account and NPI numbers named as such, street
 addresses, a city and ZIP code before or after a state's code, names after a title, a role or a
-relation, in any script's capitals, with their particles and initials). Names and other values without a shape are the job of `KnownPhi`: the values the
-episode's PHI-marked fields held. `find_spans` gives (start, end, class) for every match.
+relation, in any script's capitals, with their particles and initials), and the shapes of
+`places` (other countries' addresses), `spoken` (numbers, dates and letters read out), `scripts`
+(non-Latin words) and `cued` (names and handles a cue gives away). Names and other values without a
+shape are the job of `KnownPhi`: the values the episode's PHI-marked fields held. `find_spans` gives
+(start, end, class) for every match.
 """
 
 from __future__ import annotations
@@ -308,7 +311,7 @@ def _matches(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> li
 def find_spans(text: str) -> list[tuple[int, int, str]]:
     """Every PHI span the patterns find in `text`: (start, end, class), possibly overlapping; a
     name found once is found again where the same string names its words alone (`Aoife`) or by
-    a nickname or a short form (`Olu` of `Olumide`)."""
+    a nickname or a short form (`Olu` of `Oluwaseun`)."""
     spans = _matches(text, PATTERNS)
     if _SEGMENT.search(text) is not None:
         spans += _matches(text, SEGMENT_PATTERNS)

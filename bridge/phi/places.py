@@ -1,9 +1,9 @@
 """Addresses as the rest of the world writes them: the number after the street (`Hauptstraße 12`,
-`Rainbow St 18`), the street's kind before its name (`15 Rue des Lilas`, `Calle Loíza 1607`), a
-flat before the house (`Flat 12, 3 Marine Parade`), a rural route's box (`HC 61 Box 2240`),
-British and Canadian postcodes (`BN2 1TL`, `M5B 1N8`), and the town with its postal code of four
-to six digits after a street (`, Auckland 1011`, `, 75019 Paris`); an HL7 address's town, state
-and ZIP code (`^^LOS ANGELES^CA^90006`).
+`Victoria Rd 7`), the street's kind before its name (`8 Via Garibaldi`, `Avenida de la
+Constitución 12`), a flat before the house (`Apartment 4, 19 Harbour Crescent`), a rural route's
+box (`RR 4 Box 118`), British and Canadian postcodes (`G12 8LF`, `B3H 4R2`), and the town with its
+postal code of four to six digits after a street (`, Wellington 6011`, `, 20121 Milano`); an HL7
+address's town, state and ZIP code (`^^BOISE^ID^83702`).
 
 Pure. `find_place_spans` finds the shapes on their own; `extend_addresses` widens each address
 span the patterns found over the flat before it and the town and postal code after it.
@@ -87,7 +87,7 @@ _TAIL = re.compile(
     r"(?![\w-])"
 )
 """A town and its postal code, either way round, right after a street (and its flat: `Apt 4`,
-`3º izq.`; a region's name, or a state's or a province's code, between them)."""
+`2º dcha.`; a region's name, or a state's or a province's code, between them)."""
 _FLAT_BEFORE = re.compile(r"(?:\b(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[\w-]{1,6},?\s+)$")
 
 

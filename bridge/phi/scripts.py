@@ -1,5 +1,5 @@
 """Words in a script other than Latin: in a note written in a Latin script, they are a person's
-name or address as the person writes it (`Волков Дмитрий`, `李文`, `김수진`, `Παπαδόπουλος`).
+name or address as the person writes it (`Петрова Анна`, `王小明`, `박지민`, `Παπαδάκης`).
 
 Pure. A run of two letters or more of the Greek, Cyrillic, Armenian, Hebrew, Arabic, Indic, Thai,
 Georgian, Hangul, kana or Han scripts (words joined by spaces, hyphens or a middle dot) is one

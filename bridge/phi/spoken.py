@@ -1,11 +1,11 @@
-"""Numbers, dates and names read out in words: a transcript's `four one two, five five, oh nine oh
-one`, `July nineteenth, sixty-eight`, a name spelled letter by letter (`C-I-A-R-A-N`).
+"""Numbers, dates and names read out in words: a transcript's `six oh eight, five five five, zero
+one three one`, `March third, fifty-four`, a name spelled letter by letter (`K-O-W-A-L`).
 
 Pure. A run of number words (digits, `oh`, `zero`, `double`, teens, tens and their compounds;
 `hundred` and `thousand` end a run: they write amounts, not identifiers) read out as four or more
 digits, in three or more words, is an identifier. A month followed by a day in words or digits and
 a year in words is a date. Letters joined by hyphens (five or more) are a word spelled out.
-Months of the languages patients write in (`6 Juni 1979`, `12 mars 1950`) are dates too.
+Months of the languages patients write in (`14 März 1961`, `2 février 1977`) are dates too.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""The other names a person goes by: the nicknames of a given name (`nicknames.json`: `Theodore`
-→ `Teddy`, `Guadalupe` → `Lupe`, and back) and the short forms cut from a long name's start or
-end (`Olumide` → `Olu`, `Chukwuemeka` → `Emeka`, `Babatunde` → `Tunde`).
+"""The other names a person goes by: the nicknames of a given name (`nicknames.json`: `Margaret`
+→ `Peggy`, `Francisco` → `Paco`, and back) and the short forms cut from a long name's start or
+end (`Oluwaseun` → `Olu`, `Seun`; `Adewale` → `Wale`).
 
 Pure; the table is general knowledge of names, read once from the package's data. A short form is
 kept only where it is no common word and no calendar abbreviation (`Mar` of `Martina`; nor is
