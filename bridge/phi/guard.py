@@ -35,11 +35,30 @@ _SPACE = re.compile(r"\s")
 _CACHE_LIMIT = 8192
 _PHI_KEY = re.compile(
     r"(?i)(?:^|[_.-])(?:dob|birth_?date|date_?of_?birth|birthday|mrn|medical_?record(?:_?number)?|ssn|"
-    r"social_?security(?:_?number)?|(?:patient|first|last|full|given|family|middle|maiden)_?name|surname)"
-    r"(?:$|[_.-])"
+    r"social_?security(?:_?number)?|(?:patient|first|last|full|given|family|middle|maiden)_?name|surname|"
+    r"date_?of_?death|death_?date|dod|passport(?:_?(?:number|no))?|national_?id|itin|"
+    r"drivers?_?licen[cs]e(?:_?(?:number|no))?)(?:$|[_.-])"
 )
 """A key of JSON data that names a PHI field (`dob`, `patient_name`, `mrn`): its value is
 tokenised whole, whatever its shape (a bare `1/2/03`, an id of no known form)."""
+_ORG_OWNER = (
+    r"(?:payer|plan|provider|facility|billing|clinic|practice|office|vendor|bank|lender|insurer|tool)"
+)
+_PERSON_KEY = re.compile(
+    rf"(?i)^(?!{_ORG_OWNER}[_.-])(?:[a-z0-9]+[_.-]){{0,3}}(?:"
+    r"(?:zip|zip_?code|postal_?code|post_?code|address|addr\d*|addr(?:ess)?_?line_?\d|street|city|"
+    r"phone|cell|mobile|fax|tel|email|e_?mail)(?:_?\d)?|"
+    r"acc(?:oun)?t(?:_?(?:number|no|num|id))?|(?:member|subscriber|insured|policy)_?(?:id|no|number)|"
+    r"(?:pt|owner|guarantor|subscriber|member|insured|borrower|co_?signer|spouse|bene(?:ficiary)?|dependent|"
+    r"principal|signatory|emergency_?contact|contact|next_?of_?kin|parent|guardian)_?name)$"
+)
+"""A key that names a person's contact, address, account, member id or name (`home_zip`,
+`guarantor_phone`, `acct_no`, `owner_name`): tokenised whole like `_PHI_KEY`, unless the key
+says the value is an organisation's (`payer_phone`, `billing_address`)."""
+
+
+def _phi_key(key: str) -> bool:
+    return bool(_PHI_KEY.search(key) or _PERSON_KEY.match(key))
 
 
 class PhiGuardError(ValueError):
@@ -187,7 +206,7 @@ class EventGuard:
         if isinstance(value, dict):
             return {
                 self._key(key, walk): (
-                    self._opaque(item, walk) if _PHI_KEY.search(key) and item else self._data(item, walk)
+                    self._opaque(item, walk) if item and _phi_key(key) else self._data(item, walk)
                 )
                 for key, item in value.items()
             }

@@ -5,7 +5,8 @@ is learned here. A value with a digit (an id, a phone number, a date) matches wi
 separators people put in (`1EG4-TE5-MK72`, `(217) 555 0143`, a phone number with or without its
 country code); a value of words (a name, a city, a street) matches case-insensitively, with or
 without its accents, with any punctuation or spacing between its words. ISO dates are also
-learned in their US and spelled-out forms. Values under three letters or digits (a
+learned in their US and spelled-out forms. A person's name is also found by its nicknames and
+short forms (`bridge.phi.variants`), written capitalised. Values under three letters or digits (a
 gender, a state) are not learned: on their own they identify nobody and would match everywhere.
 """
 
@@ -17,13 +18,31 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from typing import Any
 
+from bridge.phi.names import lexicon
 from bridge.phi.spelling import fold
+from bridge.phi.variants import name_variants
 
 MIN_CHARS = 3
 _SEPARATORS = r"[\s().\-/_,]*"
 _WORD_GAP = r"[\W_]+"
 _ALNUM = re.compile(r"[A-Za-z0-9]+")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_NAME_VALUE = re.compile(r"^[^\W\d_]+(?:[\s'\u2019.-]+[^\W\d_]+){0,3}$")
+_NAME_PART = re.compile(r"[^\W\d_]{3,}")
+
+
+def _name_forms(text: str) -> set[str]:
+    """The nicknames and short forms of a value that is a person's name (one to four words, one
+    of them a name of the lexicon), capitalised and in capitals as a name is written. A value of
+    one word may be a town's (`Columbus`): only the table's nicknames of it, no short forms."""
+    if not _NAME_VALUE.match(text):
+        return set()
+    parts = _NAME_PART.findall(text)
+    lex = lexicon()
+    if not any(lex.kind(part) == "strong" for part in parts):
+        return set()
+    forms = {v for part in parts for v in name_variants(part, cut=len(parts) > 1)}
+    return {form for v in forms for form in (v.capitalize(), v.upper())}
 
 
 def leaves(value: Any) -> Iterator[str]:
@@ -83,6 +102,8 @@ class KnownPhi:
     def __init__(self) -> None:
         self._values: set[str] = set()
         self._compiled: re.Pattern[str] | None = None
+        self._nicknames: set[str] = set()
+        self._nicknames_compiled: re.Pattern[str] | None = None
 
     def learn(self, value: Any) -> None:
         """Remember every string or integer inside `value` (a scalar, a dict, a list)."""
@@ -93,6 +114,10 @@ class KnownPhi:
             if fresh:
                 self._values |= fresh
                 self._compiled = None
+                nicknames = _name_forms(text) - self._nicknames
+                if nicknames:
+                    self._nicknames |= nicknames
+                    self._nicknames_compiled = None
 
     def __len__(self) -> int:
         return len(self._values)
@@ -107,7 +132,15 @@ class KnownPhi:
                 return []
             self._compiled = re.compile("|".join(patterns), re.IGNORECASE)
         folded = fold(text)  # the same length as `text`: a match is at the same place in both
-        return [(m.start(), m.end(), "known") for m in self._compiled.finditer(folded) if m.end() > m.start()]
+        found = [
+            (m.start(), m.end(), "known") for m in self._compiled.finditer(folded) if m.end() > m.start()
+        ]
+        if self._nicknames:
+            if self._nicknames_compiled is None:
+                alternatives = "|".join(map(re.escape, sorted(self._nicknames, key=len, reverse=True)))
+                self._nicknames_compiled = re.compile(rf"(?<![\w'-])(?:{alternatives})(?![\w-])")
+            found += [(m.start(), m.end(), "known") for m in self._nicknames_compiled.finditer(folded)]
+        return found
 
 
 _TOKEN = re.compile(r"phi_[0-9a-f]{16}")

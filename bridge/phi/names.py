@@ -147,7 +147,9 @@ def find_name_spans(text: str) -> list[tuple[int, int, str]]:
             return
         if next_index < len(words):
             between = text[run[-1][1] : words[next_index][0]]
-            if between.strip() == "&" or (between == " " and fold(words[next_index][2]) in lex.org_words):
+            if (between.strip() == "&" and not _person_at(words, next_index, lex)) or (
+                between == " " and fold(words[next_index][2]) in lex.org_words
+            ):
                 return
         spans.append((run[0][0] if len(run[0][2]) == 1 else names[0][0], names[-1][1], "name"))
 
@@ -158,7 +160,16 @@ def find_name_spans(text: str) -> list[tuple[int, int, str]]:
             initial or (lex.kind(word) != "common" and fold(word) not in lex.place_words)
         )
         particle = word.casefold() in lex.particles and word_shape == "lower"
-        same_shape = word_shape == shape or initial or shape == ""
+        # `WATANABE Kenji`: a family name in capitals first, as many countries write it
+        surname_first = (
+            shape == "caps"
+            and word_shape == "title"
+            and len(run) == 1
+            and text[run[0][1] : start] == " "
+            and lex.kind(word) == "strong"
+            and lex.kind(run[0][2]) != "common"
+        )
+        same_shape = word_shape == shape or initial or shape == "" or surname_first
         if run and _joins(text[run[-1][1] : start]) and ((name_like and same_shape) or particle):
             run.append((start, end, word))
             if not initial and word_shape != "lower":
@@ -172,16 +183,26 @@ def find_name_spans(text: str) -> list[tuple[int, int, str]]:
     return spans + _surname_given(text, lex) + _lower_after_role(text, words, lex)
 
 
+def _person_at(words: list[tuple[int, int, str]], index: int, lex: NameLexicon) -> bool:
+    """Whether a person's name starts at `words[index]` (`Elena M. Rossi` after an `&`)."""
+    if index + 1 >= len(words) or _shape(words[index][2]) != "title" or lex.kind(words[index][2]) != "strong":
+        return False
+    following = words[index + 1][2]
+    return (len(following) == 1 and following.isupper()) or (
+        _shape(following) == "title" and lex.kind(following) != "common"
+    )
+
+
 def _joins(gap: str) -> bool:
     """Whether two words with `gap` between them may be one name: a space, or an initial's dot."""
     return gap in (" ", ". ") or (gap.strip() in ("", ".") and "\n" not in gap and len(gap) <= 3)
 
 
-_SURNAME_GIVEN = re.compile(r"(?<![\w-])([A-Z][A-Z'-]+)\s*(?:,\s*|/)([A-Z][A-Z'-]+)(?![\w-])")
+_SURNAME_GIVEN = re.compile(r"(?<![\w-])([A-Z][A-Z'-]+)\s*(?:,\s*|/|\^)([A-Z][A-Z'-]+)(?![\w-])")
 
 
 def _surname_given(text: str, lex: NameLexicon) -> list[tuple[int, int, str]]:
-    """`LI, NAN`, `KOSTOPOULOS/ANASTASIA`: a surname and a given name in capitals, one of them a
+    """`LI, NAN`, `KOSTOPOULOS/ANASTASIA`, `NGUYEN^THANH` (HL7's order): a surname and a given name in capitals, one of them a
     lexicon name and neither a common word."""
     spans: list[tuple[int, int, str]] = []
     for match in _SURNAME_GIVEN.finditer(text):
@@ -200,11 +221,11 @@ def _lower_after_role(
         (start, _end, first), (_s2, end, second) = words[index], words[index + 1]
         if not (first.islower() and second.islower() and len(first) >= 3 and len(second) >= 3):
             continue
-        if text[words[index][1] : words[index + 1][0]] != " " or not _ROLES.search(
-            text[max(0, start - 20) : start]
-        ):
+        if text[words[index][1] : words[index + 1][0]] != " ":
             continue
         kinds = (lex.kind(first), lex.kind(second))
+        if not _ROLES.search(text[max(0, start - 20) : start]):
+            continue
         if kinds[0] == "strong" and kinds[1] in ("strong", "unknown"):
             spans.append((start, end, "name"))
     return spans

@@ -241,3 +241,27 @@ def test_a_value_under_a_key_that_names_a_phi_field_is_tokenised_whatever_its_sh
     assert isinstance(guarded, ToolReturned)
     raw = {k for k, v in guarded.result.items() if v == result[k]}
     assert raw == {"service_date", "carc", "name_status"}
+
+
+def test_a_value_under_a_key_that_names_a_persons_contact_address_id_or_name_is_tokenised(
+    guard: EventGuard,
+) -> None:
+    result = {
+        "home_zip": "53703", "mailing_postcode": "EH1 1YZ", "addr_line2": "Unit 9", "residence_city": "Leeds",
+        "cell_phone": "0161 496 0000", "acct_no": "ZZ-3-8812", "member_id": "WQX71203388",
+        "date_of_death": "2025-01-04", "cosigner_name": "Hal Ng", "passport_no": "Z1234567",
+        "provider_city": "Omaha", "payer_name": "Acme Health", "tool_name": "get_claim",
+        "billing_address": "1 Payer Plaza", "account_type": "checking", "claim_status": "denied",
+    }  # fmt: skip
+    guarded = guard.guard(ToolReturned(call_id="c1", name="get_claim", result=result))
+    assert isinstance(guarded, ToolReturned)
+    raw = {k for k, v in guarded.result.items() if v == result[k]}
+    # a payer's or a provider's contact is not a person's; a type or a status is no value of one
+    assert raw == {
+        "provider_city",
+        "payer_name",
+        "tool_name",
+        "billing_address",
+        "account_type",
+        "claim_status",
+    }

@@ -22,6 +22,9 @@ def _found(text: str) -> list[str]:
         ("ptname:KOSTOPOULOS/ANASTASIA dob:x", "KOSTOPOULOS/ANASTASIA"),
         ("self pay pt marcus dellavecchia called re estimate", "marcus dellavecchia"),
         ("Mohammed bin Rashid Al-Hashimi pays by wire", "Mohammed bin Rashid Al-Hashimi"),
+        ("officers: WATANABE Kenji (COO) signed", "WATANABE Kenji"),
+        ("ORU note pt NGUYEN^THANH MRN 5", "NGUYEN^THANH"),
+        ("two pts (Elena Rossi & Elena M. Rossi) share a DOB", "Elena Rossi"),
     ],
 )
 def test_a_name_with_no_cue_is_found(text: str, name: str) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bridge.phi.known import KnownPhi
 from bridge.phi.patterns import find_spans
 from bridge.phi.scrub import merge_spans, scrub_text
@@ -117,3 +119,79 @@ def test_bare_ages_over_89_and_ids_written_with_spaces_are_found() -> None:
         assert value in _found(text), (text, _found(text))
     for text in ("paid at 95% of the fee schedule", "member W123456 billed 99213 at 90 days"):
         assert not {"95", "90", "99213"} & _found(text), text
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("reach her at jlarsen77 at yahoo dot com after six", "jlarsen77 at yahoo dot com"),
+        ("mailbox t.okafor [at] example [dot] org bounced", "t.okafor [at] example [dot] org"),
+        ("portal login from fe80::1c2a:33ff:fe4b:9d01 twice", "fe80::1c2a:33ff:fe4b:9d01"),
+        ("charts 2290871 and 2290872 are one person", "2290871 and 2290872"),
+        ("court case 24-10077-KLM stays collection", "24-10077-KLM"),
+        ("Tribal ID CN-2281734 on the card", "CN-2281734"),
+        ("CURP GOMR820101HDFRRN09 and RFC GOMR8201014K7", "GOMR820101HDFRRN09"),
+        ("member id QQA 5510 2208 17 per the rep", "QQA 5510 2208 17"),
+        ("my father is 97 and lives alone", "97"),
+        ("NK1|1|OKAFOR^ADA|SPO^Spouse|12 Oak St^^TULSA^OK^74103|9185550100", "9185550100"),
+        ("NM1*IL*1*DOE*JANE~N3*9 ELM ST~N4*TULSA*OK*741031234~", "TULSA*OK*741031234"),
+        ('final notice: MARGARET "PEGGY" DOYLE, balance due', 'MARGARET "PEGGY" DOYLE'),
+    ],
+)
+def test_written_out_mailboxes_ipv6_id_lists_other_labels_ages_and_segments_are_found(
+    text: str, value: str
+) -> None:
+    start = text.index(value)
+    spans = merge_spans(find_spans(text))
+    assert any(s <= start and start + len(value) <= e for s, e in spans), spans
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "payer id 60054 and claim id 8812203 on the 835",
+        "meeting at 10:30:45; see std::vector in the spec",
+        "the copay is 95 dollars; limit is 100 per year",
+        "met the rep at the office; at 3 pm call back",
+        "missing identifier. Need last name from pt",
+    ],
+)
+def test_payer_ids_times_amounts_and_plain_at_are_kept(text: str) -> None:
+    assert find_spans(text) == []
+
+
+def test_a_known_name_is_found_by_its_nickname_and_short_form_written_capitalised() -> None:
+    known = KnownPhi()
+    known.learn({"name": "Theodore Adeyemi-Okafor", "city": "Columbus"})
+    text = "Teddy called; Theo's balance; Yemi paid; teddy bear; Colu"
+    found = {text[s:e] for s, e, _ in known.spans(text)}
+    assert {"Teddy", "Theo", "Yemi"} <= found and "teddy" not in found and "Colu" not in found
+
+
+def test_a_name_found_in_a_text_is_found_again_by_its_nickname() -> None:
+    text = 'guarantor Frederick Oyelowo ("Freddie") and Oye for short'
+    found = {text[s:e] for s, e in merge_spans(find_spans(text))}
+    assert any("Freddie" in f for f in found) and any(f == "Oye" for f in found)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Obinna, last name Eze-Okoro, called", "Obinna"),
+        ("Re: X; ID: QWE 510 220 871. Denied.", "QWE 510 220 871"),
+        ("per tmwangi@portal message, paid", "tmwangi@portal"),
+        ("claim for Baby Boy Lindqvist, newborn", "Baby Boy Lindqvist"),
+    ],
+)
+def test_a_name_before_its_surname_label_ids_in_groups_handles_and_newborns_are_found(
+    text: str, value: str
+) -> None:
+    start = text.index(value)
+    assert any(s <= start and start + len(value) <= e for s, e in merge_spans(find_spans(text)))
+
+
+def test_a_flat_in_another_countrys_form_joins_the_address_before_its_town() -> None:
+    text = "lives at Calle de Alcalá 120, 2º dcha., Madrid 28009 since May"
+    value = "Calle de Alcalá 120, 2º dcha., Madrid 28009"
+    start = text.index(value)
+    assert any(s <= start and start + len(value) <= e for s, e in merge_spans(find_spans(text)))
