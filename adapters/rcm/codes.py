@@ -34,6 +34,7 @@ CARC: dict[str, str] = {
     "96": "Non-covered charge(s)",
     "97": "The benefit for this service is included in the payment/allowance for another service/procedure that has already been adjudicated",
     "109": "Claim/service not covered by this payer/contractor; send the claim to the correct payer/contractor",
+    "151": "Payment adjusted because the payer deems the information submitted does not support this many/frequency of services",
     "197": "Precertification/authorization/notification/pre-treatment absent",
     "204": "This service/equipment/drug is not covered under the patient's current benefit plan",
     "253": "Sequestration - reduction in federal payment",
@@ -46,6 +47,7 @@ DEACTIVATED_CARC: frozenset[str] = frozenset(f"D{n}" for n in range(1, 25))
 RARC: dict[str, str] = {
     "M20": "Missing/incomplete/invalid HCPCS",
     "M51": "Missing/incomplete/invalid procedure code(s)",
+    "M53": "Missing/incomplete/invalid days or units of service",
     "M62": "Missing/incomplete/invalid treatment authorization code",
     "M76": "Missing/incomplete/invalid diagnosis or condition",
     "M77": "Missing/incomplete/invalid/inappropriate place of service",

@@ -25,6 +25,7 @@ from envs.rcm.overpayments import overpayment_case
 from envs.rcm.prompt_pay import prompt_pay_case
 from envs.rcm.queues import hand_off_queue, work_queue
 from envs.rcm.reversals import reversal_take_back
+from envs.rcm.units import units_case
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 from envs.verifiers.evidence import VISIBLE_TAG
@@ -435,5 +436,6 @@ EDGE: dict[str, EdgeSpec] = {
     "reversal_take_back": (reversal_take_back, "45", COMMERCIAL),
     "late_clean_claim": (prompt_pay_case, "45", COMMERCIAL),
     "paid_twice": (overpayment_case, "45", COMMERCIAL),
+    "units_reduced": (units_case, "151", None),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

@@ -20,6 +20,7 @@ from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
 from envs.rcm.prompt_pay import interest_request
 from envs.rcm.queues import QUEUE_KIND
 from envs.rcm.rejections import front_end_rejection
+from envs.rcm.units import CARC_UNITS, work_units
 from envs.rollout.policy import PlanPolicy
 from schemas.tasks import WorkItem
 
@@ -125,6 +126,8 @@ def work(desk: Desk, claim_id: str, *, depth: int) -> Script:
     carc = facts.denials[0].carc
     if carc == "18":
         return (yield from duplicate(desk, facts, depth))
+    if carc == CARC_UNITS:
+        return (yield from work_units(desk, facts))
     playbook = PLAYBOOKS.get(carc)
     if playbook is None:
         return (yield from needs_human(desk, facts, f"no playbook for CARC {carc}"))
