@@ -25,6 +25,7 @@ CARC: dict[str, str] = {
     "18": "Exact duplicate claim/service",
     "22": "This care may be covered by another payer per coordination of benefits",
     "23": "The impact of prior payer(s) adjudication including payments and/or adjustments",
+    "24": "Charges are covered under a capitation agreement/managed care plan",
     "26": "Expenses incurred prior to coverage",
     "27": "Expenses incurred after coverage terminated",
     "29": "The time limit for filing has expired",

@@ -21,6 +21,7 @@ from envs.rcm.charts import ABN_REASONS, INJECTIONS, abn_text, necessity_letter
 from envs.rcm.dated import rule_change_dated, rule_change_midqueue
 from envs.rcm.deciding import contract_read, no_auth_path
 from envs.rcm.faults import Fault
+from envs.rcm.managed_care import managed_care_case
 from envs.rcm.overpayments import overpayment_case
 from envs.rcm.prompt_pay import prompt_pay_case
 from envs.rcm.queues import hand_off_queue, work_queue
@@ -437,5 +438,6 @@ EDGE: dict[str, EdgeSpec] = {
     "late_clean_claim": (prompt_pay_case, "45", COMMERCIAL),
     "paid_twice": (overpayment_case, "45", COMMERCIAL),
     "units_reduced": (units_case, "151", None),
+    "managed_care_plan": (managed_care_case, "24", ("MCR",)),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

@@ -15,6 +15,7 @@ from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
 from envs.rcm.fee_schedule import is_fee_schedule
 from envs.rcm.fee_schedule import rates as fee_rates
+from envs.rcm.managed_care import CARC_MANAGED_CARE, work_managed_care
 from envs.rcm.overpayments import work_overpayment
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
 from envs.rcm.prompt_pay import interest_request
@@ -128,6 +129,8 @@ def work(desk: Desk, claim_id: str, *, depth: int) -> Script:
         return (yield from duplicate(desk, facts, depth))
     if carc == CARC_UNITS:
         return (yield from work_units(desk, facts))
+    if carc == CARC_MANAGED_CARE:
+        return (yield from work_managed_care(desk, facts))
     playbook = PLAYBOOKS.get(carc)
     if playbook is None:
         return (yield from needs_human(desk, facts, f"no playbook for CARC {carc}"))

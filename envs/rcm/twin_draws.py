@@ -1,7 +1,7 @@
 """Twin pairs drawn once and built both ways: edge kinds whose builder takes a flag that flips the
 deciding evidence (the contracted rate of a take-back, a prompt-pay rule, a payer's overpayment
-letter, the minutes a visit note documents), so the work item, the 835, the claim and the document
-list match and only that evidence differs."""
+letter, the minutes a visit note documents, the managed-care plan eligibility shows), so the work
+item, the 835, the claim and the document list match and only that evidence differs."""
 
 from __future__ import annotations
 
@@ -84,3 +84,15 @@ def units_twins(seed: int = 0, count: int = 8) -> list[Task]:
 
     builds = (partial(units_case, supported=True), partial(units_case, supported=False))
     return one_draw_both_ways(seed, count, "units", "units_reduced", builds, category="151", payers=None)
+
+
+def managed_care_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-managed_care-<i>-a` billed to the plan, `-b` to a human):
+    Medicare's CO-24, the patient's Medicare Advantage plan active on the date of service or ended
+    before it; only eligibility differs (`envs.rcm.managed_care`)."""
+    from envs.rcm.managed_care import managed_care_case
+
+    builds = (partial(managed_care_case, enrolled=True), partial(managed_care_case, enrolled=False))
+    return one_draw_both_ways(
+        seed, count, "managed_care", "managed_care_plan", builds, category="24", payers=("MCR",)
+    )
