@@ -35,6 +35,7 @@ CARC: dict[str, str] = {
     "96": "Non-covered charge(s)",
     "97": "The benefit for this service is included in the payment/allowance for another service/procedure that has already been adjudicated",
     "109": "Claim/service not covered by this payer/contractor; send the claim to the correct payer/contractor",
+    "131": "Claim specific negotiated discount",
     "151": "Payment adjusted because the payer deems the information submitted does not support this many/frequency of services",
     "197": "Precertification/authorization/notification/pre-treatment absent",
     "204": "This service/equipment/drug is not covered under the patient's current benefit plan",

@@ -1,7 +1,8 @@
 """Twin pairs drawn once and built both ways: edge kinds whose builder takes a flag that flips the
-deciding evidence (the contracted rate of a take-back, a prompt-pay rule, a payer's overpayment
-letter, the minutes a visit note documents, the managed-care plan eligibility shows), so the work
-item, the 835, the claim and the document list match and only that evidence differs."""
+deciding evidence (the contracted rate of a take-back or of a negotiated discount, a prompt-pay
+rule, a payer's overpayment letter, the minutes a visit note documents, the managed-care plan
+eligibility shows), so the work item, the 835, the claim and the document list match and only that
+evidence differs."""
 
 from __future__ import annotations
 
@@ -96,3 +97,13 @@ def managed_care_twins(seed: int = 0, count: int = 8) -> list[Task]:
     return one_draw_both_ways(
         seed, count, "managed_care", "managed_care_plan", builds, category="24", payers=("MCR",)
     )
+
+
+def discount_twins(seed: int = 0, count: int = 8) -> list[Task]:
+    """`count` twin pairs (`rcm-twins-discount-<i>-a` posted as contractual, `-b` appealed): a CO-131
+    negotiated discount whose allowed amount is, or falls below, the contracted rate on the payer's
+    fee schedule; only the fee schedule differs (`envs.rcm.discounts`)."""
+    from envs.rcm.discounts import discount_case
+
+    builds = (partial(discount_case, matches=True), partial(discount_case, matches=False))
+    return one_draw_both_ways(seed, count, "discount", "negotiated_discount", builds, category="131")

@@ -43,6 +43,7 @@ from envs.rcm.twin_documents import (
     chart_without_distinct,
 )
 from envs.rcm.twin_draws import (
+    discount_twins,
     managed_care_twins,
     overpayment_twins,
     prompt_pay_twins,
@@ -441,7 +442,7 @@ def twin_problems(tasks: Sequence[Task], verifier: str = "rcm.v2") -> list[str]:
 
 def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
     """The `rcm-twins` set: every recipe's pairs, then the reversal take-back, prompt-pay,
-    overpayment, cut-units and managed-care pairs (`envs.rcm.twin_draws`)."""
+    overpayment, cut-units, managed-care and discount pairs (`envs.rcm.twin_draws`)."""
     return (
         generate_twins(seed, per_recipe)
         + take_back_twins(seed, per_recipe)
@@ -449,4 +450,5 @@ def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
         + overpayment_twins(seed, per_recipe)
         + units_twins(seed, per_recipe)
         + managed_care_twins(seed, per_recipe)
+        + discount_twins(seed, per_recipe)
     )

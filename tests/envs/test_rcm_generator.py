@@ -54,6 +54,7 @@ REMIT_EDGES = {
     "paid_twice",
     "units_reduced",
     "managed_care_plan",
+    "negotiated_discount",
 }
 """Families for the moves beyond the denial table (the brief's last section)."""
 
