@@ -88,8 +88,8 @@ def work_units(desk: Desk, facts: Facts) -> Script:
     if supports and payer_rules and appeal_open(desk, facts, payer_rules):
         argument = (
             f"The visit note ({', '.join(notes)}) documents {minutes} minutes of timed treatment, "
-            f"which supports the {billed} units billed at 15 minutes a unit (the 8-minute rule). "
-            "Please reprocess the units cut and pay them."
+            f"which supports the {billed} units billed at {unit_rules().minutes_per_unit} minutes a "
+            "unit (the 8-minute rule). Please reprocess the units cut and pay them."
         )
         return (yield from desk.appeal(facts, "coding", argument, notes))
     why = (
