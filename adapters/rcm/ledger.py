@@ -53,9 +53,9 @@ def all_adjustments(remittance: Remittance) -> Iterable[tuple[tuple[str, ...], A
             yield line.modifiers, adjustment
 
 
-CONTRACTUAL_CARCS = frozenset({"45", "253"})
-"""CARCs a contract or a statute sets (fee schedule, sequestration): contractual adjustments, not
-discretionary write-offs."""
+CONTRACTUAL_CARCS = frozenset({"45", "131", "253"})
+"""CARCs a contract or a statute sets (fee schedule, negotiated discount, sequestration):
+contractual adjustments, not discretionary write-offs, up to the contracted rate on file."""
 
 
 def contracted_amount(world: World, claim: Claim, line_number: int) -> float | None:

@@ -194,7 +194,7 @@ def post_remit(desk: Desk, v: Visible) -> Script:
                     amount=amount,
                     reason=PATIENT_SHARE[code],
                 )
-            elif group == "CO" and code in ("45", "253"):
+            elif group == "CO" and code in ("45", "131", "253"):
                 yield desk.call(
                     "post_write_off",
                     claim_id=v.claim_id,
@@ -320,7 +320,7 @@ CODE_TABLE: dict[str, str] = {
     "50": "appeal:medical_necessity", "97": "write_off:bundled", "197": "retro_auth", "15": "retro_auth",
     "18": "close:duplicate_of_paid_original", "22": "escalate:billing", "109": "escalate:billing",
     "27": "transfer:coverage_terminated", "45": "post_remit", "1": "post_remit", "2": "post_remit",
-    "3": "post_remit", "B7": "escalate:credentialing", "253": "post_remit",
+    "3": "post_remit", "B7": "escalate:credentialing", "253": "post_remit", "131": "post_remit",
 }
 # fmt: on
 """The fixed CARC → move table a desk without judgment works from (the first code that is not
@@ -330,7 +330,7 @@ the patient's share or contractual decides; else the 835 is posted as it stands)
 def by_code(v: Visible) -> str:
     """The code table's move for a claim."""
     carcs = [c.split("-", 1)[-1] for c in v.codes]
-    denial = [c for c in carcs if c not in ("1", "2", "3", "45", "253")]
+    denial = [c for c in carcs if c not in ("1", "2", "3", "45", "131", "253")]
     return CODE_TABLE.get(denial[0], "escalate:billing") if denial else "post_remit"
 
 

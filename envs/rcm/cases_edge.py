@@ -20,11 +20,14 @@ from envs.rcm.cases import BASE, VISIBLE_SHARE, authorization, underpaid
 from envs.rcm.charts import ABN_REASONS, INJECTIONS, abn_text, necessity_letter
 from envs.rcm.dated import rule_change_dated, rule_change_midqueue
 from envs.rcm.deciding import contract_read, no_auth_path
+from envs.rcm.discounts import discount_case
 from envs.rcm.faults import Fault
+from envs.rcm.managed_care import managed_care_case
 from envs.rcm.overpayments import overpayment_case
 from envs.rcm.prompt_pay import prompt_pay_case
 from envs.rcm.queues import hand_off_queue, work_queue
 from envs.rcm.reversals import reversal_take_back
+from envs.rcm.units import units_case
 from envs.rcm.vocab import COMMERCIAL, OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
 from envs.verifiers.evidence import VISIBLE_TAG
@@ -435,5 +438,8 @@ EDGE: dict[str, EdgeSpec] = {
     "reversal_take_back": (reversal_take_back, "45", COMMERCIAL),
     "late_clean_claim": (prompt_pay_case, "45", COMMERCIAL),
     "paid_twice": (overpayment_case, "45", COMMERCIAL),
+    "units_reduced": (units_case, "151", None),
+    "managed_care_plan": (managed_care_case, "24", ("MCR",)),
+    "negotiated_discount": (discount_case, "131", COMMERCIAL),
 }
 """Edge kind → (builder, CARC category, payers the story needs)."""

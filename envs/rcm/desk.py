@@ -28,7 +28,9 @@ __all__ = ["CONTRACTUAL", "DONE", "PATIENT_SHARE", "Desk", "Facts", "Script", "f
 ATTEMPTS = 3
 NOTE_LIMIT, REASON_LIMIT = 1000, 4000
 """Longest note and longest letter or hand-off reason the tools take."""
-CONTRACTUAL = frozenset({"45", "253", "23"})
+CONTRACTUAL = frozenset({"45", "131", "253", "23"})
+"""Adjustments that are not denials: the contract's (fee schedule, negotiated discount,
+sequestration) and a prior payer's adjudication."""
 PATIENT_SHARE = {"1": "deductible", "2": "coinsurance", "3": "copay"}
 
 

@@ -15,11 +15,13 @@ from envs.contract import Action, Turn
 from envs.rcm.desk import CONTRACTUAL, PATIENT_SHARE, Desk, Facts, Script, facts_from, next_action
 from envs.rcm.fee_schedule import is_fee_schedule
 from envs.rcm.fee_schedule import rates as fee_rates
+from envs.rcm.managed_care import CARC_MANAGED_CARE, work_managed_care
 from envs.rcm.overpayments import work_overpayment
 from envs.rcm.playbooks import PLAYBOOKS, needs_human, rules, rules_on
 from envs.rcm.prompt_pay import interest_request
 from envs.rcm.queues import QUEUE_KIND
 from envs.rcm.rejections import front_end_rejection
+from envs.rcm.units import CARC_UNITS, work_units
 from envs.rollout.policy import PlanPolicy
 from schemas.tasks import WorkItem
 
@@ -125,6 +127,10 @@ def work(desk: Desk, claim_id: str, *, depth: int) -> Script:
     carc = facts.denials[0].carc
     if carc == "18":
         return (yield from duplicate(desk, facts, depth))
+    if carc == CARC_UNITS:
+        return (yield from work_units(desk, facts))
+    if carc == CARC_MANAGED_CARE:
+        return (yield from work_managed_care(desk, facts))
     playbook = PLAYBOOKS.get(carc)
     if playbook is None:
         return (yield from needs_human(desk, facts, f"no playbook for CARC {carc}"))

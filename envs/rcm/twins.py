@@ -16,16 +16,15 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
-from functools import partial
 from pathlib import Path
 
 from adapters.rcm import World
 from envs.adversarial.twins import TWIN_TAG, pair_problems
 from envs.rcm import intents as want
-from envs.rcm.casekit import Case, Ctx
+from envs.rcm.casekit import Case
 from envs.rcm.cases import DISTINCT_NOTES
 from envs.rcm.charts import ABN_REASONS
 from envs.rcm.deciding import (
@@ -42,6 +41,14 @@ from envs.rcm.twin_documents import (
     abn_not_counting,
     chart_with_distinct,
     chart_without_distinct,
+)
+from envs.rcm.twin_draws import (
+    discount_twins,
+    managed_care_twins,
+    overpayment_twins,
+    prompt_pay_twins,
+    take_back_twins,
+    units_twins,
 )
 from envs.rcm.twin_edits import EDITS
 from schemas.tasks import Task
@@ -433,68 +440,15 @@ def twin_problems(tasks: Sequence[Task], verifier: str = "rcm.v2") -> list[str]:
     return pair_problems(tasks, DOMAIN, verifier, _visible, differs)
 
 
-def _one_draw_both_ways(
-    seed: int, count: int, recipe: str, kind: str, builds: tuple[Callable[[Ctx], Case], Callable[[Ctx], Case]]
-) -> list[Task]:
-    """`count` twin pairs (`rcm-twins-<recipe>-<i>-a` built by `builds[0]`, `-b` by `builds[1]`) of
-    the edge kind `kind`: each pair is one seeded draw built both ways, so only what the build's
-    flag decides differs between the twins."""
-    from envs.rcm.vocab import COMMERCIAL
-
-    out: list[Task] = []
-    for index in range(count):
-        set_id = f"{recipe}-{index:03d}"
-        for suffix, build in zip(("a", "b"), builds, strict=True):
-            case = draw("rcm-twins", seed, kind, index, build, COMMERCIAL)
-            out.append(
-                to_task(
-                    case,
-                    task_id=f"rcm-twins-{set_id}-{suffix}",
-                    seed=seed,
-                    distribution="twins",
-                    category="45",
-                    extra_tags=(f"edge:{kind}", f"{TWIN_TAG}{set_id}", f"twin-recipe:{recipe}"),
-                )
-            )
-    return out
-
-
-def take_back_twins(seed: int = 0, count: int = 8) -> list[Task]:
-    """`count` twin pairs (`rcm-twins-take_back-<i>-a` supported, `-b` not): one draw of the edge
-    kind `reversal_take_back` built both ways, so the 835, the claim and the documents match and
-    only the contracted rate on the fee schedule differs (`envs.rcm.reversals`)."""
-    from envs.rcm.reversals import reversal_take_back
-
-    builds = (partial(reversal_take_back, supported=True), partial(reversal_take_back, supported=False))
-    return _one_draw_both_ways(seed, count, "take_back", "reversal_take_back", builds)
-
-
-def prompt_pay_twins(seed: int = 0, count: int = 8) -> list[Task]:
-    """`count` twin pairs (`rcm-twins-prompt_pay-<i>-a` interest owed, `-b` not): a clean claim paid
-    31 to 44 days after its receipt, under a 30-day or a 45-day prompt-pay rule; only the payer's
-    rules differ (`envs.rcm.prompt_pay`)."""
-    from envs.rcm.prompt_pay import prompt_pay_case
-
-    builds = (partial(prompt_pay_case, owed=True), partial(prompt_pay_case, owed=False))
-    return _one_draw_both_ways(seed, count, "prompt_pay", "late_clean_claim", builds)
-
-
-def overpayment_twins(seed: int = 0, count: int = 8) -> list[Task]:
-    """`count` twin pairs (`rcm-twins-overpayment-<i>-a` left to the offset, `-b` refunded): a claim
-    paid twice whose payer letter (same title and date) says it offsets or asks for a refund
-    (`envs.rcm.overpayments`)."""
-    from envs.rcm.overpayments import overpayment_case
-
-    builds = (partial(overpayment_case, offset=True), partial(overpayment_case, offset=False))
-    return _one_draw_both_ways(seed, count, "overpayment", "paid_twice", builds)
-
-
 def generate_twin_set(seed: int = 0, per_recipe: int = 8) -> list[Task]:
-    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back, prompt-pay and
-    overpayment pairs."""
+    """The `rcm-twins` set: every recipe's pairs, then the reversal take-back, prompt-pay,
+    overpayment, cut-units, managed-care and discount pairs (`envs.rcm.twin_draws`)."""
     return (
         generate_twins(seed, per_recipe)
         + take_back_twins(seed, per_recipe)
         + prompt_pay_twins(seed, per_recipe)
         + overpayment_twins(seed, per_recipe)
+        + units_twins(seed, per_recipe)
+        + managed_care_twins(seed, per_recipe)
+        + discount_twins(seed, per_recipe)
     )

@@ -22,6 +22,19 @@ def test_the_same_amount_as_a_discretionary_write_off_needs_approval(call: Call)
     assert result.error is not None and result.error.details["code"] == "write_off_needs_approval"
 
 
+def test_a_negotiated_discount_at_the_contract_posts_above_the_limit_without_approval(call: Call) -> None:
+    # CLM-1127: CO-131 of $900 leaves 29881 at its contracted $900.
+    result = call("post_write_off", claim_id="CLM-1127", amount=900.0, reason_code="contractual")
+    assert result.outcome is ToolOutcome.OK
+
+
+def test_a_negotiated_discount_counts_as_contractual_only_up_to_the_contract(world: World) -> None:
+    claim = world.claims["CLM-1127"]
+    assert contractual_allowance(world, claim) == 900.0
+    assert discretionary(world, claim, 900.0, "contractual") == 0.0
+    assert discretionary(world, claim, 1000.0, "contractual") == 100.0
+
+
 def test_an_allowed_amount_below_the_fee_schedule_is_an_underpayment(world: World) -> None:
     claim = world.claims["CLM-1102"]  # 99214 contracted at $150, allowed $120 of a $240 charge
     assert underpaid(world, claim) == 30.0

@@ -47,7 +47,15 @@ RULE_EDGES = {
     "rule_change_midqueue",
 }
 """Families for the rules a billing office applies that the simple table hides."""
-REMIT_EDGES = {"queue_hand_off", "reversal_take_back", "late_clean_claim", "paid_twice"}
+REMIT_EDGES = {
+    "queue_hand_off",
+    "reversal_take_back",
+    "late_clean_claim",
+    "paid_twice",
+    "units_reduced",
+    "managed_care_plan",
+    "negotiated_discount",
+}
 """Families for the moves beyond the denial table (the brief's last section)."""
 
 

@@ -24,6 +24,13 @@ RULE_SCENARIOS: tuple[Scenario, ...] = (
         ("get_claim", claim("CLM-1101")),
     ),
     scenario(
+        "co131_discount_at_the_contract_is_contractual_above_the_limit",
+        ("get_remittance", claim("CLM-1127")),
+        ("get_payer_rules", {"payer_id": "HRTL"}),
+        write_off("CLM-1127", 900.0, "contractual"),
+        ("get_claim", claim("CLM-1127")),
+    ),
+    scenario(
         "co45_underpayment_against_the_fee_schedule",
         ("get_remittance", claim("CLM-1102")),
         ("get_payer_rules", {"payer_id": "HRTL"}),

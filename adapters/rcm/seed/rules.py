@@ -87,6 +87,10 @@ SEED_RULE_CASES: dict[str, tuple[str, str]] = {
         "a 99214 paid $150 twice (35 and 6 days ago), its $90 CO-45 posted once: a $150 credit balance",
         "hand it to billing to refund: Heartland's letter DOC-1126 asks for a refund; nothing is written off",
     ),
+    "CLM-1127": (
+        "CO-131 (a negotiated discount) of $900 leaving 29881 at its contracted $900",
+        "contractual write-off of $900: CO-131 at the contract is contractual, no approval needed",
+    ),
 }
 
 _PEOPLE: tuple[tuple[str, str, str, date, str], ...] = (
@@ -226,6 +230,9 @@ def rule_claims() -> tuple[list[Claim], list[Remittance]]:
         k = seed_claim(claim_id, "P-021", "HRTL", "HRT204417781", ("I10",), (line(1, code, charge, ago(first + 12)),), ago(first + 10), "paid")
         claims.append(k)
         remits += [_remit(k, ago(first), {1: [("CO", "45", contractual)]}), _remit(k, ago(again), {1: [("CO", "45", contractual)]})]
+    k = seed_claim("CLM-1127", "P-021", "HRTL", "HRT204417781", ("M23.211",), (line(1, "29881", 1800.0, ago(24), pos="22"),), ago(22), "paid")
+    claims.append(k)
+    remits.append(_remit(k, ago(7), {1: [("CO", "131", 900.0)]}))
     # fmt: on
     return claims, remits
 
