@@ -6,7 +6,8 @@ recognisable shape (SSN, phone and fax numbers, e-mail, URLs, IP addresses, full
 addresses, a city and ZIP code before or after a state's code, names after a title, a role or a
 relation, in any script's capitals, with their particles and initials), and the shapes of
 `places` (other countries' addresses), `spoken` (numbers, dates and letters read out), `scripts`
-(non-Latin words) and `cued` (names and handles a cue gives away). Names and other values without a
+(non-Latin words), `cued` (names and handles a cue gives away), `ids` (ids a label gives away, ids
+with check digits) and `ocr` (shapes read with letters for digits). Names and other values without a
 shape are the job of `KnownPhi`: the values the episode's PHI-marked fields held. `find_spans` gives
 (start, end, class) for every match.
 """
@@ -16,7 +17,9 @@ from __future__ import annotations
 import re
 
 from bridge.phi.cued import find_cued_name_spans
+from bridge.phi.ids import find_id_spans
 from bridge.phi.names import find_name_spans
+from bridge.phi.ocr import find_ocr_spans
 from bridge.phi.places import extend_addresses, find_place_spans
 from bridge.phi.scripts import find_script_spans
 from bridge.phi.spoken import find_spoken_spans
@@ -232,22 +235,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:\s+[\"\u201c(][A-Za-z.]{1,12}[\"\u201d)])?)\s*$"
         ),
     ),
-    (
-        "age",
-        re.compile(r"\b(?:9\d|1[01]\d)[- ](?:years?|yrs?)[- ]old\b|\b(?:9\d|1[01]\d)\s?(?:y/o|yo)\b", re.I),
-    ),
-    ("age", re.compile(r"\b(?:age[ds]?|aged)\W{1,3}(?P<v>9\d|1[01]\d)\b", re.I)),
     ("age", re.compile(_SPELLED_AGE, re.I)),
-    (
-        "age",  # a bare age over 89: `At 92, the patient`, `(DOB 03/01/1930, 96)`
-        re.compile(r"(?:\b(?i:at)\s+|\b(?:DOB|dob|born)\b[^,;()\n]{1,24},\s*)(?P<v>9\d|1[01]\d)(?=\s*[,)])"),
-    ),
-    (
-        "age",  # `she is 92 and`, `turned 101 in May`
-        re.compile(
-            r"\b(?:is|was|turns|turned|now)\s+(?P<v>9\d|1[01]\d)(?=\s+(?:and|but|now|so|in|years?|yrs?)\b)"
-        ),
-    ),
     ("npi", re.compile(r"\bNPI\W{0,3}(?P<v>[12]\d{9})\b", re.I)),
 )
 """(class, pattern); a pattern with a group `v` marks only that group as PHI (the label stays)."""
@@ -277,7 +265,47 @@ SEGMENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 """As `PATTERNS`, in the segments of X12 and HL7 messages: tried only where a segment starts."""
 _SEGMENT = re.compile(r"\b(?:NM1\*|DMG\*|PID\||NK1\||GT1\|)")
 
+_AGE_GATE = re.compile(r"(?<!\d)(?:9\d|1[01]\d)(?!\d)")
+"""An age over 89 in digits: what every age pattern but the spelled one holds."""
+
 GATED_PATTERNS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
+    (
+        "age",
+        _AGE_GATE,
+        re.compile(
+            r"\b(?:9\d|1[01]\d)[- ]?(?:years?|yrs?)\.?(?:[- ]old\b)?(?!\s+(?:ago|from|later|before|after))"
+            r"|\b(?:9\d|1[01]\d)\s?(?:y/o|yo\b|y\.\s?o\.?)",
+            re.I,
+        ),
+    ),
+    (
+        "age",
+        _AGE_GATE,  # an age in brackets after a name or its cue: `Ada Obi (94)`, `(pt Ada Obi, 94)`, `(93, frail)`
+        re.compile(
+            r"(?<=[A-Za-z] \()(?P<v>9\d|1[01]\d)(?=\))|\((?:[^()\d\n]{2,40}),\s*(?P<w>9\d|1[01]\d)\s*\)"
+            r"|\((?P<x>9\d|1[01]\d),\s+[a-z]"
+        ),
+    ),
+    (
+        "age",
+        _AGE_GATE,
+        re.compile(
+            r"\b(?P<v>9\d|1[01]\d)\s+(?:this|next|last)\s+(?:month|year|week|spring|summer|fall|winter)\b"
+        ),
+    ),
+    ("age", _AGE_GATE, re.compile(r"\b(?:age[ds]?|aged)\W{1,3}(?P<v>9\d|1[01]\d)\b", re.I)),
+    (
+        "age",
+        _AGE_GATE,  # a bare age over 89: `At 92, the patient`, `(DOB 03/01/1930, 96)`
+        re.compile(r"(?:\b(?i:at)\s+|\b(?:DOB|dob|born)\b[^,;()\n]{1,24},\s*)(?P<v>9\d|1[01]\d)(?=\s*[,)])"),
+    ),
+    (
+        "age",
+        _AGE_GATE,  # `she is 92 and`, `turned 101 in May`
+        re.compile(
+            r"\b(?:is|was|turns|turned|now)\s+(?P<v>9\d|1[01]\d)(?=\s+(?:and|but|now|so|in|years?|yrs?)\b)"
+        ),
+    ),
     (
         "email",  # a mailbox written out: `jdoe71 at gmail`, `jdoe [at] example [dot] org`
         re.compile(rf"\sat\s+{_MAIL_HOSTS}\b|\((?i:at)\)|\[(?i:at)\]", re.I),
@@ -302,7 +330,12 @@ def _matches(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> li
     spans: list[tuple[int, int, str]] = []
     for kind, pattern in patterns:
         for match in pattern.finditer(text):
-            start, end = match.span("v" if "v" in pattern.groupindex else 0)
+            group = (
+                next((g for g in ("v", "w", "x") if match.group(g) is not None), 0)
+                if pattern.groupindex
+                else 0
+            )
+            start, end = match.span(group)
             if end > start:
                 spans.append((start, end, kind))
     return spans
@@ -311,13 +344,18 @@ def _matches(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> li
 def find_spans(text: str) -> list[tuple[int, int, str]]:
     """Every PHI span the patterns find in `text`: (start, end, class), possibly overlapping; a
     name found once is found again where the same string names its words alone (`Aoife`) or by
-    a nickname or a short form (`Olu` of `Oluwaseun`)."""
+    a nickname or a short form (`Olu` of `Oluwaseun`); OCR's confusions (`O4/12/1951`) put right."""
+    return _find_spans(text) + find_ocr_spans(text, _find_spans)
+
+
+def _find_spans(text: str) -> list[tuple[int, int, str]]:
     spans = _matches(text, PATTERNS)
     if _SEGMENT.search(text) is not None:
         spans += _matches(text, SEGMENT_PATTERNS)
     spans += _matches(text, tuple((kind, p) for kind, gate, p in GATED_PATTERNS if gate.search(text)))
     spans += find_name_spans(text) + find_cued_name_spans(text)
     spans += find_place_spans(text) + find_spoken_spans(text) + find_script_spans(text)
+    spans += find_id_spans(text)
     spans += extend_addresses(text, spans)
     return spans + _named_again(text, spans)
 
