@@ -32,7 +32,7 @@ _MONTH = (
 _MBI_ALPHA = "[AC-HJKMNP-RT-Y]"
 _STREET = (
     r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
-    r"Terrace|Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Parade|Row|Close|Crescent|Mews|"
+    r"Terrace|Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Av|Route|Rte|Expressway|Expy|Freeway|Fwy|Square|Sq|Trail|Trl|Parade|Row|Close|Crescent|Mews|"
     r"Grove|Gardens|Esplanade|Quay|Alley|Loop|Pike|Heights)"
 )
 _STATES = (
@@ -47,7 +47,7 @@ _LOWER = "a-zß-öø-ÿ\u0100-\u017f\u1e00-\u1eff"
 _NAME_WORD = rf"(?:[{_UPPER}]['\u2019])?[{_UPPER}][{_LOWER}]*[{_UPPER}]?[{_LOWER}]+(?:['\u2019-][{_UPPER}]?[{_LOWER}]+)*"
 """A capitalised name word: `Khan`, `Nguyễn`, `O'Brien`, `D'Angelo`, `McDonald`, `Mensah-Bonsu`, `Li`."""
 _PARTICLE = (
-    r"(?i:van|von|der|den|de|la|le|del|della|da|das|dos|du|di|st|y|al|el|bin|bint|ibn|abu|ben|ter|ten|zu|"
+    r"(?i:van|von|der|den|de|la|le|del|della|da|das|dos|du|di|st|y|al|el|bin|bint|ibn|abu|ben|ter|ten|zu|ap|"
     r"o|\u00f3|n[i\u00ed]|nic|mac|mc|ua|binti|bte|bt)"
 )
 """The short words between a name's words (`van der`, `bin`, the Irish `Ó` and `Ní`), in any case."""
@@ -308,10 +308,17 @@ GATED_PATTERNS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     ),
     (
         "email",  # a mailbox written out: `jdoe71 at gmail`, `jdoe [at] example [dot] org`
-        re.compile(rf"\sat\s+{_MAIL_HOSTS}\b|\((?i:at)\)|\[(?i:at)\]", re.I),
+        re.compile(rf"\sat\s+{_MAIL_HOSTS}\b|\((?i:at)\)|\[(?i:at)\]|\sdot\s", re.I),
         re.compile(
-            rf"(?<![\w.+-])[A-Za-z0-9._%+-]+\s*(?:\s(?i:at)\s+(?={_MAIL_HOSTS}\b)|\((?i:at)\)|\[(?i:at)\])\s*[A-Za-z0-9-]+"
+            rf"(?<![\w.+-])[A-Za-z0-9._%+-]+\s*(?:\s(?i:at)\s+(?={_MAIL_HOSTS}\b|[A-Za-z0-9-]+\s(?i:dot)\s[A-Za-z]{{2,}}\b)|\((?i:at)\)|\[(?i:at)\])\s*[A-Za-z0-9-]+"
             r"(?:\s*(?:\.|\s(?i:dot)\s|\((?i:dot)\)|\[(?i:dot)\])\s*[A-Za-z]{2,})*"
+        ),
+    ),
+    (
+        "name",  # a passport's or an ID card's machine-readable zone: `P<UTOSURNAME<<GIVEN<NAMES<<<`
+        re.compile(r"<<"),
+        re.compile(
+            r"(?:(?<=\b[PIAC][A-Z<][A-Z]{3})|(?<![A-Z<]))(?P<v>[A-Z]{2,}(?:<[A-Z]{2,})*<<[A-Z]{2,}(?:<[A-Z]{2,})*)"
         ),
     ),
     (

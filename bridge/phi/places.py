@@ -81,10 +81,25 @@ PLACES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
 its gate (something it cannot match without) is found; a group `v` marks only that group."""
 _DIGIT = re.compile(r"\d")
 
+_COUNTRY = (
+    r"(?:USA|U\.S\.A\.|United\s+States|Canada|Mexico|M[ée]xico|Brazil|Brasil|Argentina|Chile|Colombia|Peru|"
+    r"Per[úu]|Venezuela|Ecuador|Uruguay|Paraguay|Bolivia|Cuba|Jamaica|Haiti|Dominican\s+Republic|Puerto\s+Rico|"
+    r"United\s+Kingdom|UK|England|Scotland|Wales|Ireland|[ÉE]ire|France|Germany|Deutschland|Austria|"
+    r"[ÖO]sterreich|Switzerland|Schweiz|Suisse|Italy|Italia|Spain|Espa[ñn]a|Portugal|Netherlands|Nederland|"
+    r"Belgium|Belgique|Belgi[ëe]|Luxembourg|Denmark|Danmark|Norway|Norge|Sweden|Sverige|Finland|Suomi|"
+    r"Iceland|[ÍI]sland|Poland|Polska|Czechia|Czech\s+Republic|Slovakia|Hungary|Magyarorsz[áa]g|Romania|"
+    r"Rom[âa]nia|Bulgaria|Greece|Ukraine|Russia|Turkey|T[üu]rkiye|Israel|Lebanon|Jordan|Egypt|Morocco|"
+    r"Nigeria|Ghana|Kenya|Ethiopia|Tanzania|Uganda|South\s+Africa|India|Pakistan|Bangladesh|Sri\s+Lanka|"
+    r"Nepal|China|Hong\s+Kong|Taiwan|Japan|Korea|South\s+Korea|Philippines|Vietnam|Viet\s+Nam|Thailand|"
+    r"Malaysia|Singapore|Indonesia|Australia|New\s+Zealand|UAE|United\s+Arab\s+Emirates|Saudi\s+Arabia|"
+    r"Qatar|Kuwait|Iran|Iraq)"
+)
+"""Countries' names as an address ends with them (in English and in their own language)."""
 _TAIL = re.compile(
-    rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*[\w-]+|,\s+\d{{1,3}}[º°ª]?\s?[A-Za-z]{{0,6}}\.?)?,?\s+"
+    rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|app|apto|depto|dpto|piso|Whg|lgh)\.?\s*[\w-]+|,\s+\d{{1,3}}[º°ª]?\s?[A-Za-z]{{0,6}}\.?)?,?\s+"
     rf"(?:\d{{4,6}}\s+{_TOWN}|{_TOWN}(?:,\s+{_TOWN})?,?\s+(?:[A-Z]{{2,3}}\s+)?(?:\d{{4,6}}(?:-\d{{4}})?|{_UK_POSTCODE}|{_CA_POSTCODE}))"
     r"(?![\w-])"
+    rf"(?:,?\s+{_COUNTRY}\b)?"
 )
 """A town and its postal code, either way round, right after a street (and its flat: `Apt 4`,
 `2º dcha.`; a region's name, or a state's or a province's code, between them)."""
