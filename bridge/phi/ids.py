@@ -123,8 +123,9 @@ def _stems(labels: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return caps, tuple(sorted({w.lower() for w in words if any(c.islower() for c in w)}))
 
 
-_NATIONAL_STEMS = _stems(_NATIONAL_LABELS)
-_NATIONAL_STEMS = (_NATIONAL_STEMS[0], (*_NATIONAL_STEMS[1], "insurance", "member", "subscriber", "policy"))
+_LABEL_CAPS, _LABEL_WORDS = _stems(_NATIONAL_LABELS)
+_NATIONAL_STEMS = (_LABEL_CAPS, (*_LABEL_WORDS, "insurance", "member", "subscriber", "policy"))
+"""The national labels' stems and those of the member-id labels `_NATIONAL` adds."""
 
 LABELLED: tuple[tuple[str, tuple[tuple[str, ...], tuple[str, ...]], re.Pattern[str]], ...] = (
     ("national_id", _NATIONAL_STEMS, _NATIONAL),
