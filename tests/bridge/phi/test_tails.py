@@ -1,5 +1,6 @@
-"""An address's country after its town, a flat in another language, a name's Welsh `ap`,
-a passport's machine-readable name, and a mailbox read out with any host are found."""
+"""An address's country after its town, a box or a slip before it, an Irish Eircode, a flat in
+another language, a name's Welsh `ap`, a passport's machine-readable name, and a mailbox read out
+with any host are found."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ from bridge.phi.patterns import find_spans
         ('MRZ "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<"', "ERIKSSON<<ANNA<MARIA"),
         ("write to jbloggs at fastmailer dot com please", "jbloggs at fastmailer dot com"),
         ("lives 77 Elm Av, Sedona AZ 86336", "77 Elm Av, Sedona AZ 86336"),
+        ("mail to Box 12, 40 Oak St, Reno NV 89501 now", "Box 12, 40 Oak St, Reno NV 89501"),
+        ("moored at Slip B-7, 12 Dock Rd, Mystic CT 06355", "Slip B-7, 12 Dock Rd, Mystic CT 06355"),
+        ("her address is 3 Quay Rd, T12 X7PK per letter", "3 Quay Rd, T12 X7PK"),
     ],
 )
 def test_the_whole_value_is_found(text: str, value: str) -> None:
