@@ -50,10 +50,14 @@ _PERSON_KEY = re.compile(
     r"phone|cell|mobile|fax|tel|email|e_?mail)(?:_?\d)?|"
     r"acc(?:oun)?t(?:_?(?:number|no|num|id))?|(?:member|subscriber|insured|policy)_?(?:id|no|number)|"
     r"(?:pt|owner|guarantor|subscriber|member|insured|borrower|co_?signer|spouse|bene(?:ficiary)?|dependent|"
-    r"principal|signatory|emergency_?contact|contact|next_?of_?kin|parent|guardian)_?name)$"
+    r"principal|signatory|emergency_?contact|contact|next_?of_?kin|parent|guardian)_?name|"
+    r"user_?name|login|handle|screen_?name|(?:vehicle_?|licen[cs]e_?)?plate(?:_?(?:number|no))?|vin|"
+    r"(?:device_?)?serial(?:_?(?:number|no))?|iban|card_?number|national_?id(?:_?number)?)"
+    r"(?:_(?:local|native|alt|alias|legal|full|preferred|other|\d))?$"
 )
-"""A key that names a person's contact, address, account, member id or name (`home_zip`,
-`guarantor_phone`, `acct_no`, `owner_name`): tokenised whole like `_PHI_KEY`, unless the key
+"""A key that names a person's contact, address, account, member id, name (also in another script:
+`spouse_name_local`), user name, plate, serial, IBAN or card (`home_zip`, `guarantor_phone`,
+`acct_no`, `owner_name`, `borrower_username`): tokenised whole like `_PHI_KEY`, unless the key
 says the value is an organisation's (`payer_phone`, `billing_address`)."""
 
 

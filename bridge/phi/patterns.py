@@ -6,7 +6,8 @@ recognisable shape (SSN, phone and fax numbers, e-mail, URLs, IP addresses, full
 addresses, a city and ZIP code before or after a state's code, names after a title, a role or a
 relation, in any script's capitals, with their particles and initials), and the shapes of
 `places` (other countries' addresses), `spoken` (numbers, dates and letters read out), `scripts`
-(non-Latin words) and `cued` (names and handles a cue gives away). Names and other values without a
+(non-Latin words), `cued` (names and handles a cue gives away), `ids` (ids a label gives away, ids
+with check digits) and `ocr` (shapes read with letters for digits). Names and other values without a
 shape are the job of `KnownPhi`: the values the episode's PHI-marked fields held. `find_spans` gives
 (start, end, class) for every match.
 """
@@ -16,7 +17,9 @@ from __future__ import annotations
 import re
 
 from bridge.phi.cued import find_cued_name_spans
+from bridge.phi.ids import find_id_spans
 from bridge.phi.names import find_name_spans
+from bridge.phi.ocr import find_ocr_spans
 from bridge.phi.places import extend_addresses, find_place_spans
 from bridge.phi.scripts import find_script_spans
 from bridge.phi.spoken import find_spoken_spans
@@ -29,7 +32,7 @@ _MONTH = (
 _MBI_ALPHA = "[AC-HJKMNP-RT-Y]"
 _STREET = (
     r"(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
-    r"Terrace|Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Square|Sq|Trail|Trl|Parade|Row|Close|Crescent|Mews|"
+    r"Terrace|Ter|Circle|Cir|Parkway|Pkwy|Highway|Hwy|Av|Route|Rte|Expressway|Expy|Freeway|Fwy|Square|Sq|Trail|Trl|Parade|Row|Close|Crescent|Mews|"
     r"Grove|Gardens|Esplanade|Quay|Alley|Loop|Pike|Heights)"
 )
 _STATES = (
@@ -44,7 +47,7 @@ _LOWER = "a-zß-öø-ÿ\u0100-\u017f\u1e00-\u1eff"
 _NAME_WORD = rf"(?:[{_UPPER}]['\u2019])?[{_UPPER}][{_LOWER}]*[{_UPPER}]?[{_LOWER}]+(?:['\u2019-][{_UPPER}]?[{_LOWER}]+)*"
 """A capitalised name word: `Khan`, `Nguyễn`, `O'Brien`, `D'Angelo`, `McDonald`, `Mensah-Bonsu`, `Li`."""
 _PARTICLE = (
-    r"(?i:van|von|der|den|de|la|le|del|della|da|das|dos|du|di|st|y|al|el|bin|bint|ibn|abu|ben|ter|ten|zu|"
+    r"(?i:van|von|der|den|de|la|le|del|della|da|das|dos|du|di|st|y|al|el|bin|bint|ibn|abu|ben|ter|ten|zu|ap|"
     r"o|\u00f3|n[i\u00ed]|nic|mac|mc|ua|binti|bte|bt)"
 )
 """The short words between a name's words (`van der`, `bin`, the Irish `Ó` and `Ní`), in any case."""
@@ -232,22 +235,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:\s+[\"\u201c(][A-Za-z.]{1,12}[\"\u201d)])?)\s*$"
         ),
     ),
-    (
-        "age",
-        re.compile(r"\b(?:9\d|1[01]\d)[- ](?:years?|yrs?)[- ]old\b|\b(?:9\d|1[01]\d)\s?(?:y/o|yo)\b", re.I),
-    ),
-    ("age", re.compile(r"\b(?:age[ds]?|aged)\W{1,3}(?P<v>9\d|1[01]\d)\b", re.I)),
     ("age", re.compile(_SPELLED_AGE, re.I)),
-    (
-        "age",  # a bare age over 89: `At 92, the patient`, `(DOB 03/01/1930, 96)`
-        re.compile(r"(?:\b(?i:at)\s+|\b(?:DOB|dob|born)\b[^,;()\n]{1,24},\s*)(?P<v>9\d|1[01]\d)(?=\s*[,)])"),
-    ),
-    (
-        "age",  # `she is 92 and`, `turned 101 in May`
-        re.compile(
-            r"\b(?:is|was|turns|turned|now)\s+(?P<v>9\d|1[01]\d)(?=\s+(?:and|but|now|so|in|years?|yrs?)\b)"
-        ),
-    ),
     ("npi", re.compile(r"\bNPI\W{0,3}(?P<v>[12]\d{9})\b", re.I)),
 )
 """(class, pattern); a pattern with a group `v` marks only that group as PHI (the label stays)."""
@@ -277,13 +265,60 @@ SEGMENT_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 """As `PATTERNS`, in the segments of X12 and HL7 messages: tried only where a segment starts."""
 _SEGMENT = re.compile(r"\b(?:NM1\*|DMG\*|PID\||NK1\||GT1\|)")
 
+_AGE_GATE = re.compile(r"(?<!\d)(?:9\d|1[01]\d)(?!\d)")
+"""An age over 89 in digits: what every age pattern but the spelled one holds."""
+
 GATED_PATTERNS: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
     (
-        "email",  # a mailbox written out: `jdoe71 at gmail`, `jdoe [at] example [dot] org`
-        re.compile(rf"\sat\s+{_MAIL_HOSTS}\b|\((?i:at)\)|\[(?i:at)\]", re.I),
+        "age",
+        _AGE_GATE,
         re.compile(
-            rf"(?<![\w.+-])[A-Za-z0-9._%+-]+\s*(?:\s(?i:at)\s+(?={_MAIL_HOSTS}\b)|\((?i:at)\)|\[(?i:at)\])\s*[A-Za-z0-9-]+"
+            r"\b(?:9\d|1[01]\d)[- ]?(?:years?|yrs?)\.?(?:[- ]old\b)?(?!\s+(?:ago|from|later|before|after))"
+            r"|\b(?:9\d|1[01]\d)\s?(?:y/o|yo\b|y\.\s?o\.?)",
+            re.I,
+        ),
+    ),
+    (
+        "age",
+        _AGE_GATE,  # an age in brackets after a name or its cue: `Ada Obi (94)`, `(pt Ada Obi, 94)`, `(93, frail)`
+        re.compile(
+            r"(?<=[A-Za-z] \()(?P<v>9\d|1[01]\d)(?=\))|\((?:[^()\d\n]{2,40}),\s*(?P<w>9\d|1[01]\d)\s*\)"
+            r"|\((?P<x>9\d|1[01]\d),\s+[a-z]"
+        ),
+    ),
+    (
+        "age",
+        _AGE_GATE,
+        re.compile(
+            r"\b(?P<v>9\d|1[01]\d)\s+(?:this|next|last)\s+(?:month|year|week|spring|summer|fall|winter)\b"
+        ),
+    ),
+    ("age", _AGE_GATE, re.compile(r"\b(?:age[ds]?|aged)\W{1,3}(?P<v>9\d|1[01]\d)\b", re.I)),
+    (
+        "age",
+        _AGE_GATE,  # a bare age over 89: `At 92, the patient`, `(DOB 03/01/1930, 96)`
+        re.compile(r"(?:\b(?i:at)\s+|\b(?:DOB|dob|born)\b[^,;()\n]{1,24},\s*)(?P<v>9\d|1[01]\d)(?=\s*[,)])"),
+    ),
+    (
+        "age",
+        _AGE_GATE,  # `she is 92 and`, `turned 101 in May`
+        re.compile(
+            r"\b(?:is|was|turns|turned|now)\s+(?P<v>9\d|1[01]\d)(?=\s+(?:and|but|now|so|in|years?|yrs?)\b)"
+        ),
+    ),
+    (
+        "email",  # a mailbox written out: `jdoe71 at gmail`, `jdoe [at] example [dot] org`
+        re.compile(rf"\sat\s+{_MAIL_HOSTS}\b|\((?i:at)\)|\[(?i:at)\]|\sdot\s", re.I),
+        re.compile(
+            rf"(?<![\w.+-])[A-Za-z0-9._%+-]+\s*(?:\s(?i:at)\s+(?={_MAIL_HOSTS}\b|[A-Za-z0-9-]+\s(?i:dot)\s[A-Za-z]{{2,}}\b)|\((?i:at)\)|\[(?i:at)\])\s*[A-Za-z0-9-]+"
             r"(?:\s*(?:\.|\s(?i:dot)\s|\((?i:dot)\)|\[(?i:dot)\])\s*[A-Za-z]{2,})*"
+        ),
+    ),
+    (
+        "name",  # a passport's or an ID card's machine-readable zone: `P<UTOSURNAME<<GIVEN<NAMES<<<`
+        re.compile(r"<<"),
+        re.compile(
+            r"(?:(?<=\b[PIAC][A-Z<][A-Z]{3})|(?<![A-Z<]))(?P<v>[A-Z]{2,}(?:<[A-Z]{2,})*<<[A-Z]{2,}(?:<[A-Z]{2,})*)"
         ),
     ),
     (
@@ -302,7 +337,12 @@ def _matches(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> li
     spans: list[tuple[int, int, str]] = []
     for kind, pattern in patterns:
         for match in pattern.finditer(text):
-            start, end = match.span("v" if "v" in pattern.groupindex else 0)
+            group = (
+                next((g for g in ("v", "w", "x") if match.group(g) is not None), 0)
+                if pattern.groupindex
+                else 0
+            )
+            start, end = match.span(group)
             if end > start:
                 spans.append((start, end, kind))
     return spans
@@ -311,13 +351,18 @@ def _matches(text: str, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> li
 def find_spans(text: str) -> list[tuple[int, int, str]]:
     """Every PHI span the patterns find in `text`: (start, end, class), possibly overlapping; a
     name found once is found again where the same string names its words alone (`Aoife`) or by
-    a nickname or a short form (`Olu` of `Oluwaseun`)."""
+    a nickname or a short form (`Olu` of `Oluwaseun`); OCR's confusions (`O4/12/1951`) put right."""
+    return _find_spans(text) + find_ocr_spans(text, _find_spans)
+
+
+def _find_spans(text: str) -> list[tuple[int, int, str]]:
     spans = _matches(text, PATTERNS)
     if _SEGMENT.search(text) is not None:
         spans += _matches(text, SEGMENT_PATTERNS)
     spans += _matches(text, tuple((kind, p) for kind, gate, p in GATED_PATTERNS if gate.search(text)))
     spans += find_name_spans(text) + find_cued_name_spans(text)
     spans += find_place_spans(text) + find_spoken_spans(text) + find_script_spans(text)
+    spans += find_id_spans(text)
     spans += extend_addresses(text, spans)
     return spans + _named_again(text, spans)
 

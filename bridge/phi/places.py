@@ -1,12 +1,13 @@
 """Addresses as the rest of the world writes them: the number after the street (`Hauptstraße 12`,
 `Victoria Rd 7`), the street's kind before its name (`8 Via Garibaldi`, `Avenida de la
 Constitución 12`), a flat before the house (`Apartment 4, 19 Harbour Crescent`), a rural route's
-box (`RR 4 Box 118`), British and Canadian postcodes (`G12 8LF`, `B3H 4R2`), and the town with its
-postal code of four to six digits after a street (`, Wellington 6011`, `, 20121 Milano`); an HL7
+box (`RR 4 Box 118`), British, Canadian and Irish postcodes (`G12 8LF`, `B3H 4R2`, `T12 X7PK`),
+and the town with its postal code of four to six digits after a street (`, Wellington 6011`, `, 20121 Milano`); an HL7
 address's town, state and ZIP code (`^^BOISE^ID^83702`).
 
 Pure. `find_place_spans` finds the shapes on their own; `extend_addresses` widens each address
-span the patterns found over the flat before it and the town and postal code after it.
+span the patterns found over the flat (a box, a slip, a lot) before it and the town, postal code
+and country after it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ _LINKS = r"(?:(?:de|des|du|la|le|les|del|da|do|dos|das|di|della|dei|degli|van|vo
 _HOUSE = r"\d{1,5}[A-Za-z]?(?:[-/]\d{1,4})?"
 _UK_POSTCODE = r"(?:[A-Z]{1,2}\d[A-Z\d]?\s\d[ABD-HJLNP-UW-Z]{2})"
 _CA_POSTCODE = r"(?:[ABCEGHJ-NPRSTVXY]\d[ABCEGHJ-NPRSTV-Z]\s?\d[ABCEGHJ-NPRSTV-Z]\d)"
+_EIRCODE = r"(?:(?:[AC-FHKNPRTV-Y]\d{2}|D6W)\s[0-9AC-FHKNPRTV-Y]{4})"
+"""An Irish Eircode: a routing key (`T12`, `D6W`) and a unit of four."""
 _PROVINCES = r"(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK|YT)"
 _US_STATES = (
     "AL|AK|AZ|AR|CA|CO|CT|DE|DC|FL|GA|HI|IA|ID|IL|IN|KS|KY|LA|MA|MD|ME|MI|MN|MO|MS|MT|NC|ND|NE|NH|"
@@ -65,6 +68,7 @@ PLACES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
         re.compile(r"\b(?:HC|RR|R\.R\.|Rural\s+Route|Star\s+Route|PSC|CMR)\s*\d{1,4},?\s+Box\s+\d{1,6}\b"),
     ),
     ("zip", _POSTCODES["uk"], re.compile(rf"(?<![\w-]){_UK_POSTCODE}(?![\w-])")),
+    ("zip", re.compile(r"\d[A-Z\d]?\s[A-Z\d]{4}\b"), re.compile(rf"(?<![\w-]){_EIRCODE}(?![\w-])")),
     ("city", _POSTCODES["uk"], re.compile(rf"\b(?P<v>{_TOWN}),?\s+{_UK_POSTCODE}(?![\w-])")),
     (
         "address",
@@ -81,14 +85,31 @@ PLACES: tuple[tuple[str, re.Pattern[str], re.Pattern[str]], ...] = (
 its gate (something it cannot match without) is found; a group `v` marks only that group."""
 _DIGIT = re.compile(r"\d")
 
+_COUNTRY = (
+    r"(?:USA|U\.S\.A\.|United\s+States|Canada|Mexico|M[ée]xico|Brazil|Brasil|Argentina|Chile|Colombia|Peru|"
+    r"Per[úu]|Venezuela|Ecuador|Uruguay|Paraguay|Bolivia|Cuba|Jamaica|Haiti|Dominican\s+Republic|Puerto\s+Rico|"
+    r"United\s+Kingdom|UK|England|Scotland|Wales|Ireland|[ÉE]ire|France|Germany|Deutschland|Austria|"
+    r"[ÖO]sterreich|Switzerland|Schweiz|Suisse|Italy|Italia|Spain|Espa[ñn]a|Portugal|Netherlands|Nederland|"
+    r"Belgium|Belgique|Belgi[ëe]|Luxembourg|Denmark|Danmark|Norway|Norge|Sweden|Sverige|Finland|Suomi|"
+    r"Iceland|[ÍI]sland|Poland|Polska|Czechia|Czech\s+Republic|Slovakia|Hungary|Magyarorsz[áa]g|Romania|"
+    r"Rom[âa]nia|Bulgaria|Greece|Ukraine|Russia|Turkey|T[üu]rkiye|Israel|Lebanon|Jordan|Egypt|Morocco|"
+    r"Nigeria|Ghana|Kenya|Ethiopia|Tanzania|Uganda|South\s+Africa|India|Pakistan|Bangladesh|Sri\s+Lanka|"
+    r"Nepal|China|Hong\s+Kong|Taiwan|Japan|Korea|South\s+Korea|Philippines|Vietnam|Viet\s+Nam|Thailand|"
+    r"Malaysia|Singapore|Indonesia|Australia|New\s+Zealand|UAE|United\s+Arab\s+Emirates|Saudi\s+Arabia|"
+    r"Qatar|Kuwait|Iran|Iraq)"
+)
+"""Countries' names as an address ends with them (in English and in their own language)."""
 _TAIL = re.compile(
-    rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat)\.?\s*[\w-]+|,\s+\d{{1,3}}[º°ª]?\s?[A-Za-z]{{0,6}}\.?)?,?\s+"
+    rf"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|app|apto|depto|dpto|piso|Whg|lgh)\.?\s*[\w-]+|,\s+\d{{1,3}}[º°ª]?\s?[A-Za-z]{{0,6}}\.?)?,?\s+"
     rf"(?:\d{{4,6}}\s+{_TOWN}|{_TOWN}(?:,\s+{_TOWN})?,?\s+(?:[A-Z]{{2,3}}\s+)?(?:\d{{4,6}}(?:-\d{{4}})?|{_UK_POSTCODE}|{_CA_POSTCODE}))"
     r"(?![\w-])"
+    rf"(?:,?\s+{_COUNTRY}\b)?"
 )
 """A town and its postal code, either way round, right after a street (and its flat: `Apt 4`,
 `2º dcha.`; a region's name, or a state's or a province's code, between them)."""
-_FLAT_BEFORE = re.compile(r"(?:\b(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[\w-]{1,6},?\s+)$")
+_FLAT_BEFORE = re.compile(
+    r"(?:\b(?:Flat|Apartment|Apt\.?|Unit|Suite|Box|Slip|Lot|Berth|Space)\s+[\w-]{1,6},?\s+)$"
+)
 
 
 def find_place_spans(text: str) -> list[tuple[int, int, str]]:

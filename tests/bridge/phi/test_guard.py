@@ -265,3 +265,17 @@ def test_a_value_under_a_key_that_names_a_persons_contact_address_id_or_name_is_
         "account_type",
         "claim_status",
     }
+
+
+def test_a_value_under_a_key_that_names_a_persons_handle_plate_serial_or_local_name_is_tokenised(
+    guard: EventGuard,
+) -> None:
+    result = {
+        "borrower_username": "kip_r", "owner_vehicle_plate": "WA 7QX114", "pump_serial_number": "GX7781",
+        "spouse_name_local": "王芳", "refund_iban": "NL91ABNA0417164300", "plan_handle_type": "pooled",
+        "login_attempts": "3",
+    }  # fmt: skip
+    guarded = guard.guard(ToolReturned(call_id="c1", name="get_claim", result=result))
+    assert isinstance(guarded, ToolReturned)
+    raw = {k for k, v in guarded.result.items() if v == result[k]}
+    assert raw == {"plan_handle_type", "login_attempts"}
