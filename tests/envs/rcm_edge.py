@@ -54,3 +54,23 @@ def twin_pairs(twins: Sequence[Task], variants: set[str]) -> list[list[Task]]:
         assert first.work_item == second.work_item
         assert {variant(first), variant(second)} == variants
     return pairs
+
+
+def blind_earnings(tasks: Sequence[Task]) -> dict[str, float]:
+    """Each blind desk of the rcm kit (the fixed desks and every blind move) with the rcm.v2 reward
+    it earns over `tasks`; every episode must run without error."""
+    from envs.adversarial.blind import blind_kit
+    from envs.rollout import play
+
+    kit = blind_kit("rcm")
+    assert kit is not None
+    rcm, verifier = DOMAINS.get("rcm"), VERIFIERS.get("rcm.v2")
+    earned = {}
+    for policy in (*kit.fixed, *kit.moves.values()):
+        total = 0.0
+        for task in tasks:
+            played = play(task, policy, domain=rcm)
+            assert played.error is None
+            total += verifier.score(task, played.trajectory).score
+        earned[policy.ref.model] = total
+    return earned

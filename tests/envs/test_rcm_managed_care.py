@@ -6,16 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from envs.adversarial.blind import blind_kit
-from envs.domain import DOMAINS
 from envs.rcm.twins import managed_care_twins
 from envs.rcm.x12check import remittance_problems
-from envs.rollout import play
 from envs.validate import validate_task
-from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
 from schemas.tools import ToolCall
-from tests.envs.rcm_edge import edge_tasks, score, twin_pairs, variant
+from tests.envs.rcm_edge import blind_earnings, edge_tasks, score, twin_pairs, variant
 
 KIND = "managed_care_plan"
 
@@ -85,17 +81,7 @@ def test_billing_a_lapsed_plan_or_rebilling_medicare_scores_nothing(tasks: list[
 
 
 def test_no_blind_desk_earns_anything_on_a_managed_care_denial(tasks: list[Task]) -> None:
-    kit = blind_kit("rcm")
-    assert kit is not None
-    rcm, verifier = DOMAINS.get("rcm"), VERIFIERS.get("rcm.v2")
-    earned = {}
-    for policy in (*kit.fixed, *kit.moves.values()):
-        total = 0.0
-        for task in tasks:
-            played = play(task, policy, domain=rcm)
-            assert played.error is None
-            total += verifier.score(task, played.trajectory).score
-        earned[policy.ref.model] = total
+    earned = blind_earnings(tasks)
     assert {name: total for name, total in earned.items() if total > 0} == {}
 
 

@@ -6,17 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from envs.adversarial.blind import blind_kit
-from envs.domain import DOMAINS
 from envs.rcm.twins import units_twins
 from envs.rcm.units import timed_minutes, units_for
 from envs.rcm.x12check import remittance_problems
-from envs.rollout import play
 from envs.validate import validate_task
-from envs.verifiers.base import VERIFIERS
 from schemas.tasks import Task
 from schemas.tools import ToolCall
-from tests.envs.rcm_edge import edge_tasks, score, twin_pairs, variant
+from tests.envs.rcm_edge import blind_earnings, edge_tasks, score, twin_pairs, variant
 
 KIND = "units_reduced"
 
@@ -97,17 +93,7 @@ def test_the_right_move_without_reading_the_note_falls_short(tasks: list[Task]) 
 
 
 def test_no_blind_desk_earns_anything_on_cut_units(tasks: list[Task]) -> None:
-    kit = blind_kit("rcm")
-    assert kit is not None
-    rcm, verifier = DOMAINS.get("rcm"), VERIFIERS.get("rcm.v2")
-    earned = {}
-    for policy in (*kit.fixed, *kit.moves.values()):
-        total = 0.0
-        for task in tasks:
-            played = play(task, policy, domain=rcm)
-            assert played.error is None
-            total += verifier.score(task, played.trajectory).score
-        earned[policy.ref.model] = total
+    earned = blind_earnings(tasks)
     assert {name: total for name, total in earned.items() if total > 0} == {}
 
 
