@@ -68,6 +68,13 @@ def start(rng: random.Random, today: date, payer_id: str | None = None) -> Ctx:
     return Ctx(b, rng, patient, payer_id)
 
 
+def twin_variant(rng: random.Random, first: str, second: str, forced: bool | None) -> str:
+    """`first` or `second` at even odds, or the one `forced` names (True: `first`); the draw is
+    made either way, so a twin and its pair consume the same random numbers."""
+    drawn = first if rng.random() < 0.5 else second
+    return drawn if forced is None else (first if forced else second)
+
+
 def recent(ctx: Ctx) -> tuple[date, date]:
     """A date of service and a remittance date inside the payer's appeal window.
 

@@ -14,7 +14,7 @@ generator family (`discount_case`).
 from __future__ import annotations
 
 from envs.rcm import intents as want
-from envs.rcm.casekit import Case, Ctx, recent
+from envs.rcm.casekit import Case, Ctx, recent, twin_variant
 from envs.rcm.deciding import contract_read
 from envs.rcm.worldgen import LineSpec
 
@@ -30,9 +30,7 @@ def discount_case(ctx: Ctx, matches: bool | None = None) -> Case:
     allows);
     `matches` forces one or the other from the same draw (twins)."""
     rng, b = ctx.rng, ctx.b
-    variant = "at_contract" if rng.random() < 0.5 else "below_contract"
-    if matches is not None:
-        variant = "at_contract" if matches else "below_contract"
+    variant = twin_variant(rng, "at_contract", "below_contract", matches)
     code = rng.choice(_PRICED)
     dos, produced = recent(ctx)
     claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(code)], dos)

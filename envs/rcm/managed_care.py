@@ -14,9 +14,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from envs.rcm import intents as want
-from envs.rcm.casekit import Case, Ctx, recent, visit
+from envs.rcm.casekit import Case, Ctx, recent, twin_variant, visit
 from envs.rcm.desk import Desk, Facts, Script
-from envs.rcm.playbooks import eligibility_by_demographics, needs_human
+from envs.rcm.playbooks import bill_coverage, eligibility_by_demographics, needs_human
 from envs.rcm.vocab import COMMERCIAL
 
 CARC_MANAGED_CARE = "24"
@@ -31,16 +31,7 @@ def work_managed_care(desk: Desk, facts: Facts) -> Script:
     others = [c for c in (found or {}).get("coverages", []) if c["payer_id"] != facts.claim["payer_id"]]
     active = [c for c in others if c["active_on_service_date"]]
     if active:
-        target = active[0]
-        return (
-            yield from desk.write(
-                "bill_other_payer",
-                claim_id=facts.claim_id,
-                payer_id=target["payer_id"],
-                member_id=target["member_id"],
-                payer_sequence=target["cob_order"],
-            )
-        )
+        return (yield from bill_coverage(desk, facts, active[0]))
     lapsed = [f"{c['plan_name']} ended {c['coverage_end']}" for c in others if c.get("coverage_end")]
     why = (
         f"the payer says a managed-care plan covers the service on {facts.dos.isoformat()}, but "
@@ -55,9 +46,7 @@ def managed_care_case(ctx: Ctx, enrolled: bool | None = None) -> Case:
     date of service (`enrolled`), or ended 5 to 60 days before it (`disenrolled`); `enrolled` forces
     one or the other from the same draw (twins)."""
     rng, b = ctx.rng, ctx.b
-    variant = "enrolled" if rng.random() < 0.5 else "disenrolled"
-    if enrolled is not None:
-        variant = "enrolled" if enrolled else "disenrolled"
+    variant = twin_variant(rng, "enrolled", "disenrolled", enrolled)
     plan = rng.choice(COMMERCIAL)
     dos, produced = recent(ctx)
     began = dos - timedelta(days=rng.randrange(400, 900))

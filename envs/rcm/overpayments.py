@@ -16,7 +16,7 @@ from importlib.resources import files
 
 from adapters.rcm.era import build_remittance
 from envs.rcm import intents as want
-from envs.rcm.casekit import Case, Ctx
+from envs.rcm.casekit import Case, Ctx, twin_variant
 from envs.rcm.desk import Desk, Facts, Script
 from envs.rcm.vocab import OFFICE_VISITS
 from envs.rcm.worldgen import LineSpec
@@ -82,9 +82,7 @@ def overpayment_case(ctx: Ctx, offset: bool | None = None) -> Case:
     again. The payer's letter on file says it will offset it (`offset`) or asks for a refund
     (`refund_requested`); `offset` forces one or the other from the same draw (twins)."""
     rng, b = ctx.rng, ctx.b
-    variant = "offset" if rng.random() < 0.5 else "refund_requested"
-    if offset is not None:
-        variant = "offset" if offset else "refund_requested"
+    variant = twin_variant(rng, "offset", "refund_requested", offset)
     first_paid = b.ago(rng.randrange(30, 70))
     dos = first_paid - timedelta(days=rng.randrange(8, 25))
     claim = b.claim(ctx.patient, ctx.payer_id, [LineSpec(rng.choice(OFFICE_VISITS))], dos)

@@ -128,6 +128,19 @@ def write_off_denial(desk: Desk, facts: Facts, reason_code: str, why: str) -> Sc
     return done
 
 
+def bill_coverage(desk: Desk, facts: Facts, coverage: dict[str, Any]) -> Script:
+    """Bill the claim to `coverage` (an eligibility answer's coverage) in its COB order."""
+    return (
+        yield from desk.write(
+            "bill_other_payer",
+            claim_id=facts.claim_id,
+            payer_id=coverage["payer_id"],
+            member_id=coverage["member_id"],
+            payer_sequence=coverage["cob_order"],
+        )
+    )
+
+
 def needs_human(desk: Desk, facts: Facts, why: str, queue: str = "billing") -> Script:
     """Hand the claim to a human queue, naming its denial's codes and what was found."""
     return (yield from desk.escalate(facts.claim_id, queue, "review", f"{facts.codes()}: {why}"))
@@ -407,16 +420,7 @@ def other_payer(desk: Desk, facts: Facts) -> Script:
     active = [c for c in candidates if c["active_on_service_date"]]
     if not active:
         return (yield from needs_human(desk, facts, "no other coverage found for the date of service"))
-    target = active[0]
-    return (
-        yield from desk.write(
-            "bill_other_payer",
-            claim_id=facts.claim_id,
-            payer_id=target["payer_id"],
-            member_id=target["member_id"],
-            payer_sequence=target["cob_order"],
-        )
-    )
+    return (yield from bill_coverage(desk, facts, active[0]))
 
 
 def terminated(desk: Desk, facts: Facts) -> Script:
@@ -429,16 +433,7 @@ def terminated(desk: Desk, facts: Facts) -> Script:
         )
     active = [c for c in coverages if c["active_on_service_date"]]
     if active:
-        target = active[0]
-        return (
-            yield from desk.write(
-                "bill_other_payer",
-                claim_id=facts.claim_id,
-                payer_id=target["payer_id"],
-                member_id=target["member_id"],
-                payer_sequence=target["cob_order"],
-            )
-        )
+        return (yield from bill_coverage(desk, facts, active[0]))
     return (yield from desk.transfer(facts, facts.denied_amount, "coverage_terminated"))
 
 
